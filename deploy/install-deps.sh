@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs every build, test and run-time dependency of tsserve from Debian bookworm's
+# packages. Idempotent and non-interactive; works as root (no sudo needed) or as a user
+# with sudo. Skips apt entirely when everything is already installed, so repeated runs
+# cost a second.
+set -euo pipefail
+
+packages=(
+  # toolchain
+  g++ cmake ninja-build pkg-config ccache make
+  # model: LibTorch (CPU) and a fast BLAS (the reference BLAS makes Linear ~30x slower)
+  libtorch-dev libopenblas0-pthread
+  # server and client
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
+  libspdlog-dev prometheus-cpp-dev nlohmann-json3-dev libcli11-dev zlib1g-dev
+  # tests and benchmarks
+  libgtest-dev libgmock-dev libbenchmark-dev prometheus
+  # Python reference, fixtures and training (only /usr/bin/python3 sees these)
+  python3 python3-torch python3-numpy python3-grpcio python3-grpc-tools
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+  [ "$status" = installed ] || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+as_root=()
+if [ "$(id -u)" -ne 0 ]; then as_root=(sudo); fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${as_root[@]}" apt-get update -qq
+"${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install-deps: done"
