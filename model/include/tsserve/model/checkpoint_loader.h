@@ -1,0 +1,37 @@
+#pragma once
+// Turns a checkpoint file plus its config into a ready PatchTST (eval mode, CPU).
+//
+// The state_dict is read as PyTorch wrote it (no conversion step). A `module.` prefix
+// (nn.DataParallel) is stripped, the final-norm variant is detected from the keys, and
+// every key, shape and dtype must fit the model the config describes; the first problem
+// is reported by key with both shapes.
+
+#include <string>
+
+#include "tsserve/model/patchtst.h"
+#include "tsserve/model/state_dict.h"
+
+namespace tsserve::model {
+
+// The config beside a checkpoint: same folder and stem, ".json" extension
+// (model/default/patchtst_etth1.pt -> model/default/patchtst_etth1.json).
+std::string config_path_for(const std::string& checkpoint_path);
+
+// Strips a `module.` prefix carried by every key and detects the final norm
+// (encoder.norm.1.* -> batch, encoder.norm.weight -> layer). Fills config.norm, or checks
+// it against the keys when the config already names one.
+StateDict normalise_patchtst_keys(StateDict state, ModelConfig& config, const std::string& origin);
+
+// Copies `state` into the module's parameters and buffers. Throws ModelError naming the
+// first missing key, unexpected key, shape or dtype mismatch; `context` is appended to
+// shape messages to say where the expected shape comes from.
+void load_state_dict_into(torch::nn::Module& module, const StateDict& state,
+                          const std::string& origin, const std::string& context = "");
+
+// Reads the checkpoint (torch.save zip or safetensors) and builds the model from `config`.
+PatchTST load_patchtst(const std::string& checkpoint_path, ModelConfig config);
+
+// As above, reading the config from config_path_for(checkpoint_path).
+PatchTST load_patchtst(const std::string& checkpoint_path);
+
+}  // namespace tsserve::model

@@ -1,0 +1,76 @@
+#pragma once
+// The model config file that sits beside a checkpoint (JSON, TSLib/TFB argument names):
+//
+//   {"seq_len": 336, "pred_len": 96, "enc_in": 7, "d_model": 16, "n_heads": 4,
+//    "e_layers": 3, "d_ff": 128, "patch_len": 16, "stride": 8, "factor": 3,
+//    "activation": "gelu", "norm": "batch", "attention": "full",
+//    "prob_layout": "canonical", "prob_seed": 0,
+//    "name": "patchtst-etth1", "version": "1",
+//    "scaler": {"columns": ["HUFL", ...], "mean": [...], "std": [...]}}
+//
+// Required: seq_len, pred_len, d_model, n_heads, e_layers, d_ff. The rest default as in
+// TSLib (patch_len 16, stride 8, factor 1, gelu, full attention). "norm" ("batch" |
+// "layer") may be left out: the checkpoint's keys decide. Unknown keys (TSLib's many
+// training arguments, "training", "dropout", ...) are ignored.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tsserve/model/encoder.h"
+#include "tsserve/model/prob_attention.h"
+
+namespace tsserve::model {
+
+enum class AttentionKind { kFull, kProb };
+
+// The dataset-level StandardScaler the model was trained behind (population std).
+struct ScalerStats {
+  std::vector<std::string> columns;
+  std::vector<double> mean;
+  std::vector<double> std;
+};
+
+struct ModelConfig {
+  std::string name = "patchtst";
+  std::string version = "0";
+  int64_t seq_len = 0;
+  int64_t pred_len = 0;
+  int64_t enc_in = 0;  // shapes no weight (channel independence); informative only
+  int64_t d_model = 0;
+  int64_t n_heads = 0;
+  int64_t e_layers = 0;
+  int64_t d_ff = 0;
+  int64_t patch_len = 16;
+  int64_t stride = 8;
+  int64_t factor = 1;
+  Activation activation = Activation::kGelu;
+  std::optional<FinalNorm> norm;  // absent: detected from the checkpoint's keys
+  AttentionKind attention = AttentionKind::kFull;
+  ProbLayout prob_layout = ProbLayout::kCanonical;
+  uint64_t prob_seed = 0;
+  // Serving option, not a property of the weights: see row_linear.h.
+  bool batch_invariant = true;
+  std::optional<ScalerStats> scaler;
+
+  // P = floor((seq_len - patch_len) / stride) + 2 (one extra patch from the padding).
+  int64_t patch_count() const { return (seq_len - patch_len) / stride + 2; }
+
+  // Throws ModelError naming the first field that is out of range.
+  void validate() const;
+
+  // One line for messages and logs: "seq_len=336 pred_len=96 d_model=16 ...".
+  std::string summary() const;
+};
+
+// `origin` names the source in error messages (a path, or "<inline>").
+ModelConfig parse_model_config(const std::string& json_text, const std::string& origin);
+ModelConfig load_model_config(const std::string& path);
+
+std::string to_string(AttentionKind kind);
+std::string to_string(ProbLayout layout);
+std::string to_string(FinalNorm norm);
+std::string to_string(Activation activation);
+
+}  // namespace tsserve::model

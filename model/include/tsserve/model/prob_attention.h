@@ -1,0 +1,49 @@
+#pragma once
+// ProbSparse self-attention (Informer; TSLib's ProbAttention), deterministic.
+//
+// Only the u queries with the largest sparsity measure attend over all keys; the other
+// ("lazy") queries take the mean of V (cumulative sum under a causal mask). Differences
+// from the reference, each deliberate:
+//  - the key sample is prob_sample_index(seed, ...), not the global random stream;
+//  - U_part and u are at least 1 (the reference crashes for L == 1);
+//  - sampled scores are computed in chunks of sample columns, never through the
+//    [B, H, L_Q, L_K, E] expanded gather, so memory grows like B*H*L_Q*E per chunk;
+//  - with key padding, masked keys are left out of the sparsity measure, the lazy mean
+//    and the softmax (the reference has no key padding).
+
+#include <optional>
+
+#include "tsserve/model/inner_attention.h"
+
+namespace tsserve::model {
+
+// How the [B, H, L, E] context is handed to AttentionLayer's [B, L, H*E] view.
+enum class ProbLayout {
+  kCanonical,  // transposed back to [B, L, H, E], as Informer and Full attention do
+  kTslib,      // TSLib's quirk: viewed without transposing, mixing heads and positions
+};
+
+struct ProbAttentionOptions {
+  bool causal = false;
+  int64_t factor = 5;
+  ProbLayout layout = ProbLayout::kCanonical;
+  uint64_t seed = 0;
+  std::optional<double> scale;  // 1/sqrt(E) when absent
+};
+
+class ProbAttention final : public InnerAttention {
+ public:
+  explicit ProbAttention(ProbAttentionOptions options) : options_(options) {}
+
+  AttentionOutput forward(const at::Tensor& queries, const at::Tensor& keys,
+                          const at::Tensor& values, const AttentionMask& mask,
+                          bool need_weights) const override;
+
+  // U_part = factor * ceil(ln L_K) (and u likewise from L_Q), clamped to [1, length].
+  static int64_t sample_count(int64_t factor, int64_t length);
+
+ private:
+  const ProbAttentionOptions options_;
+};
+
+}  // namespace tsserve::model

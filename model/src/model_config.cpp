@@ -1,0 +1,209 @@
+#include "tsserve/model/model_config.h"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "tsserve/model/model_error.h"
+
+namespace tsserve::model {
+namespace {
+
+using nlohmann::json;
+
+class ConfigReader {
+ public:
+  ConfigReader(const json& root, std::string origin) : root_(root), origin_(std::move(origin)) {}
+
+  [[noreturn]] void fail(const std::string& key, const std::string& expectation) const {
+    throw ModelError("model config " + origin_ + ": '" + key + "' " + expectation);
+  }
+
+  void read_int(const char* key, int64_t& out, bool required) const {
+    auto it = root_.find(key);
+    if (it == root_.end()) {
+      if (required) fail(key, "is required (an integer)");
+      return;
+    }
+    if (!it->is_number_integer()) fail(key, "must be an integer, got " + it->dump());
+    out = it->get<int64_t>();
+  }
+
+  template <typename Enum>
+  void read_choice(const char* key, Enum& out,
+                   std::initializer_list<std::pair<const char*, Enum>> choices) const {
+    auto it = root_.find(key);
+    if (it == root_.end()) return;
+    std::string allowed;
+    for (const auto& [text, value] : choices) {
+      if (it->is_string() && it->get<std::string>() == text) {
+        out = value;
+        return;
+      }
+      allowed += (allowed.empty() ? "\"" : ", \"") + std::string(text) + "\"";
+    }
+    fail(key, "must be one of " + allowed + ", got " + it->dump());
+  }
+
+  void read_string(const char* key, std::string& out) const {
+    auto it = root_.find(key);
+    if (it == root_.end()) return;
+    if (it->is_string()) {
+      out = it->get<std::string>();
+    } else if (it->is_number()) {
+      out = it->dump();
+    } else {
+      fail(key, "must be a string, got " + it->dump());
+    }
+  }
+
+  std::optional<ScalerStats> read_scaler() const {
+    auto it = root_.find("scaler");
+    if (it == root_.end() || it->is_null()) return std::nullopt;
+    if (!it->is_object()) fail("scaler", "must be an object with columns, mean and std");
+    ScalerStats stats;
+    try {
+      stats.columns = it->at("columns").get<std::vector<std::string>>();
+      stats.mean = it->at("mean").get<std::vector<double>>();
+      stats.std = it->at("std").get<std::vector<double>>();
+    } catch (const json::exception&) {
+      fail("scaler", "must hold 'columns' (strings), 'mean' and 'std' (numbers)");
+    }
+    if (stats.mean.size() != stats.columns.size() || stats.std.size() != stats.columns.size()) {
+      fail("scaler", "needs as many mean and std values as columns (" +
+                         std::to_string(stats.columns.size()) + ")");
+    }
+    for (double s : stats.std) {
+      if (!(s > 0)) fail("scaler", "std values must be positive");
+    }
+    return stats;
+  }
+
+ private:
+  const json& root_;
+  std::string origin_;
+};
+
+void require_positive(const char* key, int64_t value) {
+  if (value <= 0) {
+    throw ModelError("model config: '" + std::string(key) + "' must be positive, got " +
+                     std::to_string(value));
+  }
+}
+
+}  // namespace
+
+void ModelConfig::validate() const {
+  require_positive("seq_len", seq_len);
+  require_positive("pred_len", pred_len);
+  require_positive("d_model", d_model);
+  require_positive("n_heads", n_heads);
+  require_positive("e_layers", e_layers);
+  require_positive("d_ff", d_ff);
+  require_positive("patch_len", patch_len);
+  require_positive("stride", stride);
+  require_positive("factor", factor);
+  if (d_model % n_heads != 0) {
+    throw ModelError("model config: 'd_model' (" + std::to_string(d_model) +
+                     ") must be a multiple of 'n_heads' (" + std::to_string(n_heads) + ")");
+  }
+  if (seq_len + stride < patch_len) {
+    throw ModelError("model config: 'patch_len' (" + std::to_string(patch_len) +
+                     ") must be at most seq_len + stride (" + std::to_string(seq_len + stride) +
+                     ")");
+  }
+}
+
+std::string ModelConfig::summary() const {
+  std::ostringstream out;
+  out << "seq_len=" << seq_len << " pred_len=" << pred_len << " d_model=" << d_model
+      << " n_heads=" << n_heads << " e_layers=" << e_layers << " d_ff=" << d_ff
+      << " patch_len=" << patch_len << " stride=" << stride << " (P=" << patch_count() << ")"
+      << " attention=" << to_string(attention);
+  if (attention == AttentionKind::kProb) {
+    out << " factor=" << factor << " prob_layout=" << to_string(prob_layout)
+        << " prob_seed=" << prob_seed;
+  }
+  if (norm) out << " norm=" << to_string(*norm);
+  return out.str();
+}
+
+ModelConfig parse_model_config(const std::string& json_text, const std::string& origin) {
+  json root;
+  try {
+    root = json::parse(json_text);
+  } catch (const json::parse_error& e) {
+    throw ModelError("model config " + origin + ": not valid JSON (" + e.what() + ")");
+  }
+  if (!root.is_object()) throw ModelError("model config " + origin + ": must be a JSON object");
+
+  const ConfigReader reader(root, origin);
+  ModelConfig config;
+  reader.read_string("name", config.name);
+  reader.read_string("version", config.version);
+  reader.read_int("seq_len", config.seq_len, true);
+  reader.read_int("pred_len", config.pred_len, true);
+  reader.read_int("enc_in", config.enc_in, false);
+  reader.read_int("d_model", config.d_model, true);
+  reader.read_int("n_heads", config.n_heads, true);
+  reader.read_int("e_layers", config.e_layers, true);
+  reader.read_int("d_ff", config.d_ff, true);
+  reader.read_int("patch_len", config.patch_len, false);
+  reader.read_int("stride", config.stride, false);
+  reader.read_int("factor", config.factor, false);
+  int64_t seed = 0;
+  reader.read_int("prob_seed", seed, false);
+  if (seed < 0) reader.fail("prob_seed", "must be a non-negative integer");
+  config.prob_seed = static_cast<uint64_t>(seed);
+  reader.read_choice("activation", config.activation,
+                     {{"gelu", Activation::kGelu}, {"relu", Activation::kRelu}});
+  reader.read_choice("attention", config.attention,
+                     {{"full", AttentionKind::kFull}, {"prob", AttentionKind::kProb}});
+  reader.read_choice("prob_layout", config.prob_layout,
+                     {{"canonical", ProbLayout::kCanonical}, {"tslib", ProbLayout::kTslib}});
+  if (root.contains("norm")) {
+    FinalNorm norm = FinalNorm::kBatch;
+    reader.read_choice("norm", norm, {{"batch", FinalNorm::kBatch}, {"layer", FinalNorm::kLayer}});
+    config.norm = norm;
+  }
+  if (root.contains("batch_invariant")) {
+    if (!root["batch_invariant"].is_boolean()) reader.fail("batch_invariant", "must be true or false");
+    config.batch_invariant = root["batch_invariant"].get<bool>();
+  }
+  config.scaler = reader.read_scaler();
+  try {
+    config.validate();
+  } catch (const ModelError& e) {
+    throw ModelError(std::string(e.what()).replace(0, 12, "model config " + origin));
+  }
+  return config;
+}
+
+ModelConfig load_model_config(const std::string& path) {
+  std::ifstream file(path);
+  if (!file) throw ModelError("model config " + path + ": cannot be opened");
+  std::stringstream text;
+  text << file.rdbuf();
+  return parse_model_config(text.str(), path);
+}
+
+std::string to_string(AttentionKind kind) { return kind == AttentionKind::kFull ? "full" : "prob"; }
+std::string to_string(ProbLayout layout) {
+  return layout == ProbLayout::kCanonical ? "canonical" : "tslib";
+}
+std::string to_string(FinalNorm norm) {
+  switch (norm) {
+    case FinalNorm::kBatch:
+      return "batch";
+    case FinalNorm::kLayer:
+      return "layer";
+    case FinalNorm::kNone:
+      break;
+  }
+  return "none";
+}
+std::string to_string(Activation activation) {
+  return activation == Activation::kGelu ? "gelu" : "relu";
+}
+
+}  // namespace tsserve::model

@@ -1,0 +1,95 @@
+// Micro-benchmarks of the model library (not run by CI):
+//  - Full vs ProbSparse attention, B=1, H=8, E=64, L in {64, 256, 1024, 4096}: time per
+//    forward and the peak tensor memory of one forward (counter peak_MiB);
+//  - the default PatchTST shape (T=336, F=96, D=16, H=4, 3 layers, d_ff=128) at the batch
+//    rows the server forms {1, 7, 64, 448}: time per forward and rows/s.
+// Threads: TSSERVE_BENCH_THREADS (default 1), the LibTorch intra-op thread count.
+//
+//   build/tests/bench/model_bench --benchmark_min_time=1
+
+#include <ATen/Parallel.h>
+#include <benchmark/benchmark.h>
+#include <torch/torch.h>
+
+#include <cstdlib>
+
+#include "counting_cpu_allocator.h"
+#include "tsserve/model/full_attention.h"
+#include "tsserve/model/patchtst.h"
+#include "tsserve/model/prob_attention.h"
+
+namespace {
+
+using namespace tsserve::model;
+using tsserve::bench::CountingCpuAllocator;
+
+constexpr int64_t kHeads = 8;
+constexpr int64_t kWidth = 64;
+
+double peak_mib_of(const std::function<void()>& run) {
+  CountingCpuAllocator::reset_peak();
+  const int64_t before = CountingCpuAllocator::live_bytes();
+  run();
+  return static_cast<double>(CountingCpuAllocator::peak_bytes() - before) / (1 << 20);
+}
+
+void attention_bench(benchmark::State& state, const InnerAttention& attention) {
+  const int64_t length = state.range(0);
+  torch::manual_seed(0);
+  const at::Tensor q = torch::randn({1, length, kHeads, kWidth});
+  const at::Tensor k = torch::randn({1, length, kHeads, kWidth});
+  const at::Tensor v = torch::randn({1, length, kHeads, kWidth});
+  at::InferenceMode guard;
+  state.counters["peak_MiB"] =
+      peak_mib_of([&] { benchmark::DoNotOptimize(attention.forward(q, k, v, {}, false)); });
+  for (auto _ : state) benchmark::DoNotOptimize(attention.forward(q, k, v, {}, false));
+}
+
+void BM_FullAttention(benchmark::State& state) { attention_bench(state, FullAttention()); }
+
+void BM_ProbAttention(benchmark::State& state) {
+  ProbAttentionOptions options;
+  options.factor = 5;  // Informer's default
+  attention_bench(state, ProbAttention(options));
+}
+
+void BM_PatchTSTForward(benchmark::State& state) {
+  const int64_t rows = state.range(0);
+  ModelConfig config;
+  config.seq_len = 336;
+  config.pred_len = 96;
+  config.d_model = 16;
+  config.n_heads = 4;
+  config.e_layers = 3;
+  config.d_ff = 128;
+  config.norm = FinalNorm::kBatch;
+  config.batch_invariant = state.range(1) != 0;
+  torch::manual_seed(0);
+  PatchTST model(config);
+  const at::Tensor series = torch::randn({rows, config.seq_len});
+  at::InferenceMode guard;
+  for (auto _ : state) benchmark::DoNotOptimize(model->forecast_rows(series).forecast);
+  state.counters["rows_per_s"] =
+      benchmark::Counter(static_cast<double>(rows), benchmark::Counter::kIsIterationInvariantRate);
+}
+
+BENCHMARK(BM_FullAttention)->Arg(64)->Arg(256)->Arg(1024)->Arg(4096)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ProbAttention)->Arg(64)->Arg(256)->Arg(1024)->Arg(4096)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_PatchTSTForward)
+    ->ArgNames({"rows", "invariant"})
+    ->ArgsProduct({{1, 7, 64, 448}, {1, 0}})
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CountingCpuAllocator::install();
+  const char* threads = std::getenv("TSSERVE_BENCH_THREADS");
+  at::set_num_threads(threads ? std::atoi(threads) : 1);
+  benchmark::AddCustomContext("torch_threads", std::to_string(at::get_num_threads()));
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
