@@ -7,38 +7,13 @@
 #include <limits>
 
 #include "tsserve/model/model_error.h"
+#include "sampled_dot.h"
 #include "tsserve/model/prob_sampling.h"
 
 namespace tsserve::model {
 namespace {
 
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
-
-// Per-row budget for the gathered sampled keys, in elements. It bounds the temporary to
-// B * kGatherBudget whatever L is, and it depends on the row shape only (never on B), so
-// the chunking, and with it every bit of the result, is the same alone or in a batch.
-constexpr int64_t kGatherBudgetPerRow = int64_t{1} << 20;
-
-// q.k for each query and its sampled keys: [B, H, L_Q, U]. Gathers keys one chunk of
-// sample columns at a time instead of through a [B, H, L_Q, L_K, E] expanded view.
-at::Tensor sampled_scores(const at::Tensor& q, const at::Tensor& k, const at::Tensor& index) {
-  const int64_t heads = q.size(1);
-  const int64_t query_length = q.size(2);
-  const int64_t width = q.size(3);
-  const int64_t samples = index.size(1);
-  const int64_t chunk =
-      std::clamp<int64_t>(kGatherBudgetPerRow / (heads * query_length * width), 1, samples);
-
-  std::vector<at::Tensor> parts;
-  for (int64_t first = 0; first < samples; first += chunk) {
-    const int64_t count = std::min(chunk, samples - first);
-    const at::Tensor columns = index.narrow(1, first, count).reshape({-1});  // [L_Q * c]
-    const at::Tensor sampled_keys = k.index_select(2, columns).view(
-        {q.size(0), heads, query_length, count, width});
-    parts.push_back((q.unsqueeze(3) * sampled_keys).sum(-1));
-  }
-  return parts.size() == 1 ? parts.front() : at::cat(parts, -1);
-}
 
 // Sparsity measure M = max_j(q.k_j) - sum_j(q.k_j) / L_K over the sampled keys: [B, H, L_Q].
 // With key padding, padded samples are left out and the divisor is the valid key count.
@@ -123,7 +98,7 @@ AttentionOutput ProbAttention::forward(const at::Tensor& queries, const at::Tens
   const at::Tensor index =
       prob_sample_index(options_.seed, query_length, key_length, samples).to(q.device());
 
-  const at::Tensor measure = sparsity_measure(sampled_scores(q, k, index), index, mask, key_length);
+  const at::Tensor measure = sparsity_measure(sampled_dot(q, k, index), index, mask, key_length);
   const at::Tensor top = std::get<1>(measure.topk(active, -1, true, false));  // [B, H, u]
 
   const at::Tensor top_rows = top.unsqueeze(-1);

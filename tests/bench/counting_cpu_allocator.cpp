@@ -10,29 +10,29 @@ namespace {
 std::atomic<int64_t> live{0};
 std::atomic<int64_t> peak{0};
 
-struct Allocation {
-  void* data;
-  int64_t bytes;
-};
+// The size lives in a header in front of the data, so the data pointer can be its own
+// context (LibTorch's raw_allocate requires that). 64 bytes keep alloc_cpu's alignment.
+constexpr size_t kHeader = 64;
 
-void release(void* context) {
-  auto* allocation = static_cast<Allocation*>(context);
-  live.fetch_sub(allocation->bytes);
-  c10::free_cpu(allocation->data);
-  delete allocation;
+void release(void* data) {
+  void* base = static_cast<char*>(data) - kHeader;
+  live.fetch_sub(*static_cast<int64_t*>(base));
+  c10::free_cpu(base);
 }
 
 class Counting final : public c10::Allocator {
  public:
   c10::DataPtr allocate(size_t bytes) const override {
-    void* data = c10::alloc_cpu(bytes);
+    void* base = c10::alloc_cpu(bytes + kHeader);
+    *static_cast<int64_t*>(base) = static_cast<int64_t>(bytes);
+    void* data = static_cast<char*>(base) + kHeader;
     const int64_t now = live.fetch_add(static_cast<int64_t>(bytes)) + static_cast<int64_t>(bytes);
     int64_t seen = peak.load();
     while (now > seen && !peak.compare_exchange_weak(seen, now)) {
     }
-    return {data, new Allocation{data, static_cast<int64_t>(bytes)}, &release,
-            c10::Device(c10::DeviceType::CPU)};
+    return {data, data, &release, c10::Device(c10::DeviceType::CPU)};
   }
+  c10::DeleterFnPtr raw_deleter() const override { return &release; }
 };
 
 }  // namespace

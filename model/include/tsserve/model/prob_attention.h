@@ -6,8 +6,8 @@
 // from the reference, each deliberate:
 //  - the key sample is prob_sample_index(seed, ...), not the global random stream;
 //  - U_part and u are at least 1 (the reference crashes for L == 1);
-//  - sampled scores are computed in chunks of sample columns, never through the
-//    [B, H, L_Q, L_K, E] expanded gather, so memory grows like B*H*L_Q*E per chunk;
+//  - sampled scores never go through the [B, H, L_Q, L_K, E] expanded gather: a fused
+//    CPU loop needs only the [B, H, L_Q, U] output (see sampled_dot.h);
 //  - with key padding, masked keys are left out of the sparsity measure, the lazy mean
 //    and the softmax (the reference has no key padding).
 
