@@ -21,7 +21,7 @@
 namespace {
 
 using namespace tsserve::model;
-using tsserve::bench::CountingCpuAllocator;
+using tsserve::testing::CountingCpuAllocator;
 
 constexpr int64_t kHeads = 8;
 constexpr int64_t kWidth = 64;

@@ -4,7 +4,7 @@
 #include <c10/core/CPUAllocator.h>
 #include <c10/core/impl/alloc_cpu.h>
 
-namespace tsserve::bench {
+namespace tsserve::testing {
 namespace {
 
 std::atomic<int64_t> live{0};
@@ -46,4 +46,4 @@ void CountingCpuAllocator::reset_peak() { peak.store(live.load()); }
 int64_t CountingCpuAllocator::live_bytes() { return live.load(); }
 int64_t CountingCpuAllocator::peak_bytes() { return peak.load(); }
 
-}  // namespace tsserve::bench
+}  // namespace tsserve::testing

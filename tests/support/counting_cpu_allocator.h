@@ -6,7 +6,7 @@
 #include <atomic>
 #include <cstdint>
 
-namespace tsserve::bench {
+namespace tsserve::testing {
 
 class CountingCpuAllocator {
  public:
@@ -18,4 +18,4 @@ class CountingCpuAllocator {
   static int64_t peak_bytes();
 };
 
-}  // namespace tsserve::bench
+}  // namespace tsserve::testing
