@@ -1,0 +1,310 @@
+#include "tsserve/server/server_config.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace tsserve::server {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using Outcome = ConfigLoadResult::Outcome;
+
+// A config file in the test's temp dir, removed when the test ends.
+class TempFile {
+ public:
+  explicit TempFile(const std::string& contents, const std::string& name = "tsserve.json")
+      : path_(::testing::TempDir() + std::to_string(::getpid()) + "_" + name) {
+    std::ofstream(path_) << contents;
+  }
+  ~TempFile() { std::remove(path_.c_str()); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+ConfigLoadResult load(const std::vector<std::string>& args,
+                      std::map<std::string, std::string> env = {}) {
+  return load_server_config(args, fixed_environment(std::move(env)));
+}
+
+// Loads, expecting success; a failure prints the loader's message.
+ServerConfig load_ok(const std::vector<std::string>& args,
+                     std::map<std::string, std::string> env = {}) {
+  ConfigLoadResult result = load(args, std::move(env));
+  EXPECT_EQ(result.outcome, Outcome::kRun) << result.message;
+  return result.config;
+}
+
+// Loads, expecting an error; returns the message.
+std::string load_error(const std::vector<std::string>& args,
+                       std::map<std::string, std::string> env = {}) {
+  ConfigLoadResult result = load(args, std::move(env));
+  EXPECT_EQ(result.outcome, Outcome::kError) << to_config_json(result.config);
+  EXPECT_EQ(result.exit_code(), 2);
+  return result.message;
+}
+
+TEST(ServerConfigTest, DefaultsWithoutArgumentsOrEnvironment) {
+  const ServerConfig config = load_ok({});
+  EXPECT_EQ(to_config_json(config), to_config_json(ServerConfig{}));
+  EXPECT_THAT(config.model.model, ::testing::EndsWith("model/default/patchtst_etth1.pt"));
+  EXPECT_EQ(config.model.model_config, "");
+  EXPECT_EQ(config.model.attention, "");
+  EXPECT_EQ(config.model.factor, 0);
+  EXPECT_EQ(config.model.device, "cpu");
+  EXPECT_EQ(config.model.threads, 1);
+  EXPECT_EQ(config.model.instances, 1);
+  EXPECT_TRUE(config.model.batch_invariant);
+  EXPECT_EQ(config.batching.max_batch_rows, 448);
+  EXPECT_EQ(config.batching.max_queue_delay_ms, 2.0);
+  EXPECT_EQ(config.batching.max_queue_rows, 8192);
+  EXPECT_EQ(config.batching.max_encode_tokens, 4096);
+  EXPECT_EQ(config.server.grpc_address, "0.0.0.0:50051");
+  EXPECT_EQ(config.server.metrics_address, "0.0.0.0:9464");
+  EXPECT_EQ(config.server.max_message_bytes, 16 * 1024 * 1024);
+  EXPECT_EQ(config.server.drain_timeout_s, 30.0);
+  EXPECT_EQ(config.server.tls_cert, "");
+  EXPECT_EQ(config.server.auth_token_file, "");
+  EXPECT_EQ(config.logging.log_level, "info");
+  EXPECT_EQ(config.logging.log_format, "text");
+}
+
+TEST(ServerConfigTest, FlagsSetEveryKindOfOption) {
+  const ServerConfig config = load_ok({"--model",
+                                       "/m/a.pt",
+                                       "--attention=prob",
+                                       "--factor",
+                                       "5",
+                                       "--prob-layout",
+                                       "tslib",
+                                       "--device",
+                                       "cuda:1",
+                                       "--threads",
+                                       "4",
+                                       "--instances",
+                                       "2",
+                                       "--batch-invariant",
+                                       "false",
+                                       "--max-queue-delay-ms",
+                                       "0.5",
+                                       "--grpc-address",
+                                       "127.0.0.1:0",
+                                       "--metrics-address",
+                                       "",
+                                       "--log-format",
+                                       "json",
+                                       "--log-level",
+                                       "debug",
+                                       "--drain-timeout-s",
+                                       "0"});
+  EXPECT_EQ(config.model.model, "/m/a.pt");
+  EXPECT_EQ(config.model.attention, "prob");
+  EXPECT_EQ(config.model.factor, 5);
+  EXPECT_EQ(config.model.prob_layout, "tslib");
+  EXPECT_EQ(config.model.device, "cuda:1");
+  EXPECT_EQ(config.model.threads, 4);
+  EXPECT_EQ(config.model.instances, 2);
+  EXPECT_FALSE(config.model.batch_invariant);
+  EXPECT_EQ(config.batching.max_queue_delay_ms, 0.5);
+  EXPECT_EQ(config.server.grpc_address, "127.0.0.1:0");
+  EXPECT_EQ(config.server.metrics_address, "");
+  EXPECT_EQ(config.server.drain_timeout_s, 0.0);
+  EXPECT_EQ(config.logging.log_format, "json");
+  EXPECT_EQ(config.logging.log_level, "debug");
+}
+
+TEST(ServerConfigTest, LaterSourcesWin) {
+  TempFile file(R"({"threads": 2, "instances": 2, "max_batch_rows": 64, "device": "auto"})");
+  const ServerConfig config =
+      load_ok({"--config", file.path(), "--threads", "4"},
+              {{"TSSERVE_THREADS", "3"}, {"TSSERVE_INSTANCES", "3"}, {"TSSERVE_OTHER", "ignored"}});
+  EXPECT_EQ(config.model.threads, 4);             // flag > env > file
+  EXPECT_EQ(config.model.instances, 3);           // env > file
+  EXPECT_EQ(config.batching.max_batch_rows, 64);  // file > default
+  EXPECT_EQ(config.model.device, "auto");
+  EXPECT_EQ(config.batching.max_queue_rows, 8192);  // default
+}
+
+TEST(ServerConfigTest, ConfigFileFromTheEnvironmentUnlessAFlagNamesOne) {
+  TempFile from_env(R"({"threads": 2})", "env.json");
+  TempFile from_flag(R"({"threads": 6})", "flag.json");
+  EXPECT_EQ(load_ok({}, {{"TSSERVE_CONFIG", from_env.path()}}).model.threads, 2);
+  EXPECT_EQ(load_ok({"-c", from_flag.path()}, {{"TSSERVE_CONFIG", from_env.path()}}).model.threads,
+            6);
+}
+
+TEST(ServerConfigTest, EmptyEnvironmentValueIsAValue) {
+  const ServerConfig config = load_ok({}, {{"TSSERVE_METRICS_ADDRESS", ""}});
+  EXPECT_EQ(config.server.metrics_address, "");  // metrics off
+}
+
+TEST(ServerConfigTest, ConfigFileTakesTypedValuesAndComments) {
+  TempFile file(R"({
+    // the bundled model on the first GPU
+    "device": "cuda:0",
+    "batch_invariant": false,
+    "max_queue_delay_ms": 1,
+    "max_message_bytes": 1048576,
+    "tls_cert": "/tls/server.pem", "tls_key": "/tls/server.key", "tls_ca": "/tls/ca.pem",
+    "auth_token_file": "/run/secrets/token"
+  })");
+  const ServerConfig config = load_ok({"--config", file.path()});
+  EXPECT_EQ(config.model.device, "cuda:0");
+  EXPECT_FALSE(config.model.batch_invariant);
+  EXPECT_EQ(config.batching.max_queue_delay_ms, 1.0);
+  EXPECT_EQ(config.server.max_message_bytes, 1048576);
+  EXPECT_EQ(config.server.tls_ca, "/tls/ca.pem");
+  EXPECT_EQ(config.server.auth_token_file, "/run/secrets/token");
+}
+
+TEST(ServerConfigTest, ConfigJsonLoadsBackToTheSameConfig) {
+  ServerConfig config;
+  config.model.model = "/models/x \"quoted\".pt";
+  config.model.attention = "prob";
+  config.model.threads = 8;
+  config.batching.max_queue_delay_ms = 0.25;
+  config.server.metrics_address = "";
+  config.logging.log_format = "json";
+  TempFile file(to_config_json(config));
+  EXPECT_EQ(to_config_json(load_ok({"--config", file.path()})), to_config_json(config));
+}
+
+TEST(ServerConfigTest, BadValuesNameTheSourceAndTheExpectation) {
+  EXPECT_THAT(load_error({}, {{"TSSERVE_THREADS", "x"}}),
+              HasSubstr("TSSERVE_THREADS: 'x' is not an integer"));
+  EXPECT_THAT(load_error({"--max-batch-rows", "0"}),
+              HasSubstr("--max-batch-rows must be at least 1 (got 0)"));
+  EXPECT_THAT(load_error({"--threads", "1.5"}), HasSubstr("--threads: '1.5' is not an integer"));
+  EXPECT_THAT(load_error({"--threads", "99999999999"}),
+              HasSubstr("--threads must be at most 1024 (got 99999999999)"));
+  EXPECT_THAT(load_error({"--max-queue-delay-ms", "-1"}),
+              HasSubstr("--max-queue-delay-ms must be at least 0.0 (got -1.0)"));
+  EXPECT_THAT(load_error({"--drain-timeout-s", "nan"}),
+              HasSubstr("--drain-timeout-s: 'nan' is not a number"));
+  EXPECT_THAT(load_error({}, {{"TSSERVE_BATCH_INVARIANT", "maybe"}}),
+              HasSubstr("TSSERVE_BATCH_INVARIANT: 'maybe' is not a boolean"));
+  EXPECT_THAT(load_error({"--device", "gpu"}),
+              HasSubstr("--device: 'gpu' is not a device (expected cpu, cuda, cuda:N or auto)"));
+  EXPECT_THAT(load_error({"--device", "cuda:-1"}), HasSubstr("is not a device"));
+  EXPECT_THAT(load_error({"--attention", "sparse"}),
+              HasSubstr("--attention: 'sparse' is not valid (expected full, prob, or \"\" for "
+                        "the model config's choice)"));
+  EXPECT_THAT(load_error({"--log-level", "warning"}),
+              HasSubstr("--log-level: 'warning' is not valid (expected trace, debug, info, warn, "
+                        "error)"));
+  EXPECT_THAT(load_error({"--grpc-address", "50051"}),
+              HasSubstr("--grpc-address: '50051' is not an address"));
+  EXPECT_THAT(load_error({}, {{"TSSERVE_METRICS_ADDRESS", "0.0.0.0:99999"}}),
+              HasSubstr("TSSERVE_METRICS_ADDRESS: '0.0.0.0:99999' is not an address"));
+  EXPECT_THAT(load_error({"--model", ""}), HasSubstr("--model: must not be empty"));
+}
+
+TEST(ServerConfigTest, EveryProblemIsReportedAtOnce) {
+  const std::string message =
+      load_error({"--threads", "0", "--device", "tpu"}, {{"TSSERVE_INSTANCES", "many"}});
+  EXPECT_THAT(message, HasSubstr("--threads must be at least 1"));
+  EXPECT_THAT(message, HasSubstr("--device: 'tpu'"));
+  EXPECT_THAT(message, HasSubstr("TSSERVE_INSTANCES: 'many' is not an integer"));
+  EXPECT_THAT(message, HasSubstr("tsserve --help"));
+}
+
+TEST(ServerConfigTest, ConfigFileProblemsNameTheFileAndKey) {
+  TempFile file(R"({"thread": 4, "max_batch_rows": "64", "factor": 2.5, "batch_invariant": 1,
+                    "grpc_address": 50051, "some_other_thing": true})");
+  const std::string message = load_error({"--config", file.path()});
+  EXPECT_THAT(message, HasSubstr(file.path() + ": unknown key 'thread' (did you mean 'threads'?)"));
+  EXPECT_THAT(message, HasSubstr(file.path() + ": unknown key 'some_other_thing' (keys are"));
+  EXPECT_THAT(message, HasSubstr(file.path() + ":max_batch_rows: expected an integer, got \"64\""));
+  EXPECT_THAT(message, HasSubstr(file.path() + ":factor: expected an integer, got 2.5"));
+  EXPECT_THAT(message, HasSubstr(file.path() + ":batch_invariant: expected true or false, got 1"));
+  EXPECT_THAT(message, HasSubstr(file.path() + ":grpc_address: expected a string, got 50051"));
+}
+
+TEST(ServerConfigTest, ConfigFileThatCannotBeUsed) {
+  EXPECT_THAT(load_error({"--config", "/nonexistent/tsserve.json"}),
+              HasSubstr("/nonexistent/tsserve.json: cannot read the config file"));
+  TempFile broken(R"({"threads": 4,})");
+  EXPECT_THAT(load_error({"--config", broken.path()}),
+              HasSubstr(broken.path() + ": not valid JSON: parse error at line 1"));
+  TempFile list(R"(["threads", 4])");
+  EXPECT_THAT(load_error({"--config", list.path()}),
+              HasSubstr(list.path() + ": expected a JSON object of options, got array"));
+}
+
+TEST(ServerConfigTest, RulesAcrossOptionsNameWhereEachValueCameFrom) {
+  EXPECT_THAT(load_error({"--max-queue-rows", "100"}),
+              HasSubstr("max_queue_rows (100, from --max-queue-rows) must be at least "
+                        "max_batch_rows (448, default)"));
+  EXPECT_THAT(load_error({}, {{"TSSERVE_TLS_CERT", "/tls/cert.pem"}}),
+              HasSubstr("tls_cert (\"/tls/cert.pem\", from TSSERVE_TLS_CERT) is set but tls_key "
+                        "is not"));
+  EXPECT_THAT(load_error({"--tls-key", "k.pem"}), HasSubstr("tls_key (\"k.pem\", from --tls-key) "
+                                                            "is set but tls_cert is not"));
+  EXPECT_THAT(load_error({"--tls-ca", "ca.pem"}), HasSubstr("tls_ca (\"ca.pem\", from --tls-ca) "
+                                                            "needs tls_cert and tls_key"));
+  EXPECT_THAT(load_error({"--metrics-address", "0.0.0.0:50051"}),
+              HasSubstr("they need different ports"));
+  load_ok({"--tls-cert", "c.pem", "--tls-key", "k.pem", "--tls-ca", "ca.pem"});
+  load_ok({"--grpc-address", "127.0.0.1:0", "--metrics-address", "127.0.0.1:0"});
+}
+
+TEST(ServerConfigTest, UnknownFlagsAndStrayArgumentsAreErrors) {
+  EXPECT_THAT(load_error({"--thread", "4"}), HasSubstr("--thread"));
+  EXPECT_THAT(load_error({"model.pt"}), HasSubstr("model.pt"));
+  EXPECT_THAT(load_error({"--threads"}), HasSubstr("--threads"));
+}
+
+TEST(ServerConfigTest, LastFlagWins) {
+  EXPECT_EQ(load_ok({"--threads", "2", "--threads", "3"}).model.threads, 3);
+}
+
+TEST(ServerConfigTest, HelpListsEveryOptionWithItsDefaultAndEnvironmentVariable) {
+  const ConfigLoadResult result = load({"--help"}, {{"TSSERVE_THREADS", "not even read"}});
+  ASSERT_EQ(result.outcome, Outcome::kHelp);
+  EXPECT_EQ(result.exit_code(), 0);
+  const std::string& help = result.message;
+  EXPECT_THAT(help, HasSubstr("--config"));
+  EXPECT_THAT(help, HasSubstr("TSSERVE_CONFIG"));
+  // Every option is a key of the config JSON.
+  const nlohmann::json defaults = nlohmann::json::parse(to_config_json(ServerConfig{}));
+  ASSERT_EQ(defaults.size(), 23u);
+  for (const auto& [key, value] : defaults.items()) {
+    SCOPED_TRACE(key);
+    std::string flag = "--" + key;
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    std::string env = "TSSERVE_" + key;
+    std::transform(env.begin(), env.end(), env.begin(), ::toupper);
+    const std::string shown =
+        value.is_string() ? (value.get<std::string>().empty() ? "\"\"" : value.get<std::string>())
+                          : value.dump();
+    EXPECT_THAT(help, HasSubstr(flag + " "));
+    EXPECT_THAT(help, HasSubstr("(default: " + shown + "; env: " + env + ")"));
+  }
+  EXPECT_THAT(help, HasSubstr("(default: 448; env: TSSERVE_MAX_BATCH_ROWS)"));
+  EXPECT_THAT(help, HasSubstr("(default: 2.0; env: TSSERVE_MAX_QUEUE_DELAY_MS)"));
+  EXPECT_THAT(help, HasSubstr("(default: true; env: TSSERVE_BATCH_INVARIANT)"));
+  EXPECT_THAT(help, HasSubstr("(default: 0.0.0.0:9464; env: TSSERVE_METRICS_ADDRESS)"));
+  EXPECT_THAT(help, Not(HasSubstr("not even read")));
+}
+
+TEST(ServerConfigTest, ArgvOverloadSkipsTheProgramName) {
+  const char* argv[] = {"tsserve", "--threads", "3"};
+  ConfigLoadResult result = load_server_config(3, argv, fixed_environment({}));
+  ASSERT_EQ(result.outcome, Outcome::kRun) << result.message;
+  EXPECT_EQ(result.config.model.threads, 3);
+}
+
+}  // namespace
+}  // namespace tsserve::server

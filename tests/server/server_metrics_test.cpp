@@ -1,0 +1,281 @@
+#include "tsserve/server/server_metrics.h"
+
+#include <arpa/inet.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace tsserve::server {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr const char* kPromtool = "/usr/bin/promtool";
+
+// The exposition's line for one series: "name{labels} value" (labels in name order, as
+// prometheus-cpp writes them).
+bool has_sample(const std::string& exposition, const std::string& sample) {
+  std::istringstream lines(exposition);
+  for (std::string line; std::getline(lines, line);) {
+    if (line == sample) return true;
+  }
+  return false;
+}
+
+#define EXPECT_SAMPLE(exposition, sample)                                              \
+  EXPECT_TRUE(has_sample(exposition, sample)) << "missing \"" << (sample) << "\" in\n" \
+                                              << (exposition)
+
+struct PromtoolResult {
+  int exit_code;
+  std::string output;
+};
+
+// `promtool check metrics` with `text` on stdin.
+PromtoolResult promtool_check(const std::string& text) {
+  const std::string output_path =
+      ::testing::TempDir() + "promtool_output_" + std::to_string(::getpid()) + ".txt";
+  const std::string command =
+      std::string(kPromtool) + " check metrics > '" + output_path + "' 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "w");
+  if (pipe == nullptr) return {-1, "popen failed"};
+  std::fwrite(text.data(), 1, text.size(), pipe);
+  const int status = ::pclose(pipe);
+  std::ifstream in(output_path);
+  std::stringstream output;
+  output << in.rdbuf();
+  std::remove(output_path.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output.str()};
+}
+
+// A minimal HTTP/1.0 GET: the whole response (status line, headers, body), "" on error.
+std::string http_get(int port, const std::string& path) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return "";
+  timeval timeout{10, 0};  // a broken server fails the test, it does not hang it
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof(timeout));
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string response;
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0) {
+    const std::string request =
+        "GET " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+    if (::send(fd, request.data(), request.size(), 0) == static_cast<ssize_t>(request.size())) {
+      char buffer[4096];
+      for (ssize_t n; (n = ::recv(fd, buffer, sizeof(buffer), 0)) > 0;) {
+        response.append(buffer, static_cast<std::size_t>(n));
+      }
+    }
+  }
+  ::close(fd);
+  return response;
+}
+
+TEST(ServerMetricsTest, NamesMethodsAndStatusCodes) {
+  EXPECT_STREQ(method_name(Method::kForecast), "Forecast");
+  EXPECT_STREQ(method_name(Method::kEncode), "Encode");
+  EXPECT_STREQ(method_name(Method::kGetModelInfo), "GetModelInfo");
+  EXPECT_STREQ(status_code_name(0), "OK");
+  EXPECT_STREQ(status_code_name(3), "INVALID_ARGUMENT");
+  EXPECT_STREQ(status_code_name(4), "DEADLINE_EXCEEDED");
+  EXPECT_STREQ(status_code_name(8), "RESOURCE_EXHAUSTED");
+  EXPECT_STREQ(status_code_name(13), "INTERNAL");
+  EXPECT_STREQ(status_code_name(14), "UNAVAILABLE");
+  EXPECT_STREQ(status_code_name(16), "UNAUTHENTICATED");
+  EXPECT_STREQ(status_code_name(17), "UNKNOWN");
+  EXPECT_STREQ(status_code_name(-1), "UNKNOWN");
+}
+
+TEST(ServerMetricsTest, EveryRequestSeriesIsExportedAtZeroFromTheStart) {
+  ServerMetrics metrics;
+  const std::string text = metrics.exposition();
+  for (Method method : {Method::kForecast, Method::kEncode, Method::kGetModelInfo}) {
+    for (int code = 0; code < kStatusCodeCount; ++code) {
+      EXPECT_SAMPLE(text, std::string("tsserve_requests_total{code=\"") + status_code_name(code) +
+                              "\",method=\"" + method_name(method) + "\"} 0");
+    }
+    EXPECT_SAMPLE(text, std::string("tsserve_request_duration_seconds_count{method=\"") +
+                            method_name(method) + "\"} 0");
+  }
+  EXPECT_SAMPLE(text, "tsserve_ready 0");
+  EXPECT_SAMPLE(text, "tsserve_inflight_requests 0");
+  EXPECT_SAMPLE(text, "tsserve_queue_depth_rows 0");
+  EXPECT_SAMPLE(text, "tsserve_inference_rows_total 0");
+  EXPECT_THAT(text, Not(HasSubstr("tsserve_model_info{")));
+}
+
+TEST(ServerMetricsTest, RequestsAreCountedByMethodAndCodeWithLatency) {
+  ServerMetrics metrics;
+  // Binary fractions, so the sums print exactly.
+  metrics.record_request(Method::kForecast, 0, 0.5);
+  metrics.record_request(Method::kForecast, 0, 0.0078125);
+  metrics.record_request(Method::kForecast, 3, 0.25);
+  metrics.record_request(Method::kEncode, 8, 0.0625);
+  metrics.record_request(Method::kGetModelInfo, 99, 0.0);  // out of range -> UNKNOWN
+  const std::string text = metrics.exposition();
+
+  EXPECT_SAMPLE(text, "tsserve_requests_total{code=\"OK\",method=\"Forecast\"} 2");
+  EXPECT_SAMPLE(text, "tsserve_requests_total{code=\"INVALID_ARGUMENT\",method=\"Forecast\"} 1");
+  EXPECT_SAMPLE(text, "tsserve_requests_total{code=\"RESOURCE_EXHAUSTED\",method=\"Encode\"} 1");
+  EXPECT_SAMPLE(text, "tsserve_requests_total{code=\"OK\",method=\"Encode\"} 0");
+  EXPECT_SAMPLE(text, "tsserve_requests_total{code=\"UNKNOWN\",method=\"GetModelInfo\"} 1");
+
+  EXPECT_SAMPLE(text, "tsserve_request_duration_seconds_count{method=\"Forecast\"} 3");
+  EXPECT_SAMPLE(text, "tsserve_request_duration_seconds_sum{method=\"Forecast\"} 0.7578125");
+  EXPECT_SAMPLE(text,
+                "tsserve_request_duration_seconds_bucket{method=\"Forecast\",le=\"0.0001\"} 0");
+  EXPECT_SAMPLE(text, "tsserve_request_duration_seconds_bucket{method=\"Forecast\",le=\"0.01\"} 1");
+  EXPECT_SAMPLE(text, "tsserve_request_duration_seconds_bucket{method=\"Forecast\",le=\"0.25\"} 2");
+  EXPECT_SAMPLE(text, "tsserve_request_duration_seconds_bucket{method=\"Forecast\",le=\"0.5\"} 3");
+  EXPECT_SAMPLE(text, "tsserve_request_duration_seconds_bucket{method=\"Forecast\",le=\"10\"} 3");
+  EXPECT_SAMPLE(text, "tsserve_request_duration_seconds_bucket{method=\"Forecast\",le=\"+Inf\"} 3");
+  EXPECT_SAMPLE(text, "tsserve_request_duration_seconds_count{method=\"Encode\"} 1");
+  EXPECT_SAMPLE(text, "tsserve_request_duration_seconds_sum{method=\"Encode\"} 0.0625");
+}
+
+TEST(ServerMetricsTest, BatchesCountRowsAndComputeTime) {
+  ServerMetrics metrics;
+  metrics.record_batch(7, 0.5);
+  metrics.record_batch(448, 0.25);
+  metrics.record_batch(1, 0.125);
+  metrics.record_queue_wait(0.00002);
+  metrics.record_queue_wait(0.001953125);
+  const std::string text = metrics.exposition();
+
+  EXPECT_SAMPLE(text, "tsserve_inference_rows_total 456");
+  EXPECT_SAMPLE(text, "tsserve_batch_rows_count 3");
+  EXPECT_SAMPLE(text, "tsserve_batch_rows_sum 456");
+  EXPECT_SAMPLE(text, "tsserve_batch_rows_bucket{le=\"1\"} 1");
+  EXPECT_SAMPLE(text, "tsserve_batch_rows_bucket{le=\"4\"} 1");
+  EXPECT_SAMPLE(text, "tsserve_batch_rows_bucket{le=\"8\"} 2");
+  EXPECT_SAMPLE(text, "tsserve_batch_rows_bucket{le=\"256\"} 2");
+  EXPECT_SAMPLE(text, "tsserve_batch_rows_bucket{le=\"512\"} 3");
+  EXPECT_SAMPLE(text, "tsserve_batch_rows_bucket{le=\"1024\"} 3");
+  EXPECT_SAMPLE(text, "tsserve_batch_rows_bucket{le=\"+Inf\"} 3");
+  EXPECT_SAMPLE(text, "tsserve_compute_seconds_count 3");
+  EXPECT_SAMPLE(text, "tsserve_compute_seconds_sum 0.875");
+
+  EXPECT_SAMPLE(text, "tsserve_queue_wait_seconds_count 2");
+  EXPECT_SAMPLE(text, "tsserve_queue_wait_seconds_bucket{le=\"1e-05\"} 0");
+  EXPECT_SAMPLE(text, "tsserve_queue_wait_seconds_bucket{le=\"2.5e-05\"} 1");
+  EXPECT_SAMPLE(text, "tsserve_queue_wait_seconds_bucket{le=\"0.001\"} 1");
+  EXPECT_SAMPLE(text, "tsserve_queue_wait_seconds_bucket{le=\"0.0025\"} 2");
+}
+
+TEST(ServerMetricsTest, GaugesFollowTheirSetters) {
+  ServerMetrics metrics;
+  metrics.set_queue_depth_rows(4096);
+  metrics.set_ready(true);
+  {
+    ServerMetrics::InflightRequest first(metrics);
+    ServerMetrics::InflightRequest second(metrics);
+    ServerMetrics::InflightRequest moved(std::move(second));
+    EXPECT_SAMPLE(metrics.exposition(), "tsserve_inflight_requests 2");
+  }
+  metrics.add_inflight(1);
+  const std::string text = metrics.exposition();
+  EXPECT_SAMPLE(text, "tsserve_inflight_requests 1");
+  EXPECT_SAMPLE(text, "tsserve_queue_depth_rows 4096");
+  EXPECT_SAMPLE(text, "tsserve_ready 1");
+  metrics.set_ready(false);
+  EXPECT_SAMPLE(metrics.exposition(), "tsserve_ready 0");
+}
+
+TEST(ServerMetricsTest, ModelInfoHoldsOnlyTheLatestModel) {
+  ServerMetrics metrics;
+  metrics.set_model_info("patchtst-etth1", "1", "full", "cpu");
+  metrics.set_model_info("patchtst-etth1", "2", "prob", "cuda:0");
+  const std::string text = metrics.exposition();
+  EXPECT_SAMPLE(text,
+                "tsserve_model_info{attention=\"prob\",device=\"cuda:0\",name=\"patchtst-etth1\","
+                "version=\"2\"} 1");
+  EXPECT_THAT(text, Not(HasSubstr("version=\"1\"")));
+}
+
+TEST(ServerMetricsTest, ConcurrentRecordsAreAllCounted) {
+  ServerMetrics metrics;
+  constexpr int kThreads = 4;
+  constexpr int kPerThread = 5000;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&metrics] {
+      for (int i = 0; i < kPerThread; ++i) {
+        ServerMetrics::InflightRequest inflight(metrics);
+        metrics.record_request(Method::kForecast, 0, 0.001);
+        metrics.record_batch(2, 0.001);
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  const std::string text = metrics.exposition();
+  EXPECT_SAMPLE(text, "tsserve_requests_total{code=\"OK\",method=\"Forecast\"} 20000");
+  EXPECT_SAMPLE(text, "tsserve_inference_rows_total 40000");
+  EXPECT_SAMPLE(text, "tsserve_batch_rows_count 20000");
+  EXPECT_SAMPLE(text, "tsserve_inflight_requests 0");
+}
+
+TEST(ServerMetricsTest, ExpositionPassesPromtool) {
+  if (::access(kPromtool, X_OK) != 0) {
+    GTEST_SKIP() << kPromtool << " not found: install Debian's `prometheus` package "
+                 << "(deploy/install-deps.sh) to lint the exposition";
+  }
+  ServerMetrics metrics;
+  metrics.record_request(Method::kForecast, 0, 0.003);
+  metrics.record_request(Method::kEncode, 3, 0.0001);
+  metrics.record_batch(32, 0.01);
+  metrics.record_queue_wait(0.002);
+  metrics.set_model_info("patchtst-etth1", "1", "full", "cpu");
+  metrics.set_ready(true);
+  const PromtoolResult result = promtool_check(metrics.exposition());
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_EQ(result.output, "");
+}
+
+TEST(ServerMetricsTest, ServesMetricsOverHttpOnAnyFreePort) {
+  ServerMetrics metrics;
+  EXPECT_TRUE(metrics.listening_ports().empty());
+  ASSERT_EQ(metrics.serve("127.0.0.1:0"), "");
+  const std::vector<int> ports = metrics.listening_ports();
+  ASSERT_EQ(ports.size(), 1u);
+  ASSERT_GT(ports[0], 0);
+  metrics.set_ready(true);
+  metrics.record_request(Method::kGetModelInfo, 0, 0.001);
+
+  const std::string response = http_get(ports[0], "/metrics");
+  EXPECT_THAT(response, ::testing::StartsWith("HTTP/1.1 200"));
+  const std::size_t body_start = response.find("\r\n\r\n");
+  ASSERT_NE(body_start, std::string::npos) << response;
+  const std::string body = response.substr(body_start + 4);
+  EXPECT_SAMPLE(body, "tsserve_ready 1");
+  EXPECT_SAMPLE(body, "tsserve_requests_total{code=\"OK\",method=\"GetModelInfo\"} 1");
+
+  EXPECT_THAT(metrics.serve("127.0.0.1:0"), HasSubstr("already"));
+}
+
+TEST(ServerMetricsTest, ServeReportsAnAddressInUse) {
+  ServerMetrics first;
+  ASSERT_EQ(first.serve("127.0.0.1:0"), "");
+  const std::string taken = "127.0.0.1:" + std::to_string(first.listening_ports().at(0));
+  ServerMetrics second;
+  const std::string error = second.serve(taken);
+  EXPECT_THAT(error, HasSubstr("cannot serve metrics on '" + taken + "'"));
+  EXPECT_TRUE(second.listening_ports().empty());
+}
+
+}  // namespace
+}  // namespace tsserve::server
