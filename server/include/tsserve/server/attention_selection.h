@@ -1,0 +1,36 @@
+#pragma once
+// AttentionOptions (attention.proto) resolved against the model and the request: which
+// encoder layers and which variables get attention maps.
+
+#include <grpcpp/support/status.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "tsserve/v1/attention.pb.h"
+
+namespace tsserve::server {
+
+struct AttentionSelection {
+  bool enabled = false;
+  // Only meaningful when enabled. Ascending, without repeats; an empty request list
+  // becomes the full range. The response orders maps by variable, then layer, in
+  // ascending index order whatever the request's order, so sorted lists are that order.
+  std::vector<int32_t> layers;     // 0 .. e_layers-1
+  bool average_heads = false;      // maps are [P, P] instead of [H, P, P]
+  std::vector<int32_t> variables;  // Forecast: 0 .. N-1; Encode: always {0}
+};
+
+// Forecast: `variables` is N, the request's variable count. When options.enabled is
+// false, *out is disabled and nothing else is looked at (the proto says not validated).
+// INVALID_ARGUMENT for an index out of range or repeated, e.g.
+// "attention.layers: layer 5 is out of range 0..2".
+grpc::Status resolve_forecast_attention(const v1::AttentionOptions& options, int64_t e_layers,
+                                        int64_t variables, AttentionSelection* out);
+
+// Encode: as above, and `variables` must be empty (an Encode request is one sequence);
+// the selection's variables are {0}.
+grpc::Status resolve_encode_attention(const v1::AttentionOptions& options, int64_t e_layers,
+                                      AttentionSelection* out);
+
+}  // namespace tsserve::server

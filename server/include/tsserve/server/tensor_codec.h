@@ -1,0 +1,114 @@
+#pragma once
+// tensor.proto's Tensor <-> plain float32 data.
+//
+// Input: view_tensor() checks a Tensor's structure (one encoding, the documented rank,
+// non-negative dimensions, data matching the element count) and views its data in place,
+// whichever encoding carried it: packed `values` are already little-endian float32 bytes
+// in memory, exactly like `raw_values`, so both are read as 4-byte little-endian floats
+// through memcpy (never a reinterpret_cast to float*: raw bytes may be unaligned).
+// Finiteness is left to the consumer, which checks it while it copies, so each element
+// is read once; the bulk helpers below do that.
+//
+// Output: prepare_tensor() sizes the encoding the request asked for and returns where the
+// floats go; write_tensor() copies a ready buffer.
+
+#include <grpcpp/support/status.h>
+
+#include <cstdint>
+#include <cstring>
+#include <initializer_list>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "tsserve/v1/tensor.pb.h"
+
+namespace tsserve::server {
+
+// raw_values are little-endian IEEE-754 float32 and are copied to and from floats with
+// memcpy, which is a byte-for-byte identity only on such a host. A big-endian port would
+// byte-swap in view/copy/store below.
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+              "tensor_codec copies little-endian float32 bytes as floats; add byte swapping");
+static_assert(std::numeric_limits<float>::is_iec559 && sizeof(float) == 4,
+              "tensor_codec needs IEEE-754 binary32 floats");
+
+// Names a Tensor field in messages: {"series", 2, "[N, T_in]"}.
+struct TensorSpec {
+  const char* field;
+  int rank;
+  const char* dims;
+};
+
+// A structurally valid input Tensor's data, not copied. Valid while the Tensor it was
+// made from is alive and unchanged. Elements may still be NaN or infinite.
+class TensorView {
+ public:
+  int rank() const { return shape_ == nullptr ? 0 : shape_->size(); }
+  int64_t dim(int i) const { return shape_->Get(i); }
+  int64_t size() const { return size_; }  // element count, the product of the shape
+  // The data: size() little-endian float32 values, any alignment.
+  const unsigned char* bytes() const { return bytes_; }
+  // REQUIRES: 0 <= i < size().
+  float at(int64_t i) const {
+    float value;
+    std::memcpy(&value, bytes_ + 4 * i, sizeof value);
+    return value;
+  }
+
+ private:
+  friend grpc::Status view_tensor(const v1::Tensor&, const TensorSpec&, TensorView*);
+
+  const google::protobuf::RepeatedField<int64_t>* shape_ = nullptr;
+  const unsigned char* bytes_ = nullptr;
+  int64_t size_ = 0;
+};
+
+// Checks the structural rules of tensor.proto for `tensor` (rank spec.rank) and views it.
+// INVALID_ARGUMENT naming spec.field and the broken rule otherwise, e.g.
+// "series.shape: expected 2 dimensions [N, T_in], got 3".
+grpc::Status view_tensor(const v1::Tensor& tensor, const TensorSpec& spec, TensorView* out);
+
+// Whether the float with these bits is NaN or infinite (all exponent bits set).
+inline bool non_finite_bits(uint32_t bits) { return (bits & 0x7f800000u) == 0x7f800000u; }
+
+// Copies `count` floats from `src` (little-endian, any alignment) to `dst`; false when one
+// of them is not finite (all `count` are copied anyway). One branch-free pass.
+bool copy_finite(const unsigned char* src, int64_t count, float* dst);
+
+// Whether all `count` floats at `src` are finite. One branch-free pass.
+bool all_finite(const unsigned char* src, int64_t count);
+
+// The index of the first non-finite float among `count` at `src`, or `count`.
+int64_t find_non_finite(const unsigned char* src, int64_t count);
+
+// "[1, 17]": flat index `index` of `view` as a multi-index.
+std::string format_index(const TensorView& view, int64_t index);
+
+// "series: value at [1, 17] is NaN; values must be finite" (or "is infinity",
+// "is -infinity"), for flat index `index` of `view`; `note`, when given, follows the
+// position, e.g. " (variable \"HUFL\")".
+grpc::Status non_finite_error(const TensorSpec& spec, const TensorView& view, int64_t index,
+                              const std::string& note = {});
+
+// A request's output_encoding: *raw true for TENSOR_ENCODING_RAW, false for VALUES and
+// UNSPECIFIED; INVALID_ARGUMENT for a value this server does not know.
+grpc::Status resolve_output_encoding(int encoding, bool* raw);
+
+// Clears `out`, sets its shape and sizes the chosen encoding for the product of `shape`
+// elements, and returns where they go: little-endian float32, 4 bytes each, possibly
+// unaligned for float, so write them with store_float().
+// REQUIRES: non-negative dimensions whose product fits a protobuf field (< 2^29).
+unsigned char* prepare_tensor(std::initializer_list<int64_t> shape, bool raw, v1::Tensor* out);
+unsigned char* prepare_tensor(const std::vector<int64_t>& shape, bool raw, v1::Tensor* out);
+
+inline void store_float(unsigned char* dst, int64_t i, float value) {
+  std::memcpy(dst + 4 * i, &value, sizeof value);
+}
+
+// prepare_tensor() filled from `data` (the product of `shape` floats).
+void write_tensor(const float* data, std::initializer_list<int64_t> shape, bool raw,
+                  v1::Tensor* out);
+void write_tensor(const float* data, const std::vector<int64_t>& shape, bool raw, v1::Tensor* out);
+
+}  // namespace tsserve::server

@@ -1,0 +1,39 @@
+#include "tsserve/server/model_selection.h"
+
+#include <gtest/gtest.h>
+
+#include "codec_test_support.h"
+
+namespace tsserve::server {
+namespace {
+
+using testing::has_status;
+
+TEST(ModelSelectionTest, EmptyNamePicksTheOnlyModel) {
+  std::size_t index = 9;
+  ASSERT_TRUE(check_model_name("", {"etth1"}, &index).ok());
+  EXPECT_EQ(index, 0u);
+  EXPECT_TRUE(check_model_name("", {"etth1"}).ok());
+}
+
+TEST(ModelSelectionTest, EmptyNameIsAmbiguousWithSeveralModels) {
+  EXPECT_TRUE(has_status(check_model_name("", {"etth1", "ettm2"}),
+                         grpc::StatusCode::INVALID_ARGUMENT,
+                         {"model: empty, but 2 models are loaded", "\"etth1\", \"ettm2\""}));
+}
+
+TEST(ModelSelectionTest, NamedModelIsFoundOrNotFound) {
+  std::size_t index = 0;
+  ASSERT_TRUE(check_model_name("ettm2", {"etth1", "ettm2"}, &index).ok());
+  EXPECT_EQ(index, 1u);
+  EXPECT_TRUE(has_status(check_model_name("weather", {"etth1", "ettm2"}),
+                         grpc::StatusCode::NOT_FOUND,
+                         {"model: no loaded model is named \"weather\"", "loaded: \"etth1\""}));
+  EXPECT_TRUE(has_status(check_model_name("etth1", {}), grpc::StatusCode::NOT_FOUND,
+                         {"no model is loaded"}));
+  EXPECT_TRUE(
+      has_status(check_model_name("", {}), grpc::StatusCode::NOT_FOUND, {"no model is loaded"}));
+}
+
+}  // namespace
+}  // namespace tsserve::server

@@ -1,0 +1,87 @@
+#include "tsserve/server/scaler_matching.h"
+
+#include <gtest/gtest.h>
+
+#include "codec_test_support.h"
+#include "tsserve/v1/forecast_service.pb.h"
+
+namespace tsserve::server {
+namespace {
+
+using testing::has_status;
+using testing::invalid_argument;
+using testing::small_model;
+using testing::small_model_without_scaler;
+
+google::protobuf::RepeatedPtrField<std::string> names(std::vector<std::string> list) {
+  return {list.begin(), list.end()};
+}
+
+TEST(ScalerMatchingTest, AutoMatchesByNameInTheNamesOrder) {
+  ScalerMatch match;
+  ASSERT_TRUE(
+      match_scaler(v1::SCALER_MODE_UNSPECIFIED, names({"b", "c"}), 2, small_model(), &match).ok());
+  EXPECT_TRUE(match.applied);
+  EXPECT_EQ(match.column, (std::vector<int32_t>{1, 2}));
+}
+
+TEST(ScalerMatchingTest, AutoMatchesByPositionOnlyWithoutNames) {
+  ScalerMatch match;
+  ASSERT_TRUE(match_scaler(v1::SCALER_MODE_UNSPECIFIED, names({}), 3, small_model(), &match).ok());
+  EXPECT_TRUE(match.applied);
+  EXPECT_EQ(match.column, (std::vector<int32_t>{0, 1, 2}));
+  ASSERT_TRUE(
+      match_scaler(v1::SCALER_MODE_UNSPECIFIED, names({"c", "b", "A"}), 3, small_model(), &match)
+          .ok());
+  EXPECT_FALSE(match.applied);  // names are case-sensitive; no positional fallback
+  EXPECT_TRUE(match.column.empty());
+  ASSERT_TRUE(match_scaler(v1::SCALER_MODE_UNSPECIFIED, names({}), 4, small_model(), &match).ok());
+  EXPECT_FALSE(match.applied);
+}
+
+TEST(ScalerMatchingTest, NoneNeverApplies) {
+  ScalerMatch match;
+  ASSERT_TRUE(match_scaler(v1::SCALER_MODE_NONE, names({"a"}), 1, small_model(), &match).ok());
+  EXPECT_FALSE(match.applied);
+  ASSERT_TRUE(
+      match_scaler(v1::SCALER_MODE_NONE, names({}), 3, small_model_without_scaler(), &match).ok());
+  EXPECT_FALSE(match.applied);
+}
+
+TEST(ScalerMatchingTest, RequiredRejectsWhatAutoWouldLeaveUnscaled) {
+  ScalerMatch match;
+  EXPECT_TRUE(has_status(
+      match_scaler(v1::SCALER_MODE_REQUIRED, names({}), 3, small_model_without_scaler(), &match),
+      grpc::StatusCode::FAILED_PRECONDITION, {"has no dataset scaler"}));
+  EXPECT_TRUE(invalid_argument(
+      match_scaler(v1::SCALER_MODE_REQUIRED, names({"a", "q", "r"}), 3, small_model(), &match),
+      {"variable_names: \"q\" (variable 1) is not a column", "(3 columns)"}));
+  EXPECT_TRUE(
+      invalid_argument(match_scaler(v1::SCALER_MODE_REQUIRED, names({}), 5, small_model(), &match),
+                       {"series: 5 unnamed variables", "exactly 3 variables"}));
+  ASSERT_TRUE(match_scaler(v1::SCALER_MODE_REQUIRED, names({"c"}), 1, small_model(), &match).ok());
+  EXPECT_TRUE(match.applied);
+  EXPECT_EQ(match.column, (std::vector<int32_t>{2}));
+}
+
+TEST(ScalerMatchingTest, RejectsUnknownModes) {
+  ScalerMatch match;
+  EXPECT_TRUE(invalid_argument(match_scaler(3, names({}), 3, small_model(), &match),
+                               {"scaler_mode: unknown value 3"}));
+}
+
+TEST(ScalerMatchingTest, ListsABoundedNumberOfColumns) {
+  ModelShape model = small_model();
+  model.scaler_columns.clear();
+  for (int c = 0; c < 40; ++c) model.scaler_columns.push_back("col" + std::to_string(c));
+  model.scaler_mean.assign(40, 0.0);
+  model.scaler_std.assign(40, 1.0);
+  ScalerMatch match;
+  const grpc::Status status =
+      match_scaler(v1::SCALER_MODE_REQUIRED, names({"nope"}), 1, model, &match);
+  EXPECT_TRUE(invalid_argument(status, {"\"col11\", ...", "(40 columns)"}));
+  EXPECT_EQ(status.error_message().find("col12"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tsserve::server
