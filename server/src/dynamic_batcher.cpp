@@ -1,0 +1,208 @@
+#include "tsserve/server/dynamic_batcher.h"
+
+#include <cassert>
+#include <exception>
+#include <stdexcept>
+#include <utility>
+
+namespace tsserve::server {
+namespace {
+
+// t + d without overflow, so a huge max_queue_delay means "size only". REQUIRES: d >= 0.
+Clock::time_point saturating_add(Clock::time_point t, Clock::duration d) {
+  if (d >= Clock::time_point::max() - t) {
+    return Clock::time_point::max();
+  }
+  return t + d;
+}
+
+}  // namespace
+
+std::string BatcherOptions::validate() const {
+  if (max_batch_rows < 1) {
+    return "max_batch_rows is 0; it must be at least 1";
+  }
+  if (max_queue_delay < Clock::duration::zero()) {
+    return "max_queue_delay is negative; it must be 0 or more";
+  }
+  if (max_queue_rows < max_batch_rows) {
+    return "max_queue_rows (" + std::to_string(max_queue_rows) +
+           ") must be at least max_batch_rows (" + std::to_string(max_batch_rows) +
+           "), or a full batch could never queue";
+  }
+  if (workers < 1) {
+    return "workers is 0; it must be at least 1";
+  }
+  return "";
+}
+
+const char* to_string(SubmitResult result) {
+  switch (result) {
+    case SubmitResult::kAccepted:
+      return "accepted";
+    case SubmitResult::kQueueFull:
+      return "queue full";
+    case SubmitResult::kShuttingDown:
+      return "shutting down";
+    case SubmitResult::kTooManyRows:
+      return "too many rows for one batch";
+  }
+  return "unknown";
+}
+
+DynamicBatcher::DynamicBatcher(const BatcherOptions& options, Processor processor, Clock& clock)
+    : options_(options), processor_(std::move(processor)), clock_(clock) {
+  if (const std::string problem = options_.validate(); !problem.empty()) {
+    throw std::invalid_argument("DynamicBatcher: " + problem);
+  }
+  if (!processor_) {
+    throw std::invalid_argument("DynamicBatcher: the processor is empty");
+  }
+  try {
+    workers_.reserve(options_.workers);
+    for (std::size_t i = 0; i < options_.workers; ++i) {
+      workers_.emplace_back([this] { work(); });
+    }
+  } catch (...) {
+    shutdown();  // joins the workers already started; the destructor will not run
+    throw;
+  }
+}
+
+DynamicBatcher::~DynamicBatcher() { shutdown(); }
+
+SubmitResult DynamicBatcher::submit(std::unique_ptr<BatchTask>& task) {
+  assert(task != nullptr);
+  const std::size_t rows = task->rows();
+  assert(rows >= 1);
+  if (rows > options_.max_batch_rows) {
+    return SubmitResult::kTooManyRows;
+  }
+  bool wake = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopping_) {
+      return SubmitResult::kShuttingDown;
+    }
+    if (rows > options_.max_queue_rows - queued_rows_) {
+      return SubmitResult::kQueueFull;
+    }
+    // A waiting worker's decision changes only when the queue stops being empty (a new
+    // oldest task to time) or the rows reach a full batch; other arrivals need no wake-up.
+    wake = queue_.empty() || (queued_rows_ < options_.max_batch_rows &&
+                              queued_rows_ + rows >= options_.max_batch_rows);
+    task->enqueued_at_ = clock_.now();
+    queued_rows_ += rows;
+    queue_.push_back(Queued{std::move(task), rows});
+  }
+  if (wake) {
+    work_available_.notify_one();
+  }
+  return SubmitResult::kAccepted;
+}
+
+void DynamicBatcher::shutdown() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  work_available_.notify_all();
+  std::lock_guard<std::mutex> join_lock(join_mutex_);
+  for (std::thread& worker : workers_) {
+    if (worker.joinable()) {
+      worker.join();
+    }
+  }
+}
+
+std::size_t DynamicBatcher::queued_rows() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return queued_rows_;
+}
+
+std::size_t DynamicBatcher::queued_tasks() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return queue_.size();
+}
+
+void DynamicBatcher::work() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    if (queue_.empty()) {
+      if (stopping_) {
+        return;
+      }
+      clock_.wait_until(lock, work_available_, Clock::time_point::max());
+      continue;
+    }
+    // Draining closes batches at once: nothing more is coming to fill them.
+    if (!stopping_ && queued_rows_ < options_.max_batch_rows) {
+      const Clock::time_point close_at =
+          saturating_add(queue_.front().task->enqueued_at(), options_.max_queue_delay);
+      if (clock_.now() < close_at) {
+        clock_.wait_until(lock, work_available_, close_at);
+        continue;
+      }
+    }
+
+    Batch batch;
+    std::vector<Dropped> dropped;
+    take_batch(batch, dropped);
+    const bool more = !queue_.empty();
+    lock.unlock();
+    // Another worker may start on the rest while this one computes.
+    if (more) {
+      work_available_.notify_one();
+    }
+    for (Dropped& drop : dropped) {
+      drop.task->complete(drop.status);
+    }
+    dropped.clear();
+    if (!batch.tasks.empty()) {
+      process(batch);
+    }
+    batch.tasks.clear();  // tasks are destroyed outside the lock
+    lock.lock();
+  }
+}
+
+void DynamicBatcher::take_batch(Batch& batch, std::vector<Dropped>& dropped) {
+  batch.started = clock_.now();
+  while (!queue_.empty()) {
+    Queued& front = queue_.front();
+    if (front.task->cancelled()) {
+      dropped.push_back(Dropped{std::move(front.task),
+                                {TaskCode::kCancelled, "the request was cancelled while queued"}});
+    } else if (front.task->deadline() <= batch.started) {
+      dropped.push_back(Dropped{std::move(front.task),
+                                {TaskCode::kDeadlineExceeded,
+                                 "the deadline passed while the request was queued for a batch"}});
+    } else if (batch.rows + front.rows <= options_.max_batch_rows) {
+      batch.rows += front.rows;
+      batch.tasks.push_back(std::move(front.task));
+    } else {
+      break;  // FIFO: a later, smaller task does not jump ahead
+    }
+    queued_rows_ -= front.rows;
+    queue_.pop_front();
+  }
+}
+
+void DynamicBatcher::process(Batch& batch) noexcept {
+  TaskStatus leftover{TaskCode::kInternal,
+                      "the batch processor returned without completing this request"};
+  try {
+    processor_(batch);
+  } catch (const std::exception& e) {
+    leftover.message = std::string("batch processing failed: ") + e.what();
+  } catch (...) {
+    leftover.message = "batch processing failed with an exception of unknown type";
+  }
+  for (const std::unique_ptr<BatchTask>& task : batch.tasks) {
+    if (task != nullptr) {
+      task->complete(leftover);  // no-op for completed tasks
+    }
+  }
+}
+
+}  // namespace tsserve::server
