@@ -1,6 +1,5 @@
 #include "tsserve/server/server_metrics.h"
 
-#include <prometheus/exposer.h>
 #include <prometheus/text_serializer.h>
 
 #include <exception>
@@ -138,24 +137,18 @@ ServerMetrics::ServerMetrics() : registry_(std::make_shared<prometheus::Registry
 ServerMetrics::~ServerMetrics() = default;
 
 std::string ServerMetrics::serve(const std::string& address) {
-  if (exposer_ != nullptr) return "metrics are already served";
+  if (endpoint_ != nullptr) return "metrics are already served";
   try {
-    auto exposer = std::make_unique<prometheus::Exposer>(address);
-    exposer->RegisterCollectable(registry_);
-    exposer_ = std::move(exposer);
+    endpoint_ = std::make_unique<MetricsHttpEndpoint>(address, [this] { return exposition(); });
   } catch (const std::exception& e) {
-    // civetweb's message ("null context ...") does not say much more than this.
-    return "cannot serve metrics on '" + address +
-           "': the address could not be bound (port in use, or not an address of this "
-           "host): " +
-           e.what();
+    return "cannot serve metrics on '" + address + "': " + e.what();
   }
   return "";
 }
 
 std::vector<int> ServerMetrics::listening_ports() const {
-  if (exposer_ == nullptr) return {};
-  return exposer_->GetListeningPorts();
+  if (endpoint_ == nullptr) return {};
+  return {endpoint_->port()};
 }
 
 void ServerMetrics::record_request(Method method, int status_code, double seconds) {

@@ -264,6 +264,7 @@ TEST(ServerMetricsTest, ServesMetricsOverHttpOnAnyFreePort) {
   EXPECT_SAMPLE(body, "tsserve_ready 1");
   EXPECT_SAMPLE(body, "tsserve_requests_total{code=\"OK\",method=\"GetModelInfo\"} 1");
 
+  EXPECT_THAT(http_get(ports[0], "/other"), ::testing::StartsWith("HTTP/1.1 404"));
   EXPECT_THAT(metrics.serve("127.0.0.1:0"), HasSubstr("already"));
 }
 
@@ -274,6 +275,7 @@ TEST(ServerMetricsTest, ServeReportsAnAddressInUse) {
   ServerMetrics second;
   const std::string error = second.serve(taken);
   EXPECT_THAT(error, HasSubstr("cannot serve metrics on '" + taken + "'"));
+  EXPECT_THAT(error, HasSubstr("in use"));
   EXPECT_TRUE(second.listening_ports().empty());
 }
 

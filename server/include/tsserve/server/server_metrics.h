@@ -36,9 +36,8 @@
 #include <string>
 #include <vector>
 
-namespace prometheus {
-class Exposer;
-}  // namespace prometheus
+#include "tsserve/server/metrics_http_endpoint.h"
+
 
 namespace tsserve::server {
 
@@ -63,11 +62,9 @@ class ServerMetrics {
   ~ServerMetrics();
 
   // Serves the registry over HTTP at http://`address`/metrics ("HOST:PORT"; port 0 picks a
-  // free port, see listening_ports()). "" on success, else why not. prometheus-cpp's
-  // Exposer also exports its own exposer_* metrics on that endpoint. Once a scrape has
-  // been served, destroying the ServerMetrics takes up to 2 s (civetweb's master thread
-  // polls its socket in 2 s steps), so shutdown should not wait on it while draining.
-  // REQUIRES: called at most once.
+  // free port, see listening_ports()). "" on success, else why not. The endpoint is
+  // metrics_http_endpoint.h, not prometheus-cpp's civetweb Exposer (which cannot start
+  // threads in a process holding LibTorch). REQUIRES: called at most once.
   std::string serve(const std::string& address);
   // The bound ports while serving; empty before.
   std::vector<int> listening_ports() const;
@@ -87,7 +84,7 @@ class ServerMetrics {
   void set_model_info(const std::string& name, const std::string& version,
                       const std::string& attention, const std::string& device);
 
-  // The registry in Prometheus text format (what /metrics serves, less exposer_*).
+  // The registry in Prometheus text format (exactly what /metrics serves).
   std::string exposition() const;
   // For other collectors that want to join the same endpoint.
   const std::shared_ptr<prometheus::Registry>& registry() const { return registry_; }
@@ -125,7 +122,7 @@ class ServerMetrics {
   prometheus::Gauge* inflight_ = nullptr;
   prometheus::Gauge* ready_ = nullptr;
   prometheus::Family<prometheus::Gauge>* model_info_family_ = nullptr;
-  std::unique_ptr<prometheus::Exposer> exposer_;  // set once by serve()
+  std::unique_ptr<MetricsHttpEndpoint> endpoint_;  // set once by serve()
 
   std::mutex model_info_mutex_;
   prometheus::Gauge* model_info_ = nullptr;  // guarded by model_info_mutex_

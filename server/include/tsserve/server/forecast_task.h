@@ -1,0 +1,70 @@
+#pragma once
+// A Forecast or Encode request on its way through the batcher: the validated input, the
+// result the processor fills, and how to end the call.
+//
+// Ownership: the handler creates the task and submits it; on acceptance the batcher
+// owns it until complete() runs the completion, which answers the caller (finishes the
+// RPC). The completion runs exactly once, on the thread that completes the task.
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+
+#include "tsserve/server/batch_task.h"
+#include "tsserve/server/encode_request_decoder.h"
+#include "tsserve/server/encode_response_encoder.h"
+#include "tsserve/server/forecast_request_decoder.h"
+#include "tsserve/server/forecast_response_encoder.h"
+
+namespace tsserve::server {
+
+// How a task learns that its caller went away; thread-safe, cheap.
+using CancelProbe = std::function<bool()>;
+
+template <typename InputT, typename OutputT>
+class RequestTask final : public BatchTask {
+ public:
+  using Input = InputT;
+  using Output = OutputT;
+  using Completion = std::function<void(RequestTask& task, const TaskStatus& status)>;
+
+  RequestTask(Input input, Clock::time_point deadline, CancelProbe cancelled, Completion completion)
+      : input(std::move(input)),
+        deadline_(deadline),
+        cancelled_(std::move(cancelled)),
+        completion_(std::move(completion)) {}
+
+  std::size_t rows() const override;
+  Clock::time_point deadline() const override { return deadline_; }
+  // gRPC marks a call cancelled when its deadline passes too; that case is reported as
+  // expired (DEADLINE_EXCEEDED), so only a caller that really went away counts here.
+  bool cancelled() const override {
+    return cancelled_ && cancelled_() && std::chrono::steady_clock::now() < deadline_;
+  }
+
+  Input input;    // set by the handler, read by the processor
+  Output output;  // filled by the processor before it completes the task with kOk
+
+ protected:
+  void on_complete(const TaskStatus& status) override { completion_(*this, status); }
+
+ private:
+  const Clock::time_point deadline_;
+  const CancelProbe cancelled_;
+  const Completion completion_;
+};
+
+using ForecastTask = RequestTask<ForecastInput, ForecastOutput>;
+using EncodeTask = RequestTask<EncodeInput, EncodeOutput>;
+
+// A Forecast task adds one row per variable; an Encode task one token sequence.
+template <>
+inline std::size_t ForecastTask::rows() const {
+  return static_cast<std::size_t>(input.variables);
+}
+template <>
+inline std::size_t EncodeTask::rows() const {
+  return 1;
+}
+
+}  // namespace tsserve::server

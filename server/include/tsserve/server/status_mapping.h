@@ -1,0 +1,17 @@
+#pragma once
+// The one place where internal outcomes become gRPC statuses.
+
+#include <grpcpp/support/status.h>
+
+#include "tsserve/server/batch_task.h"
+#include "tsserve/server/dynamic_batcher.h"
+
+namespace tsserve::server {
+
+// A task's outcome (processed, cancelled, expired, failed batch).
+grpc::Status to_grpc_status(const TaskStatus& status);
+
+// Why the batcher refused a task; `rows` is the task's row count. REQUIRES: not kAccepted.
+grpc::Status to_grpc_status(SubmitResult refusal, std::size_t rows, const BatcherOptions& options);
+
+}  // namespace tsserve::server

@@ -1,0 +1,208 @@
+#include "tsserve/server/inference_server.h"
+
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
+#include <spdlog/spdlog.h>
+
+#include <fstream>
+#include <mutex>
+#include <sstream>
+
+#include "tsserve/model/checkpoint_loader.h"
+#include "tsserve/server/batch_processors.h"
+#include "tsserve/server/forecast_service.h"
+#include "tsserve/server/model_info.h"
+#include "tsserve/server/model_runner.h"
+#include "tsserve/server/server_config.h"
+#include "tsserve/server/server_metrics.h"
+
+namespace tsserve::server {
+namespace {
+
+const char kServiceName[] = "tsserve.v1.ForecastService";
+
+std::string read_file(const std::string& path, const char* what) {
+  std::ifstream file(path);
+  if (!file) throw std::runtime_error(std::string(what) + " " + path + ": cannot be read");
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+std::shared_ptr<grpc::ServerCredentials> credentials(const ServerConfig& config) {
+  if (config.server.tls_cert.empty() && config.server.tls_key.empty())
+    return grpc::InsecureServerCredentials();
+  grpc::SslServerCredentialsOptions options(
+      config.server.tls_ca.empty() ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
+                                   : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+  options.pem_key_cert_pairs.push_back(
+      {read_file(config.server.tls_key, "tls_key"), read_file(config.server.tls_cert, "tls_cert")});
+  if (!config.server.tls_ca.empty())
+    options.pem_root_certs = read_file(config.server.tls_ca, "tls_ca");
+  return grpc::SslServerCredentials(options);
+}
+
+model::PatchTST load_model(const ServerConfig& config) {
+  model::ModelConfig model_config = model::load_model_config(
+      config.model.model_config.empty() ? model::config_path_for(config.model.model)
+                                        : config.model.model_config);
+  if (!config.model.attention.empty()) {
+    model_config.attention = config.model.attention == "prob" ? model::AttentionKind::kProb
+                                                              : model::AttentionKind::kFull;
+  }
+  if (config.model.factor > 0) model_config.factor = config.model.factor;
+  if (!config.model.prob_layout.empty()) {
+    model_config.prob_layout = config.model.prob_layout == "tslib" ? model::ProbLayout::kTslib
+                                                                   : model::ProbLayout::kCanonical;
+  }
+  model_config.batch_invariant = config.model.batch_invariant;
+  return model::load_patchtst(config.model.model, model_config);
+}
+
+// Feeds batch figures to the metrics and keeps the queue-depth gauge current.
+class MetricsObserver final : public BatchObserver {
+ public:
+  MetricsObserver(ServerMetrics& metrics, const DynamicBatcher* const& batcher)
+      : metrics_(metrics), batcher_(batcher) {}
+  void on_batch(std::size_t rows, double compute_seconds) override {
+    metrics_.record_batch(static_cast<int>(rows), compute_seconds);
+    if (batcher_) metrics_.set_queue_depth_rows(static_cast<int64_t>(batcher_->queued_rows()));
+  }
+  void on_queue_wait(double seconds) override { metrics_.record_queue_wait(seconds); }
+
+ private:
+  ServerMetrics& metrics_;
+  const DynamicBatcher* const& batcher_;
+};
+
+class InferenceServerImpl final : public InferenceServer {
+ public:
+  explicit InferenceServerImpl(const ServerConfig& config) : config_(config) {
+    if (!config.server.auth_token_file.empty()) {
+      throw std::runtime_error("auth_token_file: bearer tokens are not supported yet");
+    }
+    if (!config.server.metrics_address.empty()) {
+      metrics_ = std::make_unique<ServerMetrics>();
+      const std::string error = metrics_->serve(config.server.metrics_address);
+      if (!error.empty()) throw std::runtime_error("metrics_address: " + error);
+    }
+    model::PatchTST model = load_model(config);
+    RunnerOptions runner_options;
+    runner_options.device = config.model.device;
+    runner_options.threads = config.model.threads;
+    runner_options.warm_up_rows = std::min<int64_t>(config.batching.max_batch_rows, 64);
+    runner_ = std::make_unique<ModelRunner>(std::move(model), runner_options);
+    const model::ModelConfig& model_config = runner_->config();
+
+    if (metrics_) {
+      metrics_->set_model_info(model_config.name, model_config.version,
+                               model::to_string(model_config.attention), runner_->device_name());
+      forecast_observer_ = std::make_unique<MetricsObserver>(*metrics_, forecast_batcher_raw_);
+      encode_observer_ = std::make_unique<MetricsObserver>(*metrics_, encode_batcher_raw_);
+    }
+
+    BatcherOptions batching;
+    batching.max_batch_rows = static_cast<std::size_t>(config.batching.max_batch_rows);
+    batching.max_queue_delay = std::chrono::duration_cast<Clock::duration>(
+        std::chrono::duration<double, std::milli>(config.batching.max_queue_delay_ms));
+    batching.max_queue_rows = static_cast<std::size_t>(config.batching.max_queue_rows);
+    batching.workers = static_cast<std::size_t>(config.model.instances);
+    forecast_batcher_ = std::make_unique<DynamicBatcher>(
+        batching, forecast_processor(*runner_, forecast_observer_.get()));
+    encode_batcher_ = std::make_unique<DynamicBatcher>(
+        batching, encode_processor(*runner_, encode_observer_.get()));
+    forecast_batcher_raw_ = forecast_batcher_.get();
+    encode_batcher_raw_ = encode_batcher_.get();
+
+    ServiceContext context;
+    context.shape = model_shape_of(model_config);
+    context.limits.max_variables = config.batching.max_batch_rows;
+    context.limits.max_encode_tokens = config.batching.max_encode_tokens;
+    context.info = model_info_of(model_config, *runner_, config);
+    context.forecast_batcher = forecast_batcher_.get();
+    context.encode_batcher = encode_batcher_.get();
+    context.metrics = metrics_.get();
+    service_ = std::make_unique<ForecastServiceImpl>(std::move(context));
+
+    grpc::EnableDefaultHealthCheckService(true);
+    grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort(config.server.grpc_address, credentials(config), &grpc_port_);
+    builder.SetMaxReceiveMessageSize(static_cast<int>(config.server.max_message_bytes));
+    builder.SetMaxSendMessageSize(static_cast<int>(config.server.max_message_bytes));
+    builder.RegisterService(service_.get());
+    server_ = builder.BuildAndStart();
+    if (!server_ || grpc_port_ == 0) {
+      throw std::runtime_error("grpc_address " + config.server.grpc_address +
+                               ": cannot listen there (in use, or not an address)");
+    }
+    set_serving(true);
+    if (metrics_) metrics_->set_ready(true);
+    spdlog::info("serving {} v{} ({}) on {} port {}; metrics {}", model_config.name,
+                 model_config.version, model_config.summary(), runner_->device_name(), grpc_port_,
+                 metrics_ ? "port " + std::to_string(metrics_port()) : std::string("off"));
+  }
+
+  int grpc_port() const override { return grpc_port_; }
+  int metrics_port() const override {
+    return metrics_ && !metrics_->listening_ports().empty() ? metrics_->listening_ports().front()
+                                                            : 0;
+  }
+
+  bool shutdown(std::chrono::milliseconds timeout) override {
+    std::lock_guard<std::mutex> lock(shutdown_mutex_);
+    if (stopped_) return drained_;
+    const auto deadline = std::chrono::system_clock::now() + timeout;
+    spdlog::info("draining: {} rows queued for Forecast, {} for Encode",
+                 forecast_batcher_->queued_rows(), encode_batcher_->queued_rows());
+    set_serving(false);
+    if (metrics_) metrics_->set_ready(false);
+    service_->start_draining();
+    // Admitted tasks run to completion; each finishes its call.
+    forecast_batcher_->shutdown();
+    encode_batcher_->shutdown();
+    drained_ = std::chrono::system_clock::now() <= deadline;
+    server_->Shutdown(deadline);
+    server_->Wait();
+    stopped_ = true;
+    spdlog::info("stopped ({})", drained_ ? "drained" : "drain timeout passed");
+    return drained_;
+  }
+
+  ~InferenceServerImpl() override {
+    shutdown(std::chrono::milliseconds(static_cast<int64_t>(config_.server.drain_timeout_s * 1000)));
+  }
+
+ private:
+  void set_serving(bool serving) {
+    auto* health = server_->GetHealthCheckService();
+    health->SetServingStatus("", serving);
+    health->SetServingStatus(kServiceName, serving);
+  }
+
+  const ServerConfig config_;
+  std::unique_ptr<ServerMetrics> metrics_;
+  std::unique_ptr<ModelRunner> runner_;
+  const DynamicBatcher* forecast_batcher_raw_ = nullptr;
+  const DynamicBatcher* encode_batcher_raw_ = nullptr;
+  std::unique_ptr<MetricsObserver> forecast_observer_;
+  std::unique_ptr<MetricsObserver> encode_observer_;
+  std::unique_ptr<DynamicBatcher> forecast_batcher_;
+  std::unique_ptr<DynamicBatcher> encode_batcher_;
+  std::unique_ptr<ForecastServiceImpl> service_;
+  std::unique_ptr<grpc::Server> server_;
+  int grpc_port_ = 0;
+
+  std::mutex shutdown_mutex_;
+  bool stopped_ = false;  // guarded by shutdown_mutex_
+  bool drained_ = false;  // guarded by shutdown_mutex_
+};
+
+}  // namespace
+
+std::unique_ptr<InferenceServer> InferenceServer::start(const ServerConfig& config) {
+  return std::make_unique<InferenceServerImpl>(config);
+}
+
+}  // namespace tsserve::server

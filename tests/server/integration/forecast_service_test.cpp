@@ -1,0 +1,340 @@
+// tsserve over gRPC on loopback: answers equal the library's bit for bit, alone or batched
+// with others; attention maps; bad input; queue limits, deadlines, drain and health.
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "server_harness.h"
+
+namespace tsserve::server::testing {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+std::vector<float> floats(const v1::Tensor& t) { return {t.values().begin(), t.values().end()}; }
+
+at::Tensor rows_of(const v1::ForecastRequest& request) {
+  const auto& series = request.series();
+  std::vector<float> data(series.values().begin(), series.values().end());
+  return torch::tensor(data).view({series.shape(0), series.shape(1)});
+}
+
+// The library's forecast for the request's rows, unscaled (scaler_mode NONE).
+std::vector<float> library_forecast(const v1::ForecastRequest& request) {
+  at::InferenceMode guard;
+  const at::Tensor forecast = reference_model()->forecast_rows(rows_of(request)).forecast;
+  return {forecast.data_ptr<float>(), forecast.data_ptr<float>() + forecast.numel()};
+}
+
+// Waits (bounded) for `count` asynchronous calls to finish.
+class CallCounter {
+ public:
+  explicit CallCounter(int count) : left_(count) {}
+  void done() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (--left_ == 0) cv_.notify_all();
+  }
+  bool wait(std::chrono::seconds limit) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    return cv_.wait_for(lock, limit, [&] { return left_ == 0; });
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  int left_;
+};
+
+TEST(ForecastService, AnswerEqualsTheLibraryBitForBit) {
+  ServerHarness harness;
+  v1::ForecastRequest request = forecast_request(3, 336, 1);
+  request.set_scaler_mode(v1::SCALER_MODE_NONE);
+  v1::ForecastResponse response;
+  grpc::ClientContext context;
+  ASSERT_TRUE(harness.stub().Forecast(&context, request, &response).ok());
+  EXPECT_EQ(response.forecast().shape(0), 3);
+  EXPECT_EQ(response.forecast().shape(1), 96);
+  EXPECT_EQ(floats(response.forecast()), library_forecast(request));
+  EXPECT_EQ(response.model_name(), "patchtst-etth1");
+  EXPECT_FALSE(response.scaler_applied());
+  EXPECT_EQ(response.input_points_used(), 336);
+}
+
+TEST(ForecastService, ScalerWrapsTheModelLikeTraining) {
+  ServerHarness harness;
+  const v1::ForecastRequest request = forecast_request(7, 400, 2);  // 7 = scaler columns
+  v1::ForecastResponse response;
+  grpc::ClientContext context;
+  ASSERT_TRUE(harness.stub().Forecast(&context, request, &response).ok());
+  ASSERT_TRUE(response.scaler_applied());
+  EXPECT_EQ(response.input_points_used(), 336);
+
+  const auto& scaler = *reference_model()->config().scaler;
+  const auto& values = request.series().values();
+  at::Tensor rows = torch::empty({7, 336});
+  for (int v = 0; v < 7; ++v) {
+    for (int t = 0; t < 336; ++t) {  // the last 336 of 400 points
+      rows[v][t] = static_cast<float>((double(values[v * 400 + 64 + t]) - scaler.mean[v]) /
+                                      scaler.std[v]);
+    }
+  }
+  at::InferenceMode guard;
+  const at::Tensor forecast = reference_model()->forecast_rows(rows).forecast;
+  for (int v = 0; v < 7; ++v) {
+    for (int h = 0; h < 96; ++h) {
+      const float expected =
+          static_cast<float>(double(forecast[v][h].item<float>()) * scaler.std[v] + scaler.mean[v]);
+      ASSERT_EQ(response.forecast().values(v * 96 + h), expected) << "variable " << v;
+    }
+  }
+}
+
+TEST(ForecastService, ConcurrentRequestsShareBatchesAndEachEqualsItsAloneResult) {
+  ServerConfig config = test_config();
+  config.batching.max_queue_delay_ms = 200;  // long enough for the 64 calls to meet
+  ServerHarness harness(config);
+  constexpr int kCalls = 64;
+  std::vector<v1::ForecastRequest> requests;
+  std::vector<v1::ForecastResponse> responses(kCalls);
+  std::vector<grpc::ClientContext> contexts(kCalls);
+  std::vector<grpc::Status> statuses(kCalls);
+  for (int i = 0; i < kCalls; ++i) {
+    requests.push_back(forecast_request(1 + i % 7, 336, 100 + i));
+    requests.back().set_scaler_mode(v1::SCALER_MODE_NONE);
+  }
+  CallCounter pending(kCalls);
+  for (int i = 0; i < kCalls; ++i) {
+    harness.stub().async()->Forecast(&contexts[i], &requests[i], &responses[i],
+                                     [&, i](grpc::Status status) {
+                                       statuses[i] = std::move(status);
+                                       pending.done();
+                                     });
+  }
+  ASSERT_TRUE(pending.wait(seconds(60)));
+  for (int i = 0; i < kCalls; ++i) {
+    ASSERT_TRUE(statuses[i].ok()) << statuses[i].error_message();
+    EXPECT_EQ(floats(responses[i].forecast()), library_forecast(requests[i])) << "call " << i;
+  }
+  const std::string metrics = harness.scrape();
+  const double batches = metric_value(metrics, "tsserve_batch_rows_count");
+  EXPECT_GE(batches, 1);
+  EXPECT_LT(batches, kCalls);
+  int rows = 0;
+  for (const auto& r : requests) rows += static_cast<int>(r.series().shape(0));
+  EXPECT_EQ(metric_value(metrics, "tsserve_inference_rows_total"), rows);
+}
+
+TEST(ForecastService, AttentionMapsHaveTheirShapesAndTheModelsValues) {
+  ServerHarness harness;
+  v1::ForecastRequest request = forecast_request(3, 336, 3);
+  request.set_scaler_mode(v1::SCALER_MODE_NONE);
+  request.mutable_attention()->set_enabled(true);
+  request.mutable_attention()->add_layers(2);
+  request.mutable_attention()->add_layers(0);
+  request.mutable_attention()->add_variables(1);
+  v1::ForecastResponse per_head;
+  {
+    grpc::ClientContext context;
+    ASSERT_TRUE(harness.stub().Forecast(&context, request, &per_head).ok());
+  }
+  request.mutable_attention()->set_average_heads(true);
+  v1::ForecastResponse averaged;
+  {
+    grpc::ClientContext context;
+    ASSERT_TRUE(harness.stub().Forecast(&context, request, &averaged).ok());
+  }
+  at::InferenceMode guard;
+  const auto reference = reference_model()->forecast_rows(rows_of(request), true);
+  ASSERT_EQ(per_head.attention_size(), 2);
+  ASSERT_EQ(averaged.attention_size(), 2);
+  const int layers[] = {0, 2};  // the response orders maps by variable, then layer
+  for (int i = 0; i < 2; ++i) {
+    const auto& map = per_head.attention(i);
+    EXPECT_EQ(map.layer(), layers[i]);
+    EXPECT_EQ(map.variable(), 1);
+    EXPECT_FALSE(map.heads_averaged());
+    const at::Tensor expected = reference.attention[static_cast<size_t>(layers[i])][1];  // [H,P,P]
+    EXPECT_EQ(std::vector<int64_t>(map.weights().shape().begin(), map.weights().shape().end()),
+              (std::vector<int64_t>{4, 42, 42}));
+    EXPECT_TRUE(at::equal(torch::tensor(floats(map.weights())).view({4, 42, 42}), expected));
+    const auto& mean_map = averaged.attention(i);
+    EXPECT_TRUE(mean_map.heads_averaged());
+    EXPECT_TRUE(at::equal(torch::tensor(floats(mean_map.weights())).view({42, 42}), expected.mean(0)));
+  }
+  // Asking for maps does not move the forecast.
+  EXPECT_EQ(floats(per_head.forecast()), library_forecast(request));
+}
+
+struct BadCase {
+  const char* name;
+  std::function<void(v1::ForecastRequest&)> spoil;
+  grpc::StatusCode code;
+  const char* message_part;
+};
+
+TEST(ForecastService, BadInputIsRefusedByFieldAndTheServerKeepsServing) {
+  ServerConfig config = test_config();
+  config.batching.max_batch_rows = 16;
+  ServerHarness harness(config);
+  const std::vector<BadCase> cases = {
+      {"empty", [](auto& r) { r.clear_series(); }, grpc::StatusCode::INVALID_ARGUMENT, "series"},
+      {"ragged", [](auto& r) { r.mutable_series()->mutable_values()->RemoveLast(); },
+       grpc::StatusCode::INVALID_ARGUMENT, "series"},
+      {"nan", [](auto& r) { r.mutable_series()->set_values(5, std::nanf("")); },
+       grpc::StatusCode::INVALID_ARGUMENT, "NaN"},
+      {"too few points", [](auto& r) { r = forecast_request(2, 100, 9); },
+       grpc::StatusCode::INVALID_ARGUMENT, "336"},
+      {"too many variables", [](auto& r) { r = forecast_request(17, 336, 9); },
+       grpc::StatusCode::INVALID_ARGUMENT, "16"},
+      {"unknown model", [](auto& r) { r.set_model("nope"); }, grpc::StatusCode::NOT_FOUND, "nope"},
+      {"bad layer", [](auto& r) {
+         r.mutable_attention()->set_enabled(true);
+         r.mutable_attention()->add_layers(3);
+       }, grpc::StatusCode::INVALID_ARGUMENT, "attention.layers"},
+  };
+  for (const auto& bad : cases) {
+    v1::ForecastRequest request = forecast_request(2, 336, 8);
+    bad.spoil(request);
+    v1::ForecastResponse response;
+    grpc::ClientContext context;
+    const grpc::Status status = harness.stub().Forecast(&context, request, &response);
+    EXPECT_EQ(status.error_code(), bad.code) << bad.name << ": " << status.error_message();
+    EXPECT_NE(status.error_message().find(bad.message_part), std::string::npos)
+        << bad.name << ": " << status.error_message();
+  }
+  v1::EncodeRequest encode;
+  encode.mutable_tokens()->add_shape(4);
+  encode.mutable_tokens()->add_shape(15);
+  for (int i = 0; i < 60; ++i) encode.mutable_tokens()->add_values(0.5f);
+  v1::EncodeResponse encoded;
+  grpc::ClientContext encode_context;
+  const grpc::Status width = harness.stub().Encode(&encode_context, encode, &encoded);
+  EXPECT_EQ(width.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(width.error_message().find("16"), std::string::npos) << width.error_message();
+
+  v1::ForecastResponse response;
+  grpc::ClientContext context;
+  EXPECT_TRUE(harness.stub().Forecast(&context, forecast_request(2, 336, 8), &response).ok());
+}
+
+TEST(ForecastService, EncodeEqualsTheLibraryEncoder) {
+  ServerHarness harness;
+  v1::EncodeRequest request;
+  request.mutable_tokens()->add_shape(10);
+  request.mutable_tokens()->add_shape(16);
+  torch::manual_seed(4);
+  const at::Tensor tokens = torch::randn({10, 16});
+  for (int64_t i = 0; i < tokens.numel(); ++i) request.mutable_tokens()->add_values(tokens.view(-1)[i].item<float>());
+  v1::EncodeResponse response;
+  grpc::ClientContext context;
+  ASSERT_TRUE(harness.stub().Encode(&context, request, &response).ok());
+  at::InferenceMode guard;
+  const at::Tensor expected = reference_model()->encode(tokens.unsqueeze(0)).output[0];
+  EXPECT_TRUE(at::equal(torch::tensor(floats(response.output())).view({10, 16}), expected));
+}
+
+grpc::health::v1::HealthCheckResponse::ServingStatus health_of(ServerHarness& harness,
+                                                               const std::string& service) {
+  grpc::health::v1::HealthCheckRequest request;
+  request.set_service(service);
+  grpc::health::v1::HealthCheckResponse response;
+  grpc::ClientContext context;
+  const grpc::Status status = harness.health().Check(&context, request, &response);
+  return status.ok() ? response.status() : grpc::health::v1::HealthCheckResponse::UNKNOWN;
+}
+
+TEST(ForecastService, FullQueueShedsAndDrainLosesNothingAdmitted) {
+  ServerConfig config = test_config();
+  config.batching.max_batch_rows = 8;
+  config.batching.max_queue_rows = 8;
+  config.batching.max_queue_delay_ms = 3.6e6;  // an hour: tasks wait until drained
+  ServerHarness harness(config);
+  EXPECT_EQ(health_of(harness, ""), grpc::health::v1::HealthCheckResponse::SERVING);
+  EXPECT_EQ(health_of(harness, "tsserve.v1.ForecastService"),
+            grpc::health::v1::HealthCheckResponse::SERVING);
+
+  // 4 + 5 rows cannot both queue within 8: exactly one is shed, whichever came second.
+  std::vector<v1::ForecastRequest> requests = {forecast_request(4, 336, 11), forecast_request(5, 336, 12)};
+  std::vector<v1::ForecastResponse> responses(2);
+  std::vector<grpc::ClientContext> contexts(2);
+  std::vector<grpc::Status> statuses(2);
+  CallCounter shed(1);
+  CallCounter all(2);
+  for (int i = 0; i < 2; ++i) {
+    requests[i].set_scaler_mode(v1::SCALER_MODE_NONE);
+    harness.stub().async()->Forecast(&contexts[i], &requests[i], &responses[i],
+                                     [&, i](grpc::Status status) {
+                                       statuses[i] = std::move(status);
+                                       if (statuses[i].error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) shed.done();
+                                       all.done();
+                                     });
+  }
+  ASSERT_TRUE(shed.wait(seconds(30)));
+
+  EXPECT_TRUE(harness.server().shutdown(milliseconds(10000)));
+  ASSERT_TRUE(all.wait(seconds(30)));
+  const int admitted = statuses[0].ok() ? 0 : 1;
+  EXPECT_EQ(statuses[1 - admitted].error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_NE(statuses[1 - admitted].error_message().find("queue is full"), std::string::npos);
+  ASSERT_TRUE(statuses[admitted].ok()) << statuses[admitted].error_message();
+  EXPECT_EQ(floats(responses[admitted].forecast()), library_forecast(requests[admitted]));
+
+  v1::ForecastResponse late;
+  grpc::ClientContext late_context;
+  EXPECT_EQ(harness.stub().Forecast(&late_context, requests[0], &late).error_code(),
+            grpc::StatusCode::UNAVAILABLE);
+}
+
+TEST(ForecastService, ExpiredRequestsAreDroppedBeforeCompute) {
+  ServerConfig config = test_config();
+  config.batching.max_batch_rows = 8;
+  config.batching.max_queue_delay_ms = 3.6e6;
+  ServerHarness harness(config);
+  v1::ForecastRequest expiring = forecast_request(1, 336, 21);
+  v1::ForecastResponse expiring_response;
+  grpc::ClientContext expiring_context;
+  expiring_context.set_deadline(std::chrono::system_clock::now() + milliseconds(300));
+  grpc::Status expiring_status;
+  CallCounter expired(1);
+  harness.stub().async()->Forecast(&expiring_context, &expiring, &expiring_response,
+                                   [&](grpc::Status status) {
+                                     expiring_status = std::move(status);
+                                     expired.done();
+                                   });
+  ASSERT_TRUE(expired.wait(seconds(30)));
+  EXPECT_EQ(expiring_status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+
+  // 8 more rows close the batch at once; the expired task is dropped, not computed.
+  v1::ForecastResponse response;
+  grpc::ClientContext context;
+  ASSERT_TRUE(harness.stub().Forecast(&context, forecast_request(8, 336, 22), &response).ok());
+  const std::string metrics = harness.scrape();
+  EXPECT_EQ(metric_value(metrics, "tsserve_inference_rows_total"), 8);
+  EXPECT_EQ(metric_value(metrics,
+                         "tsserve_requests_total{code=\"DEADLINE_EXCEEDED\",method=\"Forecast\"}"),
+            1)
+      << metrics;
+}
+
+TEST(ForecastService, ModelInfoDescribesTheServedModel) {
+  ServerHarness harness;
+  v1::GetModelInfoResponse response;
+  grpc::ClientContext context;
+  ASSERT_TRUE(harness.stub().GetModelInfo(&context, {}, &response).ok());
+  const auto& info = response.info();
+  EXPECT_EQ(info.name(), "patchtst-etth1");
+  EXPECT_EQ(info.seq_len(), 336);
+  EXPECT_EQ(info.pred_len(), 96);
+  EXPECT_EQ(info.patch_count(), 42);
+  EXPECT_EQ(info.device(), "cpu");
+  EXPECT_EQ(info.scaler_columns_size(), 7);
+  EXPECT_TRUE(info.batch_invariant());
+}
+
+}  // namespace
+}  // namespace tsserve::server::testing

@@ -1,0 +1,52 @@
+#pragma once
+// An in-process tsserve on loopback port 0 with real gRPC stubs, plus the model loaded
+// separately in-process as the reference for "the same answer as the library".
+
+#include <grpcpp/grpcpp.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "grpc/health/v1/health.grpc.pb.h"
+#include "tsserve/model/patchtst.h"
+#include "tsserve/server/inference_server.h"
+#include "tsserve/server/server_config.h"
+#include "tsserve/v1/forecast_service.grpc.pb.h"
+
+namespace tsserve::server::testing {
+
+// Defaults for tests: loopback, any free port, one thread, quiet logs.
+ServerConfig test_config();
+
+class ServerHarness {
+ public:
+  explicit ServerHarness(const ServerConfig& config = test_config());
+
+  v1::ForecastService::Stub& stub() { return *stub_; }
+  grpc::health::v1::Health::Stub& health() { return *health_; }
+  InferenceServer& server() { return *server_; }
+  // GET /metrics over HTTP from the server's metrics port.
+  std::string scrape() const;
+
+ private:
+  std::unique_ptr<InferenceServer> server_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<v1::ForecastService::Stub> stub_;
+  std::unique_ptr<grpc::health::v1::Health::Stub> health_;
+};
+
+// The bundled model, loaded by the library directly (no server involved).
+model::PatchTST& reference_model();
+
+// A ForecastRequest for N variables of T points (seeded random walk), raw units.
+v1::ForecastRequest forecast_request(int64_t variables, int64_t points, uint64_t seed);
+
+// The value of one sample line `series` (name with labels, as printed) in an exposition;
+// -1 when absent.
+double metric_value(const std::string& exposition, const std::string& series);
+
+// A plain HTTP GET on 127.0.0.1:port; returns the body ("" on failure).
+std::string http_get(int port, const std::string& path);
+
+}  // namespace tsserve::server::testing
