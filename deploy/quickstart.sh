@@ -1,11 +1,34 @@
 #!/usr/bin/env bash
-# The main job, from a fresh clone: install, build, and forecast the next 96 hours from
-# the last 336 rows of a CSV with the bundled PatchTST (trained on ETTh1).
+# The main job, from a fresh clone: install, build, start tsserve with the bundled
+# PatchTST (ETTh1), ask it for a forecast of the last window of a CSV over gRPC, show the
+# metrics it exported, and stop it gracefully (SIGTERM drains).
 #   bash deploy/quickstart.sh [CSV]      (default: ../shared/data/ETTh1.csv)
+# To keep a server running instead: build/server/tsserve   (see tsserve --help)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+build=${TSSERVE_BUILD_DIR:-$root/build}
 csv=${1:-$root/../shared/data/ETTh1.csv}
 [ -f "$csv" ] || { echo "quickstart: no CSV at $csv; pass one in the ETTh1 layout" >&2; exit 2; }
 
-bash "$root/deploy/build.sh" --target tsserve-forecast-csv
-"${TSSERVE_BUILD_DIR:-$root/build}/model/tsserve-forecast-csv" "$csv"
+bash "$root/deploy/build.sh" --target tsserve
+log=$(mktemp)
+"$build/server/tsserve" --grpc-address 127.0.0.1:50051 --metrics-address 127.0.0.1:9464 >"$log" 2>&1 &
+server=$!
+trap 'kill -TERM $server 2>/dev/null || true' EXIT
+for _ in $(seq 1 600); do grep -q "tsserve listening" "$log" && break; sleep 0.1; done
+grep -q "tsserve listening" "$log" || { cat "$log"; echo "quickstart: tsserve did not start" >&2; exit 1; }
+cat "$log"
+
+/usr/bin/python3 "$root/client/python/forecast_from_csv.py" --target 127.0.0.1:50051 "$csv"
+echo "--- metrics (http://127.0.0.1:9464/metrics), excerpt:"
+/usr/bin/python3 - <<'PY'
+import urllib.request
+text = urllib.request.urlopen("http://127.0.0.1:9464/metrics", timeout=10).read().decode()
+for line in text.splitlines():
+    if line.startswith(("tsserve_requests_total{code=\"OK\"", "tsserve_request_duration_seconds_count",
+                        "tsserve_batch_rows_count", "tsserve_ready", "tsserve_model_info")):
+        print(line)
+PY
+kill -TERM $server
+trap - EXIT
+wait $server && echo "tsserve drained and exited 0"
