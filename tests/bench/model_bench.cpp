@@ -14,6 +14,7 @@
 #include <cstdlib>
 
 #include "counting_cpu_allocator.h"
+#include "default_model_shape.h"
 #include "tsserve/model/full_attention.h"
 #include "tsserve/model/patchtst.h"
 #include "tsserve/model/prob_attention.h"
@@ -55,15 +56,8 @@ void BM_ProbAttention(benchmark::State& state) {
 
 void BM_PatchTSTForward(benchmark::State& state) {
   const int64_t rows = state.range(0);
-  ModelConfig config;
-  config.seq_len = 336;
-  config.pred_len = 96;
-  config.d_model = 16;
-  config.n_heads = 4;
-  config.e_layers = 3;
-  config.d_ff = 128;
-  config.norm = FinalNorm::kBatch;
-  config.batch_invariant = state.range(1) != 0;
+  const ModelConfig config =
+      tsserve::testing::default_model_shape(AttentionKind::kFull, state.range(1) != 0);
   torch::manual_seed(0);
   PatchTST model(config);
   const at::Tensor series = torch::randn({rows, config.seq_len});

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include "default_model_shape.h"
 #include "reference_fixture.h"
 #include "tsserve/model/patchtst.h"
 #include "tsserve/model/prob_attention.h"
@@ -14,20 +15,6 @@ namespace {
 
 using namespace tsserve::model;
 
-ModelConfig default_shape(AttentionKind attention, bool batch_invariant) {
-  ModelConfig config;
-  config.seq_len = 336;
-  config.pred_len = 96;
-  config.d_model = 16;
-  config.n_heads = 4;
-  config.e_layers = 3;
-  config.d_ff = 128;
-  config.factor = 3;
-  config.norm = FinalNorm::kBatch;
-  config.attention = attention;
-  config.batch_invariant = batch_invariant;
-  return config;
-}
 
 class ThreadCount {
  public:
@@ -48,7 +35,7 @@ class BatchInvariance : public ::testing::TestWithParam<InvarianceCase> {};
 TEST_P(BatchInvariance, RowAloneEqualsRowInBatchesOf7And64Bitwise) {
   torch::manual_seed(3);
   ThreadCount threads(GetParam().threads);
-  PatchTST model(default_shape(GetParam().attention, true));
+  PatchTST model(default_model_shape(GetParam().attention, true));
   const at::Tensor batch = torch::randn({64, 336}) * 4 + 2;
   at::InferenceMode guard;
   const RowForecast all = model->forecast_rows(batch, true);
@@ -93,7 +80,7 @@ TEST(BatchInvariance, ProbAttentionWithOneHeadIsRowIndependent) {
 
 TEST(BatchInvariance, SameRequestTwiceGivesTheSameProbSparseAnswer) {
   torch::manual_seed(8);
-  PatchTST model(default_shape(AttentionKind::kProb, true));
+  PatchTST model(default_model_shape(AttentionKind::kProb, true));
   const at::Tensor batch = torch::randn({5, 336});
   at::InferenceMode guard;
   EXPECT_TRUE(at::equal(model->forecast_rows(batch).forecast, model->forecast_rows(batch).forecast));
@@ -101,8 +88,8 @@ TEST(BatchInvariance, SameRequestTwiceGivesTheSameProbSparseAnswer) {
 
 TEST(BatchInvariance, FastPathStaysWithin1e6OfInvariantPath) {
   torch::manual_seed(4);
-  PatchTST invariant(default_shape(AttentionKind::kFull, true));
-  PatchTST fast(default_shape(AttentionKind::kFull, false));
+  PatchTST invariant(default_model_shape(AttentionKind::kFull, true));
+  PatchTST fast(default_model_shape(AttentionKind::kFull, false));
   {
     at::NoGradGuard no_grad;
     for (const auto& item : invariant->named_parameters()) {
