@@ -11,13 +11,14 @@ csv=${1:-$root/../shared/data/ETTh1.csv}
 [ -f "$csv" ] || { echo "quickstart: no CSV at $csv; pass one in the ETTh1 layout" >&2; exit 2; }
 
 bash "$root/deploy/build.sh" --target tsserve
-log=$(mktemp)
-"$build/server/tsserve" --grpc-address 127.0.0.1:50051 --metrics-address 127.0.0.1:9464 >"$log" 2>&1 &
+# tsserve prints "tsserve listening ..." on stdout once it serves; a FIFO waits for it.
+fifo=$(mktemp -u); mkfifo "$fifo"
+"$build/server/tsserve" --grpc-address 127.0.0.1:50051 --metrics-address 127.0.0.1:9464 >"$fifo" &
 server=$!
-trap 'kill -TERM $server 2>/dev/null || true' EXIT
-for _ in $(seq 1 600); do grep -q "tsserve listening" "$log" && break; sleep 0.1; done
-grep -q "tsserve listening" "$log" || { cat "$log"; echo "quickstart: tsserve did not start" >&2; exit 1; }
-cat "$log"
+trap 'kill -TERM $server 2>/dev/null || true; rm -f "$fifo"' EXIT
+exec 3<"$fifo"
+read -r -t 300 ready <&3 || { echo "quickstart: tsserve did not start" >&2; exit 1; }
+echo "$ready"
 
 /usr/bin/python3 "$root/client/python/forecast_from_csv.py" --target 127.0.0.1:50051 "$csv"
 echo "--- metrics (http://127.0.0.1:9464/metrics), excerpt:"
@@ -30,5 +31,5 @@ for line in text.splitlines():
         print(line)
 PY
 kill -TERM $server
-trap - EXIT
+trap 'rm -f "$fifo"' EXIT
 wait $server && echo "tsserve drained and exited 0"

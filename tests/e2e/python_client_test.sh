@@ -10,12 +10,16 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$work"
 log="$work/tsserve.log"
 
-"$tsserve" --grpc-address 127.0.0.1:0 --metrics-address 127.0.0.1:0 >"$log" 2>&1 &
+# The server prints one "tsserve listening ..." line on stdout once it serves; reading it
+# through a FIFO waits for exactly that event (bounded by read -t), no polling.
+rm -f "$work/stdout"; mkfifo "$work/stdout"
+"$tsserve" --grpc-address 127.0.0.1:0 --metrics-address 127.0.0.1:0 >"$work/stdout" 2>"$log" &
 server=$!
 trap 'kill -KILL $server 2>/dev/null || true' EXIT
-for _ in $(seq 1 600); do grep -q "tsserve listening" "$log" && break; sleep 0.1; done
-port=$(sed -n 's/.*grpc_port=\([0-9]*\).*/\1/p' "$log")
-[ -n "$port" ] || { cat "$log"; echo "FAIL: no listening line" >&2; exit 1; }
+exec 3<"$work/stdout"
+read -r -t 120 ready <&3 || { cat "$log"; echo "FAIL: tsserve did not report listening" >&2; exit 1; }
+port=$(echo "$ready" | sed -n 's/.*grpc_port=\([0-9]*\).*/\1/p')
+[ -n "$port" ] || { echo "FAIL: unexpected first line: $ready" >&2; exit 1; }
 
 # A CSV in the ETTh1 layout (date + the 7 scaler columns), 400 rows, seeded.
 /usr/bin/python3 - "$work/window.csv" <<'PY'
