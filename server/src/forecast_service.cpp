@@ -21,11 +21,14 @@ ForecastServiceImpl::Finisher ForecastServiceImpl::finisher(grpc::ServerUnaryRea
   if (metrics) metrics->add_inflight(+1);
   const auto arrived = std::chrono::steady_clock::now();
   return [reactor, method, metrics, arrived](const grpc::Status& status) {
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - arrived;
     if (metrics) {
-      const std::chrono::duration<double> took = std::chrono::steady_clock::now() - arrived;
       metrics->record_request(method, static_cast<int>(status.error_code()), took.count());
       metrics->add_inflight(-1);
     }
+    spdlog::debug("{} finished {} in {:.3f} ms{}{}", method_name(method),
+                  status_code_name(static_cast<int>(status.error_code())), took.count() * 1e3,
+                  status.ok() ? "" : ": ", status.error_message());
     reactor->Finish(status);
   };
 }

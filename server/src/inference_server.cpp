@@ -63,8 +63,9 @@ model::PatchTST load_model(const ServerConfig& config) {
 // Feeds batch figures to the metrics and keeps the queue-depth gauge current.
 class MetricsObserver final : public BatchObserver {
  public:
-  MetricsObserver(ServerMetrics& metrics, const DynamicBatcher* const& batcher)
-      : metrics_(metrics), batcher_(batcher) {}
+  explicit MetricsObserver(ServerMetrics& metrics) : metrics_(metrics) {}
+  // The batcher exists only after its processor (which holds this observer) was made.
+  void watch(const DynamicBatcher* batcher) { batcher_ = batcher; }
   void on_batch(std::size_t rows, double compute_seconds) override {
     metrics_.record_batch(static_cast<int>(rows), compute_seconds);
     if (batcher_) metrics_.set_queue_depth_rows(static_cast<int64_t>(batcher_->queued_rows()));
@@ -73,7 +74,7 @@ class MetricsObserver final : public BatchObserver {
 
  private:
   ServerMetrics& metrics_;
-  const DynamicBatcher* const& batcher_;
+  const DynamicBatcher* batcher_ = nullptr;  // set once, before any batch runs
 };
 
 class InferenceServerImpl final : public InferenceServer {
@@ -98,8 +99,8 @@ class InferenceServerImpl final : public InferenceServer {
     if (metrics_) {
       metrics_->set_model_info(model_config.name, model_config.version,
                                model::to_string(model_config.attention), runner_->device_name());
-      forecast_observer_ = std::make_unique<MetricsObserver>(*metrics_, forecast_batcher_raw_);
-      encode_observer_ = std::make_unique<MetricsObserver>(*metrics_, encode_batcher_raw_);
+      forecast_observer_ = std::make_unique<MetricsObserver>(*metrics_);
+      encode_observer_ = std::make_unique<MetricsObserver>(*metrics_);
     }
 
     BatcherOptions batching;
@@ -112,8 +113,10 @@ class InferenceServerImpl final : public InferenceServer {
         batching, forecast_processor(*runner_, forecast_observer_.get()));
     encode_batcher_ = std::make_unique<DynamicBatcher>(
         batching, encode_processor(*runner_, encode_observer_.get()));
-    forecast_batcher_raw_ = forecast_batcher_.get();
-    encode_batcher_raw_ = encode_batcher_.get();
+    if (metrics_) {
+      forecast_observer_->watch(forecast_batcher_.get());
+      encode_observer_->watch(encode_batcher_.get());
+    }
 
     ServiceContext context;
     context.shape = model_shape_of(model_config);
@@ -184,8 +187,6 @@ class InferenceServerImpl final : public InferenceServer {
   const ServerConfig config_;
   std::unique_ptr<ServerMetrics> metrics_;
   std::unique_ptr<ModelRunner> runner_;
-  const DynamicBatcher* forecast_batcher_raw_ = nullptr;
-  const DynamicBatcher* encode_batcher_raw_ = nullptr;
   std::unique_ptr<MetricsObserver> forecast_observer_;
   std::unique_ptr<MetricsObserver> encode_observer_;
   std::unique_ptr<DynamicBatcher> forecast_batcher_;

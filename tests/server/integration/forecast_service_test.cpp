@@ -338,3 +338,34 @@ TEST(ForecastService, ModelInfoDescribesTheServedModel) {
 
 }  // namespace
 }  // namespace tsserve::server::testing
+
+namespace tsserve::server::testing {
+namespace {
+
+TEST(ServerStartup, CudaWithoutCudaFailsClearly) {
+  if (torch::cuda::is_available()) GTEST_SKIP() << "this LibTorch sees a GPU";
+  ServerConfig config = test_config();
+  config.model.device = "cuda";
+  try {
+    InferenceServer::start(config);
+    FAIL() << "started on cuda without CUDA";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("no CUDA support"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ServerStartup, ABadCheckpointIsRefusedWithItsKey) {
+  ServerConfig config = test_config();
+  config.model.attention = "full";
+  config.model.model_config = std::string(TSSERVE_SOURCE_DIR) + "/tests/server/integration/wrong_width.json";
+  try {
+    InferenceServer::start(config);
+    FAIL() << "served a checkpoint that contradicts its config";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("patch_embedding.value_embedding.weight"), std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace tsserve::server::testing
