@@ -5,6 +5,7 @@
 #include <grpcpp/health_check_service_interface.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <fstream>
 #include <mutex>
 #include <sstream>
@@ -165,8 +166,12 @@ class InferenceServerImpl final : public InferenceServer {
     // Admitted tasks run to completion; each finishes its call.
     forecast_batcher_->shutdown();
     encode_batcher_->shutdown();
-    drained_ = std::chrono::system_clock::now() <= deadline;
-    server_->Shutdown(deadline);
+    const auto now = std::chrono::system_clock::now();
+    drained_ = now <= deadline;
+    // Every admitted call has its answer now; what may remain are responses in flight
+    // and streams with no end (health Watch), which need not hold the exit for the whole
+    // drain budget: a short grace flushes the former, then the rest is cancelled.
+    server_->Shutdown(std::min(deadline, now + std::chrono::seconds(1)));
     server_->Wait();
     stopped_ = true;
     spdlog::info("stopped ({})", drained_ ? "drained" : "drain timeout passed");

@@ -257,6 +257,14 @@ TEST(ForecastService, FullQueueShedsAndDrainLosesNothingAdmitted) {
   EXPECT_EQ(health_of(harness, ""), grpc::health::v1::HealthCheckResponse::SERVING);
   EXPECT_EQ(health_of(harness, "tsserve.v1.ForecastService"),
             grpc::health::v1::HealthCheckResponse::SERVING);
+  // A Watch stream sees the transition the drain makes.
+  grpc::ClientContext watch_context;
+  grpc::health::v1::HealthCheckRequest watch_request;
+  watch_request.set_service("tsserve.v1.ForecastService");
+  auto watch = harness.health().Watch(&watch_context, watch_request);
+  grpc::health::v1::HealthCheckResponse update;
+  ASSERT_TRUE(watch->Read(&update));
+  EXPECT_EQ(update.status(), grpc::health::v1::HealthCheckResponse::SERVING);
 
   // 4 + 5 rows cannot both queue within 8: exactly one is shed, whichever came second.
   std::vector<v1::ForecastRequest> requests = {forecast_request(4, 336, 11), forecast_request(5, 336, 12)};
@@ -276,7 +284,14 @@ TEST(ForecastService, FullQueueShedsAndDrainLosesNothingAdmitted) {
   }
   ASSERT_TRUE(shed.wait(seconds(30)));
 
+  std::thread reader([&] {
+    // The stream ends when the server stops; its last update must be NOT_SERVING.
+    while (watch->Read(&update)) {
+    }
+  });
   EXPECT_TRUE(harness.server().shutdown(milliseconds(10000)));
+  reader.join();
+  EXPECT_EQ(update.status(), grpc::health::v1::HealthCheckResponse::NOT_SERVING);
   ASSERT_TRUE(all.wait(seconds(30)));
   const int admitted = statuses[0].ok() ? 0 : 1;
   EXPECT_EQ(statuses[1 - admitted].error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
