@@ -67,11 +67,26 @@ void BM_PatchTSTForward(benchmark::State& state) {
       benchmark::Counter(static_cast<double>(rows), benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// What asking for attention maps costs a batch (the server computes them only for batches
+// holding a request that asked): forward with need_attention off vs on.
+void BM_PatchTSTAttentionMaps(benchmark::State& state) {
+  const auto attention = state.range(1) ? AttentionKind::kProb : AttentionKind::kFull;
+  PatchTST model(tsserve::testing::default_model_shape(attention));
+  const at::Tensor series = torch::randn({state.range(0), model->config().seq_len});
+  const bool maps = state.range(2) != 0;
+  at::InferenceMode guard;
+  for (auto _ : state) benchmark::DoNotOptimize(model->forecast_rows(series, maps).forecast);
+}
+
 BENCHMARK(BM_FullAttention)->Arg(64)->Arg(256)->Arg(1024)->Arg(4096)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ProbAttention)->Arg(64)->Arg(256)->Arg(1024)->Arg(4096)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PatchTSTForward)
     ->ArgNames({"rows", "invariant"})
     ->ArgsProduct({{1, 7, 64, 448}, {1, 0}})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_PatchTSTAttentionMaps)
+    ->ArgNames({"rows", "prob", "maps"})
+    ->ArgsProduct({{64}, {0, 1}, {0, 1}})
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace
