@@ -5,6 +5,7 @@
 #include "tsserve/server/forecast_task.h"
 #include "tsserve/server/model_selection.h"
 #include "tsserve/server/status_mapping.h"
+#include "tsserve/server/unary_call.h"
 
 namespace tsserve::server {
 
@@ -13,24 +14,6 @@ Clock::time_point steady_deadline(const grpc::CallbackServerContext& context) {
   if (deadline == std::chrono::system_clock::time_point::max()) return Clock::time_point::max();
   const auto remaining = deadline - std::chrono::system_clock::now();
   return std::chrono::steady_clock::now() + std::chrono::duration_cast<Clock::duration>(remaining);
-}
-
-ForecastServiceImpl::Finisher ForecastServiceImpl::finisher(grpc::ServerUnaryReactor* reactor,
-                                                            Method method) const {
-  ServerMetrics* metrics = context_.metrics;
-  if (metrics) metrics->add_inflight(+1);
-  const auto arrived = std::chrono::steady_clock::now();
-  return [reactor, method, metrics, arrived](const grpc::Status& status) {
-    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - arrived;
-    if (metrics) {
-      metrics->record_request(method, static_cast<int>(status.error_code()), took.count());
-      metrics->add_inflight(-1);
-    }
-    spdlog::debug("{} finished {} in {:.3f} ms{}{}", method_name(method),
-                  status_code_name(static_cast<int>(status.error_code())), took.count() * 1e3,
-                  status.ok() ? "" : ": ", status.error_message());
-    reactor->Finish(status);
-  };
 }
 
 grpc::Status ForecastServiceImpl::admit(const std::string& model) const {
@@ -43,32 +26,28 @@ namespace {
 // Validates, queues, and arranges for the worker to answer. Shared by Forecast and
 // Encode, which differ only in their decoder, task and encoder.
 template <typename Task, typename Request, typename Response, typename Decode, typename Encode>
-void submit_request(const Request& request, Response* response,
-                    grpc::CallbackServerContext* context, const ServiceContext& service,
-                    DynamicBatcher& batcher, const std::function<void(const grpc::Status&)>& finish,
-                    Decode decode, Encode encode) {
+void submit_request(const Request& request, Response* response, const std::shared_ptr<UnaryCall>& call,
+                    const ServiceContext& service, DynamicBatcher& batcher,
+                    Clock::time_point deadline, Decode decode, Encode encode) {
   typename Task::Input input;
-  grpc::Status status = decode(request, service.shape, service.limits, &input);
+  const grpc::Status status = decode(request, service.shape, service.limits, &input);
   if (!status.ok()) {
-    spdlog::debug("rejected request {}: {}", request.request_id(), status.error_message());
-    finish(status);
+    call->end(status);
     return;
   }
   const ModelShape* shape = &service.shape;
   auto task = std::make_unique<Task>(
-      std::move(input), steady_deadline(*context), [context] { return context->IsCancelled(); },
-      [response, finish, shape, encode](Task& done, const TaskStatus& outcome) {
+      std::move(input), deadline, [call] { return call->ended(); },
+      [call, response, shape, encode](Task& done, const TaskStatus& outcome) {
         if (outcome.is_ok()) {
-          finish(encode(done.input, *shape, std::move(done.output), response));
+          call->end([&] { return encode(done.input, *shape, std::move(done.output), response); });
         } else {
-          finish(to_grpc_status(outcome));
+          call->end(to_grpc_status(outcome));
         }
       });
   const std::size_t rows = task->rows();
   const SubmitResult result = batcher.submit(task);
-  if (result != SubmitResult::kAccepted) {
-    finish(to_grpc_status(result, rows, batcher.options()));
-  }
+  if (result != SubmitResult::kAccepted) call->end(to_grpc_status(result, rows, batcher.options()));
 }
 
 }  // namespace
@@ -76,42 +55,42 @@ void submit_request(const Request& request, Response* response,
 grpc::ServerUnaryReactor* ForecastServiceImpl::Forecast(grpc::CallbackServerContext* context,
                                                         const v1::ForecastRequest* request,
                                                         v1::ForecastResponse* response) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  const Finisher finish = finisher(reactor, Method::kForecast);
+  const Clock::time_point deadline = steady_deadline(*context);
+  const auto call = UnaryCall::start(context_.metrics, Method::kForecast, deadline);
   const grpc::Status admitted = admit(request->model());
   if (!admitted.ok()) {
-    finish(admitted);
-    return reactor;
+    call->end(admitted);
+    return call.get();
   }
-  submit_request<ForecastTask>(*request, response, context, context_, *context_.forecast_batcher,
-                               finish, decode_forecast_request, encode_forecast_response);
-  return reactor;
+  submit_request<ForecastTask>(*request, response, call, context_, *context_.forecast_batcher,
+                               deadline, decode_forecast_request, encode_forecast_response);
+  return call.get();
 }
 
 grpc::ServerUnaryReactor* ForecastServiceImpl::Encode(grpc::CallbackServerContext* context,
                                                       const v1::EncodeRequest* request,
                                                       v1::EncodeResponse* response) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  const Finisher finish = finisher(reactor, Method::kEncode);
+  const Clock::time_point deadline = steady_deadline(*context);
+  const auto call = UnaryCall::start(context_.metrics, Method::kEncode, deadline);
   const grpc::Status admitted = admit(request->model());
   if (!admitted.ok()) {
-    finish(admitted);
-    return reactor;
+    call->end(admitted);
+    return call.get();
   }
-  submit_request<EncodeTask>(*request, response, context, context_, *context_.encode_batcher,
-                             finish, decode_encode_request, encode_encode_response);
-  return reactor;
+  submit_request<EncodeTask>(*request, response, call, context_, *context_.encode_batcher,
+                             deadline, decode_encode_request, encode_encode_response);
+  return call.get();
 }
 
 grpc::ServerUnaryReactor* ForecastServiceImpl::GetModelInfo(grpc::CallbackServerContext* context,
                                                             const v1::GetModelInfoRequest* request,
                                                             v1::GetModelInfoResponse* response) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  const Finisher finish = finisher(reactor, Method::kGetModelInfo);
+  const auto call =
+      UnaryCall::start(context_.metrics, Method::kGetModelInfo, steady_deadline(*context));
   const grpc::Status admitted = admit(request->model());
   if (admitted.ok()) *response->mutable_info() = context_.info;
-  finish(admitted);
-  return reactor;
+  call->end(admitted);
+  return call.get();
 }
 
 }  // namespace tsserve::server

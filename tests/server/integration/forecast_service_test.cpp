@@ -336,6 +336,45 @@ TEST(ForecastService, ExpiredRequestsAreDroppedBeforeCompute) {
       << metrics;
 }
 
+// Scrapes until `series` reads `value` or 30 s pass (each scrape is a round trip: the
+// wait is for the server's own event, with a bound, not a sleep).
+bool metric_reaches(ServerHarness& harness, const std::string& series, double value) {
+  const auto give_up = std::chrono::steady_clock::now() + seconds(30);
+  while (std::chrono::steady_clock::now() < give_up) {
+    if (metric_value(harness.scrape(), series) == value) return true;
+  }
+  return false;
+}
+
+TEST(ForecastService, CancelledCallsEndAtOnceAndAreNotComputed) {
+  ServerConfig config = test_config();
+  config.batching.max_batch_rows = 8;
+  config.batching.max_queue_delay_ms = 3.6e6;
+  ServerHarness harness(config);
+  v1::ForecastRequest request = forecast_request(1, 336, 31);
+  v1::ForecastResponse response;
+  grpc::ClientContext context;
+  grpc::Status status;
+  CallCounter finished(1);
+  harness.stub().async()->Forecast(&context, &request, &response, [&](grpc::Status s) {
+    status = std::move(s);
+    finished.done();
+  });
+  ASSERT_TRUE(metric_reaches(harness, "tsserve_inflight_requests", 1));  // queued
+  context.TryCancel();
+  ASSERT_TRUE(finished.wait(seconds(30)));
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::CANCELLED);
+  ASSERT_TRUE(metric_reaches(
+      harness, "tsserve_requests_total{code=\"CANCELLED\",method=\"Forecast\"}", 1));
+  EXPECT_EQ(metric_value(harness.scrape(), "tsserve_inflight_requests"), 0);
+
+  // 8 more rows close a batch at once; the cancelled task is dropped, not computed.
+  v1::ForecastResponse filler;
+  grpc::ClientContext filler_context;
+  ASSERT_TRUE(harness.stub().Forecast(&filler_context, forecast_request(8, 336, 32), &filler).ok());
+  EXPECT_EQ(metric_value(harness.scrape(), "tsserve_inference_rows_total"), 8);
+}
+
 TEST(ForecastService, ModelInfoDescribesTheServedModel) {
   ServerHarness harness;
   v1::GetModelInfoResponse response;

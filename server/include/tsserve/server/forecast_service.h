@@ -1,7 +1,8 @@
 #pragma once
 // tsserve.v1.ForecastService on gRPC's callback API. Handlers never block: they validate,
-// hand a task to the batcher and return; the batcher's worker finishes the call. Every
-// call ends through one path that records its status code and latency.
+// hand a task to the batcher and return; the batcher's worker finishes the call, unless
+// the caller cancels or the deadline passes first (unary_call.h). Every call ends through
+// one path that records its status code and latency.
 //
 // Thread safety: called by gRPC threads concurrently; the members are constant after
 // construction, except `draining`, an atomic.
@@ -44,9 +45,6 @@ class ForecastServiceImpl final : public v1::ForecastService::CallbackService {
   void start_draining() { draining_.store(true); }
 
  private:
-  // Ends a call: records metrics, finishes the reactor.
-  using Finisher = std::function<void(const grpc::Status&)>;
-  Finisher finisher(grpc::ServerUnaryReactor* reactor, Method method) const;
   // The common admission checks; OK when the call may proceed.
   grpc::Status admit(const std::string& model) const;
 

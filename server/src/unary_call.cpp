@@ -1,0 +1,58 @@
+#include "tsserve/server/unary_call.h"
+
+#include <spdlog/spdlog.h>
+
+namespace tsserve::server {
+
+std::shared_ptr<UnaryCall> UnaryCall::start(ServerMetrics* metrics, Method method,
+                                            std::chrono::steady_clock::time_point deadline) {
+  std::shared_ptr<UnaryCall> call(new UnaryCall(metrics, method, deadline));
+  call->self_ = call;
+  return call;
+}
+
+UnaryCall::UnaryCall(ServerMetrics* metrics, Method method,
+                     std::chrono::steady_clock::time_point deadline)
+    : metrics_(metrics),
+      method_(method),
+      deadline_(deadline),
+      arrived_(std::chrono::steady_clock::now()) {
+  if (metrics_) metrics_->add_inflight(+1);
+}
+
+void UnaryCall::end(const grpc::Status& status) {
+  if (claim()) finish(status);
+}
+
+void UnaryCall::end(const std::function<grpc::Status()>& answer) {
+  if (claim()) finish(answer());
+}
+
+void UnaryCall::finish(const grpc::Status& status) {
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - arrived_;
+  const int code = static_cast<int>(status.error_code());
+  if (metrics_) {
+    metrics_->record_request(method_, code, took.count());
+    metrics_->add_inflight(-1);
+  }
+  spdlog::debug("{} finished {} in {:.3f} ms{}{}", method_name(method_), status_code_name(code),
+                took.count() * 1e3, status.ok() ? "" : ": ", status.error_message());
+  // Finish may run OnDone at once, which drops gRPC's reference: keep this object alive
+  // until we return.
+  const std::shared_ptr<UnaryCall> keep = self_;
+  Finish(status);
+}
+
+void UnaryCall::OnCancel() {
+  // gRPC cancels a call whose deadline passed as well; say which it was.
+  if (std::chrono::steady_clock::now() >= deadline_) {
+    end(grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
+                     "the deadline passed before the answer was ready"));
+  } else {
+    end(grpc::Status(grpc::StatusCode::CANCELLED, "the client cancelled the call"));
+  }
+}
+
+void UnaryCall::OnDone() { self_.reset(); }
+
+}  // namespace tsserve::server
