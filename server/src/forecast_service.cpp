@@ -23,17 +23,22 @@ grpc::Status ForecastServiceImpl::admit(const std::string& model) const {
 
 namespace {
 
-// Validates, queues, and arranges for the worker to answer. Shared by Forecast and
-// Encode, which differ only in their decoder, task and encoder.
+// One batched call (Forecast or Encode, which differ only in their decoder, task and
+// encoder): refuse it, or validate, queue, and let the worker answer.
 template <typename Task, typename Request, typename Response, typename Decode, typename Encode>
-void submit_request(const Request& request, Response* response, const std::shared_ptr<UnaryCall>& call,
-                    const ServiceContext& service, DynamicBatcher& batcher,
-                    Clock::time_point deadline, Decode decode, Encode encode) {
+grpc::ServerUnaryReactor* serve_batched(grpc::CallbackServerContext* context,
+                                        const Request& request, Response* response,
+                                        Method method, const grpc::Status& admitted,
+                                        const ServiceContext& service, DynamicBatcher& batcher,
+                                        Decode decode, Encode encode) {
+  const Clock::time_point deadline = steady_deadline(*context);
+  const auto call = UnaryCall::start(service.metrics, method, deadline);
   typename Task::Input input;
-  const grpc::Status status = decode(request, service.shape, service.limits, &input);
+  const grpc::Status status =
+      admitted.ok() ? decode(request, service.shape, service.limits, &input) : admitted;
   if (!status.ok()) {
     call->end(status);
-    return;
+    return call.get();
   }
   const ModelShape* shape = &service.shape;
   auto task = std::make_unique<Task>(
@@ -48,6 +53,7 @@ void submit_request(const Request& request, Response* response, const std::share
   const std::size_t rows = task->rows();
   const SubmitResult result = batcher.submit(task);
   if (result != SubmitResult::kAccepted) call->end(to_grpc_status(result, rows, batcher.options()));
+  return call.get();
 }
 
 }  // namespace
@@ -55,31 +61,18 @@ void submit_request(const Request& request, Response* response, const std::share
 grpc::ServerUnaryReactor* ForecastServiceImpl::Forecast(grpc::CallbackServerContext* context,
                                                         const v1::ForecastRequest* request,
                                                         v1::ForecastResponse* response) {
-  const Clock::time_point deadline = steady_deadline(*context);
-  const auto call = UnaryCall::start(context_.metrics, Method::kForecast, deadline);
-  const grpc::Status admitted = admit(request->model());
-  if (!admitted.ok()) {
-    call->end(admitted);
-    return call.get();
-  }
-  submit_request<ForecastTask>(*request, response, call, context_, *context_.forecast_batcher,
-                               deadline, decode_forecast_request, encode_forecast_response);
-  return call.get();
+  return serve_batched<ForecastTask>(context, *request, response, Method::kForecast,
+                                     admit(request->model()), context_,
+                                     *context_.forecast_batcher, decode_forecast_request,
+                                     encode_forecast_response);
 }
 
 grpc::ServerUnaryReactor* ForecastServiceImpl::Encode(grpc::CallbackServerContext* context,
                                                       const v1::EncodeRequest* request,
                                                       v1::EncodeResponse* response) {
-  const Clock::time_point deadline = steady_deadline(*context);
-  const auto call = UnaryCall::start(context_.metrics, Method::kEncode, deadline);
-  const grpc::Status admitted = admit(request->model());
-  if (!admitted.ok()) {
-    call->end(admitted);
-    return call.get();
-  }
-  submit_request<EncodeTask>(*request, response, call, context_, *context_.encode_batcher,
-                             deadline, decode_encode_request, encode_encode_response);
-  return call.get();
+  return serve_batched<EncodeTask>(context, *request, response, Method::kEncode,
+                                   admit(request->model()), context_, *context_.encode_batcher,
+                                   decode_encode_request, encode_encode_response);
 }
 
 grpc::ServerUnaryReactor* ForecastServiceImpl::GetModelInfo(grpc::CallbackServerContext* context,
