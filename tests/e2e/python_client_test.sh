@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End to end with real processes: the tsserve binary on loopback port 0 (bundled model),
-# the Python example client forecasting from a CSV in the ETTh1 layout, then SIGTERM:
-# the server must drain and exit 0.
+# the Python example client forecasting from a CSV in the ETTh1 layout, server reflection
+# listing the services, then SIGTERM: the server must drain and exit 0.
 #   tests/e2e/python_client_test.sh TSSERVE_BINARY WORK_DIR
 set -euo pipefail
 tsserve=$1
@@ -36,6 +36,8 @@ out=$(/usr/bin/python3 "$root/client/python/forecast_from_csv.py" --target "127.
 echo "$out" | head -4
 echo "$out" | grep -q "scaler applied: True" || { echo "FAIL: scaler not applied" >&2; exit 1; }
 [ "$(echo "$out" | grep -cE '^ +[0-9]+ ')" = 96 ] || { echo "FAIL: expected 96 forecast rows" >&2; exit 1; }
+
+/usr/bin/python3 "$root/tests/e2e/reflection_check.py" "127.0.0.1:$port" "$work"
 
 kill -TERM $server
 trap - EXIT
