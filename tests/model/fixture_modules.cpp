@@ -16,7 +16,6 @@ InnerAttentionCase make_inner_attention(const nlohmann::json& config) {
     return out;
   }
   ProbAttentionOptions options;
-  options.causal = out.mask.causal;
   options.factor = config.value("factor", 5);
   options.layout = config.value("layout", "canonical") == "tslib" ? ProbLayout::kTslib
                                                                   : ProbLayout::kCanonical;

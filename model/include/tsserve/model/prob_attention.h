@@ -23,8 +23,9 @@ enum class ProbLayout {
   kTslib,      // TSLib's quirk: viewed without transposing, mixing heads and positions
 };
 
+// Causality is not an option here: it comes with each call's AttentionMask, as for
+// FullAttention.
 struct ProbAttentionOptions {
-  bool causal = false;
   int64_t factor = 5;
   ProbLayout layout = ProbLayout::kCanonical;
   uint64_t seed = 0;
