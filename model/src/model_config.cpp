@@ -84,34 +84,37 @@ class ConfigReader {
   std::string origin_;
 };
 
-void require_positive(const char* key, int64_t value) {
-  if (value <= 0) {
-    throw ModelError("model config: '" + std::string(key) + "' must be positive, got " +
-                     std::to_string(value));
-  }
+// "" when value > 0, else the message.
+std::string positive_error(const char* key, int64_t value) {
+  if (value > 0) return "";
+  return "'" + std::string(key) + "' must be positive, got " + std::to_string(value);
 }
 
 }  // namespace
 
-void ModelConfig::validate() const {
-  require_positive("seq_len", seq_len);
-  require_positive("pred_len", pred_len);
-  require_positive("d_model", d_model);
-  require_positive("n_heads", n_heads);
-  require_positive("e_layers", e_layers);
-  require_positive("d_ff", d_ff);
-  require_positive("patch_len", patch_len);
-  require_positive("stride", stride);
-  require_positive("factor", factor);
+std::string ModelConfig::validation_error() const {
+  const std::pair<const char*, int64_t> positives[] = {
+      {"seq_len", seq_len},     {"pred_len", pred_len},   {"d_model", d_model},
+      {"n_heads", n_heads},     {"e_layers", e_layers},   {"d_ff", d_ff},
+      {"patch_len", patch_len}, {"stride", stride},       {"factor", factor}};
+  for (const auto& [key, value] : positives) {
+    std::string error = positive_error(key, value);
+    if (!error.empty()) return error;
+  }
   if (d_model % n_heads != 0) {
-    throw ModelError("model config: 'd_model' (" + std::to_string(d_model) +
-                     ") must be a multiple of 'n_heads' (" + std::to_string(n_heads) + ")");
+    return "'d_model' (" + std::to_string(d_model) + ") must be a multiple of 'n_heads' (" +
+           std::to_string(n_heads) + ")";
   }
   if (seq_len + stride < patch_len) {
-    throw ModelError("model config: 'patch_len' (" + std::to_string(patch_len) +
-                     ") must be at most seq_len + stride (" + std::to_string(seq_len + stride) +
-                     ")");
+    return "'patch_len' (" + std::to_string(patch_len) + ") must be at most seq_len + stride (" +
+           std::to_string(seq_len + stride) + ")";
   }
+  return "";
+}
+
+void ModelConfig::validate() const {
+  const std::string error = validation_error();
+  if (!error.empty()) throw ModelError("model config: " + error);
 }
 
 std::string ModelConfig::summary() const {
@@ -171,11 +174,8 @@ ModelConfig parse_model_config(const std::string& json_text, const std::string& 
     config.batch_invariant = root["batch_invariant"].get<bool>();
   }
   config.scaler = reader.read_scaler();
-  try {
-    config.validate();
-  } catch (const ModelError& e) {
-    throw ModelError(std::string(e.what()).replace(0, 12, "model config " + origin));
-  }
+  const std::string error = config.validation_error();
+  if (!error.empty()) throw ModelError("model config " + origin + ": " + error);
   return config;
 }
 

@@ -1,3 +1,4 @@
+#include "response_common.h"
 #include "tsserve/server/encode_response_encoder.h"
 
 #include <string>
@@ -21,15 +22,7 @@ grpc::Status encode_encode_response(const EncodeInput& input, const ModelShape& 
   write_tensor(result.output.data(), {input.tokens, model.d_model}, input.raw_output,
                out->mutable_output());
   std::vector<float>().swap(result.output);
-  out->set_model_name(model.name);
-  out->set_model_version(model.version);
-  v1::Timing* timing = out->mutable_timing();
-  timing->set_queue_seconds(result.queue_seconds);
-  timing->set_compute_seconds(result.compute_seconds);
-  timing->set_batch_rows(result.batch_rows);
-  out->clear_attention();
-  encode_attention_maps(std::move(result.attention), input.raw_output, out->mutable_attention());
-  out->set_request_id(input.request_id);
+  fill_common_fields(model, std::move(result), input.raw_output, input.request_id, out);
   return grpc::Status::OK;
 }
 

@@ -1,3 +1,4 @@
+#include "response_common.h"
 #include "tsserve/server/forecast_response_encoder.h"
 
 #include <string>
@@ -55,15 +56,7 @@ grpc::Status encode_forecast_response(const ForecastInput& input, const ModelSha
 
   write_forecast(input, model, result.forecast, out->mutable_forecast());
   std::vector<float>().swap(result.forecast);
-  out->set_model_name(model.name);
-  out->set_model_version(model.version);
-  v1::Timing* timing = out->mutable_timing();
-  timing->set_queue_seconds(result.queue_seconds);
-  timing->set_compute_seconds(result.compute_seconds);
-  timing->set_batch_rows(result.batch_rows);
-  out->clear_attention();
-  encode_attention_maps(std::move(result.attention), input.raw_output, out->mutable_attention());
-  out->set_request_id(input.request_id);
+  fill_common_fields(model, std::move(result), input.raw_output, input.request_id, out);
   out->set_input_points_used(input.input_points_used);
   out->set_scaler_applied(input.scaler_applied);
   return grpc::Status::OK;

@@ -59,6 +59,8 @@ struct ModelConfig {
 
   // Throws ModelError naming the first field that is out of range.
   void validate() const;
+  // The same check as a message ("" when valid), for callers that name the source.
+  std::string validation_error() const;
 
   // One line for messages and logs: "seq_len=336 pred_len=96 d_model=16 ...".
   std::string summary() const;

@@ -7,7 +7,6 @@
 // RPC). The completion runs exactly once, on the thread that completes the task.
 
 #include <atomic>
-#include <chrono>
 #include <functional>
 
 #include "tsserve/server/batch_task.h"
@@ -36,11 +35,9 @@ class RequestTask final : public BatchTask {
 
   std::size_t rows() const override;
   Clock::time_point deadline() const override { return deadline_; }
-  // gRPC marks a call cancelled when its deadline passes too; that case is reported as
-  // expired (DEADLINE_EXCEEDED), so only a caller that really went away counts here.
-  bool cancelled() const override {
-    return cancelled_ && cancelled_() && std::chrono::steady_clock::now() < deadline_;
-  }
+  // True once the call has ended without this task (the caller cancelled, or gRPC ended
+  // it at its deadline: UnaryCall reports which).
+  bool cancelled() const override { return cancelled_ && cancelled_(); }
 
   Input input;    // set by the handler, read by the processor
   Output output;  // filled by the processor before it completes the task with kOk
