@@ -305,6 +305,16 @@ TEST(ForecastService, FullQueueShedsAndDrainLosesNothingAdmitted) {
             grpc::StatusCode::UNAVAILABLE);
 }
 
+// Scrapes until `series` reads `value` or 30 s pass (each scrape is a round trip: the
+// wait is for the server's own event, with a bound, not a sleep).
+bool metric_reaches(ServerHarness& harness, const std::string& series, double value) {
+  const auto give_up = std::chrono::steady_clock::now() + seconds(30);
+  while (std::chrono::steady_clock::now() < give_up) {
+    if (metric_value(harness.scrape(), series) == value) return true;
+  }
+  return false;
+}
+
 TEST(ForecastService, ExpiredRequestsAreDroppedBeforeCompute) {
   ServerConfig config = test_config();
   config.batching.max_batch_rows = 8;
@@ -323,6 +333,9 @@ TEST(ForecastService, ExpiredRequestsAreDroppedBeforeCompute) {
                                    });
   ASSERT_TRUE(expired.wait(seconds(30)));
   EXPECT_EQ(expiring_status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+  // The server learns of the expiry on its own clock, a transit time after the client.
+  ASSERT_TRUE(metric_reaches(
+      harness, "tsserve_requests_total{code=\"DEADLINE_EXCEEDED\",method=\"Forecast\"}", 1));
 
   // 8 more rows close the batch at once; the expired task is dropped, not computed.
   v1::ForecastResponse response;
@@ -334,16 +347,6 @@ TEST(ForecastService, ExpiredRequestsAreDroppedBeforeCompute) {
                          "tsserve_requests_total{code=\"DEADLINE_EXCEEDED\",method=\"Forecast\"}"),
             1)
       << metrics;
-}
-
-// Scrapes until `series` reads `value` or 30 s pass (each scrape is a round trip: the
-// wait is for the server's own event, with a bound, not a sleep).
-bool metric_reaches(ServerHarness& harness, const std::string& series, double value) {
-  const auto give_up = std::chrono::steady_clock::now() + seconds(30);
-  while (std::chrono::steady_clock::now() < give_up) {
-    if (metric_value(harness.scrape(), series) == value) return true;
-  }
-  return false;
 }
 
 TEST(ForecastService, CancelledCallsEndAtOnceAndAreNotComputed) {
