@@ -13,6 +13,9 @@ packages=(
   # server and client
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libspdlog-dev prometheus-cpp-dev nlohmann-json3-dev libcli11-dev zlib1g-dev
+  # client plots (tsserve-client --plot/--attention): cairo draws the PNGs, and its
+  # text needs a real font (without one cairo's toy API renders empty boxes)
+  libcairo2-dev fonts-dejavu-core
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev prometheus
   # Python reference, fixtures and training (only /usr/bin/python3 sees these)
