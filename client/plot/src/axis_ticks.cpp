@@ -10,9 +10,15 @@ namespace {
 double nice_step(double raw) {
   const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
   const double fraction = raw / magnitude;
-  if (fraction < 1.5) return magnitude;
-  if (fraction < 3.0) return 2 * magnitude;
-  if (fraction < 7.0) return 5 * magnitude;
+  if (fraction < 1.5) {
+    return magnitude;
+  }
+  if (fraction < 3.0) {
+    return 2 * magnitude;
+  }
+  if (fraction < 7.0) {
+    return 5 * magnitude;
+  }
   return 10 * magnitude;
 }
 
@@ -20,9 +26,15 @@ double nice_step(double raw) {
 int step_exponent(double step) { return static_cast<int>(std::floor(std::log10(step) + 1e-9)); }
 
 std::string strip_trailing_zeros(std::string mantissa) {
-  if (mantissa.find('.') == std::string::npos) return mantissa;
-  while (mantissa.back() == '0') mantissa.pop_back();
-  if (mantissa.back() == '.') mantissa.pop_back();
+  if (mantissa.find('.') == std::string::npos) {
+    return mantissa;
+  }
+  while (mantissa.back() == '0') {
+    mantissa.pop_back();
+  }
+  if (mantissa.back() == '.') {
+    mantissa.pop_back();
+  }
   return mantissa;
 }
 
@@ -31,7 +43,9 @@ std::string strip_trailing_zeros(std::string mantissa) {
 AxisTicks nice_ticks(double lo, double hi, int target, bool integer_only) {
   AxisTicks ticks;
   ticks.step = nice_step((hi - lo) / std::max(target, 1));
-  if (integer_only) ticks.step = std::max(ticks.step, 1.0);
+  if (integer_only) {
+    ticks.step = std::max(ticks.step, 1.0);
+  }
   // Tolerance so that a bound that is a multiple up to rounding still gets its tick.
   const double slack = ticks.step * 1e-9;
   const double first = std::ceil((lo - slack) / ticks.step);
@@ -45,7 +59,9 @@ AxisTicks nice_ticks(double lo, double hi, int target, bool integer_only) {
 }
 
 std::string format_tick(double value, double step) {
-  if (value == 0 || std::abs(value) < step * 1e-6) return "0";
+  if (value == 0 || std::abs(value) < step * 1e-6) {
+    return "0";
+  }
   const int step_exp = step_exponent(step);
   const int value_exp = static_cast<int>(std::floor(std::log10(std::abs(value)) + 1e-9));
   char buffer[64];

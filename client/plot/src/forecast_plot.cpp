@@ -41,13 +41,17 @@ Range value_range(const std::vector<double>& a, const std::vector<double>& b, bo
   double hi = -INFINITY;
   for (const auto* values : {&a, &b}) {
     for (double v : *values) {
-      if (!std::isfinite(v)) continue;
+      if (!std::isfinite(v)) {
+        continue;
+      }
       lo = std::min(lo, v);
       hi = std::max(hi, v);
     }
   }
   any_finite = lo <= hi;
-  if (!any_finite) return {0, 1};
+  if (!any_finite) {
+    return {0, 1};
+  }
   return padded(lo, hi, 0.05);
 }
 
@@ -66,13 +70,17 @@ void draw_series(cairo_t* cr, const PlotFrame& frame, double first_x,
       continue;
     }
     size_t end = i;
-    while (end < values.size() && std::isfinite(values[end])) ++end;
+    while (end < values.size() && std::isfinite(values[end])) {
+      ++end;
+    }
     if (end - i == 1) {
       cairo_arc(cr, frame.px(first_x + i), frame.py(values[i]), kLineWidth * 1.2, 0, kFullTurn);
       cairo_fill(cr);
     } else {
       cairo_move_to(cr, frame.px(first_x + i), frame.py(values[i]));
-      for (size_t k = i + 1; k < end; ++k) cairo_line_to(cr, frame.px(first_x + k), frame.py(values[k]));
+      for (size_t k = i + 1; k < end; ++k) {
+        cairo_line_to(cr, frame.px(first_x + k), frame.py(values[k]));
+      }
       cairo_stroke(cr);
     }
     i = end;
@@ -81,7 +89,9 @@ void draw_series(cairo_t* cr, const PlotFrame& frame, double first_x,
 }
 
 void draw_forecast_start(cairo_t* cr, const PlotFrame& frame) {
-  if (frame.x.lo > 0 || frame.x.hi < 0) return;
+  if (frame.x.lo > 0 || frame.x.hi < 0) {
+    return;
+  }
   cairo_save(cr);
   set_colour(cr, style::kMarker);
   cairo_set_line_width(cr, 1.2);
@@ -96,10 +106,10 @@ void draw_forecast_start(cairo_t* cr, const PlotFrame& frame) {
 
 void draw_panel(cairo_t* cr, const ForecastPanel& panel, const ForecastPlotOptions& options,
                 double top, double panel_height, double image_width) {
-  const size_t shown = options.history_points_shown == 0
-                           ? panel.history.size()
-                           : std::min(panel.history.size(),
-                                      static_cast<size_t>(options.history_points_shown));
+  const size_t shown =
+      options.history_points_shown == 0
+          ? panel.history.size()
+          : std::min(panel.history.size(), static_cast<size_t>(options.history_points_shown));
   const std::vector<double> history(panel.history.end() - static_cast<std::ptrdiff_t>(shown),
                                     panel.history.end());
   const double first_x = -static_cast<double>(history.size());
@@ -114,8 +124,8 @@ void draw_panel(cairo_t* cr, const ForecastPanel& panel, const ForecastPlotOptio
   bool any_finite = false;
   frame.y = value_range(history, panel.forecast, any_finite);
 
-  const FittedLabel title = fit_label(cr, panel.title, {style::kPanelTitleSize, true, style::kText},
-                                      frame.width);
+  const FittedLabel title =
+      fit_label(cr, panel.title, {style::kPanelTitleSize, true, style::kText}, frame.width);
   draw_label(cr, title.text, frame.left, top + kPanelTitleBand - 9, title.font, HAlign::kLeft,
              VAlign::kBaseline);
 
@@ -130,7 +140,8 @@ void draw_panel(cairo_t* cr, const ForecastPanel& panel, const ForecastPlotOptio
   draw_frame_border(cr, frame);
 }
 
-void draw_legend_entry(cairo_t* cr, double x, double y, const Rgb& colour, const std::string& text) {
+void draw_legend_entry(cairo_t* cr, double x, double y, const Rgb& colour,
+                       const std::string& text) {
   cairo_save(cr);
   set_colour(cr, colour);
   cairo_set_line_width(cr, 2.5);
@@ -198,19 +209,20 @@ void write_forecast_png(const std::string& path, const std::vector<ForecastPanel
                         const ForecastPlotOptions& options) {
   validate(panels, options);
   const ImageSize size = forecast_image_size(panels.size(), options);
-  const int panel_height =
-      (size.height - kForecastHeaderPixels - kForecastFooterPixels) / static_cast<int>(panels.size());
+  const int panel_height = (size.height - kForecastHeaderPixels - kForecastFooterPixels) /
+                           static_cast<int>(panels.size());
   PngCanvas canvas(size.width, size.height);
   cairo_t* cr = canvas.cr();
   draw_header(cr, options.title, size.width);
   for (size_t i = 0; i < panels.size(); ++i) {
-    draw_panel(cr, panels[i], options, kForecastHeaderPixels + static_cast<double>(i) * panel_height,
-               panel_height, size.width);
+    draw_panel(cr, panels[i], options,
+               kForecastHeaderPixels + static_cast<double>(i) * panel_height, panel_height,
+               size.width);
   }
   const double plot_centre = kPlotLeft + (size.width - kPlotLeft - kPlotRightMargin) / 2;
   draw_label(cr, "steps relative to the forecast start (negative: history)", plot_centre,
-             size.height - kForecastFooterPixels / 2.0, {style::kAxisLabelSize, false, style::kText},
-             HAlign::kCentre, VAlign::kMiddle);
+             size.height - kForecastFooterPixels / 2.0,
+             {style::kAxisLabelSize, false, style::kText}, HAlign::kCentre, VAlign::kMiddle);
   canvas.write_png(path);
 }
 

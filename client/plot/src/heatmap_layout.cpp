@@ -14,7 +14,9 @@ std::string panel_name(size_t index, const std::string& title) {
 
 void validate(const std::vector<HeatmapPanel>& panels, const HeatmapOptions& options) {
   const std::string where = "heatmap plot: ";
-  if (panels.empty()) throw std::invalid_argument(where + "panels is empty; expected at least one");
+  if (panels.empty()) {
+    throw std::invalid_argument(where + "panels is empty; expected at least one");
+  }
   if (panels.size() > kMaxHeatmapPanels) {
     throw std::invalid_argument(where + std::to_string(panels.size()) + " panels; at most " +
                                 std::to_string(kMaxHeatmapPanels) + " fit in " +
@@ -42,15 +44,15 @@ void validate(const std::vector<HeatmapPanel>& panels, const HeatmapOptions& opt
     const size_t cells = static_cast<size_t>(p.rows) * static_cast<size_t>(p.cols);
     if (p.values.size() != cells) {
       throw std::invalid_argument(where + panel_name(i, p.title) + ": values has " +
-                                  std::to_string(p.values.size()) + " entries; rows x cols = " +
-                                  std::to_string(p.rows) + " x " + std::to_string(p.cols) +
-                                  " needs " + std::to_string(cells));
+                                  std::to_string(p.values.size()) +
+                                  " entries; rows x cols = " + std::to_string(p.rows) + " x " +
+                                  std::to_string(p.cols) + " needs " + std::to_string(cells));
     }
   }
 }
 
-HeatmapLayout layout_for_cell(int cell, int max_rows, int max_cols, size_t panel_count,
-                              int columns, bool titled) {
+HeatmapLayout layout_for_cell(int cell, int max_rows, int max_cols, size_t panel_count, int columns,
+                              bool titled) {
   HeatmapLayout layout;
   layout.cell_pixels = cell;
   layout.columns = columns;
@@ -65,8 +67,9 @@ HeatmapLayout layout_for_cell(int cell, int max_rows, int max_cols, size_t panel
   for (size_t i = 0; i < panel_count; ++i) {
     const int grid_x = static_cast<int>(i) % columns;
     const int grid_y = static_cast<int>(i) / columns;
-    layout.heatmap_origins.push_back({kOuterMargin + grid_x * layout.slot_width + kSlotLeft,
-                                      layout.header_height + grid_y * layout.slot_height + kSlotTitle});
+    layout.heatmap_origins.push_back(
+        {kOuterMargin + grid_x * layout.slot_width + kSlotLeft,
+         layout.header_height + grid_y * layout.slot_height + kSlotTitle});
   }
   return layout;
 }
@@ -77,7 +80,8 @@ bool fits(const HeatmapLayout& layout) {
 
 }  // namespace
 
-HeatmapLayout heatmap_layout(const std::vector<HeatmapPanel>& panels, const HeatmapOptions& options) {
+HeatmapLayout heatmap_layout(const std::vector<HeatmapPanel>& panels,
+                             const HeatmapOptions& options) {
   validate(panels, options);
   int max_rows = 0;
   int max_cols = 0;
@@ -87,7 +91,9 @@ HeatmapLayout heatmap_layout(const std::vector<HeatmapPanel>& panels, const Heat
   }
   const size_t n = panels.size();
   int columns = options.columns;
-  if (columns == 0) columns = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(n))));
+  if (columns == 0) {
+    columns = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(n))));
+  }
   columns = static_cast<int>(std::min<size_t>(static_cast<size_t>(columns), n));
   const bool titled = !options.title.empty();
 
@@ -95,11 +101,11 @@ HeatmapLayout heatmap_layout(const std::vector<HeatmapPanel>& panels, const Heat
     HeatmapLayout layout =
         layout_for_cell(options.cell_pixels, max_rows, max_cols, n, columns, titled);
     if (!fits(layout)) {
-      throw std::invalid_argument("heatmap plot: cell_pixels " + std::to_string(options.cell_pixels) +
-                                  " makes the image " + std::to_string(layout.image.width) + " x " +
-                                  std::to_string(layout.image.height) + " px; the limit is " +
-                                  std::to_string(kMaxImageSide) +
-                                  " px per side (use a smaller cell_pixels, or 0 for auto)");
+      throw std::invalid_argument(
+          "heatmap plot: cell_pixels " + std::to_string(options.cell_pixels) + " makes the image " +
+          std::to_string(layout.image.width) + " x " + std::to_string(layout.image.height) +
+          " px; the limit is " + std::to_string(kMaxImageSide) +
+          " px per side (use a smaller cell_pixels, or 0 for auto)");
     }
     return layout;
   }
@@ -107,13 +113,15 @@ HeatmapLayout heatmap_layout(const std::vector<HeatmapPanel>& panels, const Heat
   int cell = std::clamp(static_cast<int>(std::lround(kAutoHeatmapSide / largest)), 2, 24);
   for (; cell >= 1; --cell) {
     HeatmapLayout layout = layout_for_cell(cell, max_rows, max_cols, n, columns, titled);
-    if (fits(layout)) return layout;
+    if (fits(layout)) {
+      return layout;
+    }
   }
   throw std::invalid_argument("heatmap plot: " + std::to_string(n) + " panels of up to " +
                               std::to_string(max_rows) + " x " + std::to_string(max_cols) +
                               " cells in " + std::to_string(columns) + " columns do not fit in " +
-                              std::to_string(kMaxImageSide) + " x " + std::to_string(kMaxImageSide) +
-                              " px even at 1 px per cell");
+                              std::to_string(kMaxImageSide) + " x " +
+                              std::to_string(kMaxImageSide) + " px even at 1 px per cell");
 }
 
 }  // namespace tsserve::plot

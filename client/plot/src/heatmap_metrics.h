@@ -9,11 +9,11 @@ namespace tsserve::plot {
 inline constexpr int kOuterMargin = 16;
 inline constexpr int kTitledHeader = 48;
 inline constexpr int kUntitledHeader = 16;
-inline constexpr int kSlotLeft = 72;    // y axis label and tick labels
-inline constexpr int kSlotRight = 24;   // gap to the next heatmap
+inline constexpr int kSlotLeft = 72;       // y axis label and tick labels
+inline constexpr int kSlotRight = 24;      // gap to the next heatmap
 inline constexpr int kMinSlotWidth = 200;  // room for the panel title
-inline constexpr int kSlotTitle = 30;   // panel title above the cells
-inline constexpr int kSlotBottom = 50;  // x tick labels and x axis label below the cells
+inline constexpr int kSlotTitle = 30;      // panel title above the cells
+inline constexpr int kSlotBottom = 50;     // x tick labels and x axis label below the cells
 inline constexpr int kColourBarBand = 128;
 inline constexpr int kMinGridHeight = 260;  // room for the colour bar
 inline constexpr int kMaxCellPixels = 64;

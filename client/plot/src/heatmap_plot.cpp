@@ -26,20 +26,26 @@ Range colour_scale(const std::vector<HeatmapPanel>& panels) {
   float hi = -INFINITY;
   for (const HeatmapPanel& p : panels) {
     for (float v : p.values) {
-      if (!std::isfinite(v)) continue;
+      if (!std::isfinite(v)) {
+        continue;
+      }
       lo = std::min(lo, v);
       hi = std::max(hi, v);
     }
   }
-  if (!(lo <= hi)) return {0, 1};  // nothing finite: every cell is blank anyway
-  return padded(lo, hi, 0);        // a constant matrix gets a span around its value
+  if (!(lo <= hi)) {
+    return {0, 1};  // nothing finite: every cell is blank anyway
+  }
+  return padded(lo, hi, 0);  // a constant matrix gets a span around its value
 }
 
 // Ticks at patch indices, centred on their cells; a single index has just its tick.
 AxisTicks index_ticks(cairo_t* cr, int count, int cell, double pixels_per_tick, bool horizontal) {
-  if (count == 1) return {1, {0}};
-  return readable_ticks(cr, {-0.5, count - 0.5}, static_cast<double>(count) * cell,
-                        pixels_per_tick, /*integer_only=*/true, horizontal);
+  if (count == 1) {
+    return {1, {0}};
+  }
+  return readable_ticks(cr, {-0.5, count - 0.5}, static_cast<double>(count) * cell, pixels_per_tick,
+                        /*integer_only=*/true, horizontal);
 }
 
 void draw_cells(cairo_t* cr, const HeatmapPanel& panel, HeatmapLayout::Origin origin, int cell,
@@ -50,7 +56,9 @@ void draw_cells(cairo_t* cr, const HeatmapPanel& panel, HeatmapLayout::Origin or
   for (int r = 0; r < panel.rows; ++r) {
     for (int c = 0; c < panel.cols; ++c) {
       const float v = panel.values[static_cast<size_t>(r) * panel.cols + c];
-      if (!std::isfinite(v)) continue;  // a gap: the white background shows
+      if (!std::isfinite(v)) {
+        continue;  // a gap: the white background shows
+      }
       set_colour(cr, viridis((v - scale.lo) / (scale.hi - scale.lo)));
       cairo_rectangle(cr, origin.x + c * cell, origin.y + r * cell, cell, cell);
       cairo_fill(cr);
@@ -60,7 +68,7 @@ void draw_cells(cairo_t* cr, const HeatmapPanel& panel, HeatmapLayout::Origin or
 }
 
 void draw_heatmap_axes(cairo_t* cr, const HeatmapPanel& panel, HeatmapLayout::Origin origin,
-                       int cell, const HeatmapOptions& options) {
+                       int cell, int slot_width, const HeatmapOptions& options) {
   const double width = static_cast<double>(panel.cols) * cell;
   const double height = static_cast<double>(panel.rows) * cell;
   const double bottom = origin.y + height;
@@ -88,10 +96,18 @@ void draw_heatmap_axes(cairo_t* cr, const HeatmapPanel& panel, HeatmapLayout::Or
                HAlign::kRight, VAlign::kMiddle);
   }
   cairo_restore(cr);
-  draw_label(cr, options.x_label, origin.x + width / 2, bottom + kSlotBottom - 12, kAxisFont,
-             HAlign::kCentre, VAlign::kBaseline);
-  draw_label(cr, options.y_label, origin.x - kSlotLeft + 10, origin.y + height / 2, kAxisFont,
-             HAlign::kLeft, VAlign::kMiddle, /*vertical=*/true);
+  // Axis labels stay within the slot (x) and beside the cells (y), so a small heatmap
+  // gets smaller or shortened labels rather than labels running into its neighbours.
+  const double slot_left = origin.x - kSlotLeft;
+  const double slot_right = slot_left + slot_width - kSlotRight;
+  const double centre = origin.x + width / 2;
+  const FittedLabel x_label = fit_label(cr, options.x_label, kAxisFont,
+                                        2 * std::min(centre - slot_left, slot_right - centre));
+  draw_label(cr, x_label.text, centre, bottom + kSlotBottom - 12, x_label.font, HAlign::kCentre,
+             VAlign::kBaseline);
+  const FittedLabel y_label = fit_label(cr, options.y_label, kAxisFont, height + 8);
+  draw_label(cr, y_label.text, slot_left + 10, origin.y + height / 2, y_label.font, HAlign::kLeft,
+             VAlign::kMiddle, /*vertical=*/true);
 }
 
 // The panel title, centred over the cells but kept inside the panel's slot.
@@ -131,8 +147,7 @@ void draw_colour_bar(cairo_t* cr, const HeatmapLayout& layout, Range scale,
   const AxisTicks ticks = readable_ticks(cr, scale, bar_height, 50, false, false);
   double widest = 0;
   for (double v : ticks.values) {
-    const double y =
-        std::floor(top + (scale.hi - v) / (scale.hi - scale.lo) * bar_height) + 0.5;
+    const double y = std::floor(top + (scale.hi - v) / (scale.hi - scale.lo) * bar_height) + 0.5;
     cairo_move_to(cr, right + 0.5, y);
     cairo_line_to(cr, right + 0.5 + kTickLength, y);
     cairo_stroke(cr);
@@ -155,8 +170,9 @@ void write_heatmap_png(const std::string& path, const std::vector<HeatmapPanel>&
   PngCanvas canvas(layout.image.width, layout.image.height);
   cairo_t* cr = canvas.cr();
   if (!options.title.empty()) {
-    const FittedLabel title = fit_label(cr, options.title, {style::kFigureTitleSize, true, style::kText},
-                                        layout.image.width - 2.0 * kOuterMargin);
+    const FittedLabel title =
+        fit_label(cr, options.title, {style::kFigureTitleSize, true, style::kText},
+                  layout.image.width - 2.0 * kOuterMargin);
     draw_label(cr, title.text, kOuterMargin + 8, layout.header_height / 2.0 + 2, title.font,
                HAlign::kLeft, VAlign::kMiddle);
   }
@@ -164,7 +180,7 @@ void write_heatmap_png(const std::string& path, const std::vector<HeatmapPanel>&
     const HeatmapLayout::Origin origin = layout.heatmap_origins[i];
     draw_panel_title(cr, panels[i], origin, layout);
     draw_cells(cr, panels[i], origin, layout.cell_pixels, scale);
-    draw_heatmap_axes(cr, panels[i], origin, layout.cell_pixels, options);
+    draw_heatmap_axes(cr, panels[i], origin, layout.cell_pixels, layout.slot_width, options);
   }
   draw_colour_bar(cr, layout, scale, options.value_label);
   canvas.write_png(path);

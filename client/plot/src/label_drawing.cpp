@@ -22,7 +22,9 @@ void pop_utf8_character(std::string& text) {
   while (!text.empty()) {
     const unsigned char last = static_cast<unsigned char>(text.back());
     text.pop_back();
-    if ((last & 0xC0) != 0x80) return;  // not a continuation byte: character complete
+    if ((last & 0xC0) != 0x80) {
+      return;  // not a continuation byte: character complete
+    }
   }
 }
 
@@ -30,7 +32,9 @@ void pop_utf8_character(std::string& text) {
 
 void draw_label(cairo_t* cr, const std::string& text, double x, double y, const Font& font,
                 HAlign h, VAlign v, bool vertical) {
-  if (text.empty()) return;
+  if (text.empty()) {
+    return;
+  }
   cairo_save(cr);
   select_font(cr, font);
   set_colour(cr, font.colour);
@@ -38,11 +42,19 @@ void draw_label(cairo_t* cr, const std::string& text, double x, double y, const 
   cairo_text_extents(cr, text.c_str(), &extents);
   // Offsets in the label's own frame: along the text (dx) and across it (dy, baseline).
   double dx = 0;
-  if (h == HAlign::kCentre) dx = -extents.x_advance / 2;
-  if (h == HAlign::kRight) dx = -extents.x_advance;
+  if (h == HAlign::kCentre) {
+    dx = -extents.x_advance / 2;
+  }
+  if (h == HAlign::kRight) {
+    dx = -extents.x_advance;
+  }
   double dy = 0;
-  if (v == VAlign::kTop) dy = digit_height(cr);
-  if (v == VAlign::kMiddle) dy = digit_height(cr) / 2;
+  if (v == VAlign::kTop) {
+    dy = digit_height(cr);
+  }
+  if (v == VAlign::kMiddle) {
+    dy = digit_height(cr) / 2;
+  }
   cairo_translate(cr, x, y);
   if (vertical) {
     // After the rotation the text's up points to the image's left: glyphs fill image x
@@ -50,8 +62,12 @@ void draw_label(cairo_t* cr, const std::string& text, double x, double y, const 
     constexpr double kQuarterTurn = 1.5707963267948966;
     cairo_rotate(cr, -kQuarterTurn);
     double across = digit_height(cr) / 2;
-    if (h == HAlign::kLeft) across = digit_height(cr);
-    if (h == HAlign::kRight) across = 0;
+    if (h == HAlign::kLeft) {
+      across = digit_height(cr);
+    }
+    if (h == HAlign::kRight) {
+      across = 0;
+    }
     cairo_move_to(cr, -extents.x_advance / 2, across);
   } else {
     cairo_move_to(cr, dx, dy);
@@ -73,9 +89,13 @@ FittedLabel fit_label(cairo_t* cr, const std::string& text, Font font, double ma
   while (font.size > style::kMinTitleSize && label_width(cr, text, font) > max_width) {
     font.size -= 1;
   }
-  if (label_width(cr, text, font) <= max_width) return {text, font};
+  if (label_width(cr, text, font) <= max_width) {
+    return {text, font};
+  }
   std::string cut = text;
-  while (!cut.empty() && label_width(cr, cut + "\u2026", font) > max_width) pop_utf8_character(cut);
+  while (!cut.empty() && label_width(cr, cut + "\u2026", font) > max_width) {
+    pop_utf8_character(cut);
+  }
   return {cut + "\u2026", font};
 }
 

@@ -12,7 +12,7 @@ namespace tsserve::plot {
 namespace {
 
 constexpr double kTickLength = 4;
-constexpr double kTickGap = 3;          // between a tick mark and its label
+constexpr double kTickGap = 3;           // between a tick mark and its label
 constexpr double kMinLabelSpacing = 14;  // px between neighbouring x labels
 
 const Font kTickFont{style::kTickLabelSize, false, style::kTickText};
@@ -42,15 +42,21 @@ AxisTicks readable_ticks(cairo_t* cr, Range range, double length, double pixels_
   int target = std::max(2, static_cast<int>(length / pixels_per_tick));
   for (;; --target) {
     AxisTicks ticks = nice_ticks(range.lo, range.hi, target, integer_only);
-    if (target <= 1) return ticks;
+    if (target <= 1) {
+      return ticks;
+    }
     const double spacing = ticks.step / (range.hi - range.lo) * length;
     double needed = 2 * style::kTickLabelSize;  // vertical labels: their height
     if (horizontal_labels) {
       needed = 0;
-      for (double v : ticks.values) needed = std::max(needed, label_width(cr, format_tick(v, ticks.step), kTickFont));
+      for (double v : ticks.values) {
+        needed = std::max(needed, label_width(cr, format_tick(v, ticks.step), kTickFont));
+      }
       needed += kMinLabelSpacing;
     }
-    if (spacing >= needed) return ticks;
+    if (spacing >= needed) {
+      return ticks;
+    }
   }
 }
 
@@ -67,8 +73,12 @@ void draw_grid_and_ticks(cairo_t* cr, const PlotFrame& frame, bool integer_x) {
   cairo_save(cr);
   cairo_set_line_width(cr, 1);
   set_colour(cr, style::kGrid);
-  for (double v : x_ticks.values) stroke_line(cr, crisp(frame.px(v)), frame.top, crisp(frame.px(v)), bottom);
-  for (double v : y_ticks.values) stroke_line(cr, frame.left, crisp(frame.py(v)), right, crisp(frame.py(v)));
+  for (double v : x_ticks.values) {
+    stroke_line(cr, crisp(frame.px(v)), frame.top, crisp(frame.px(v)), bottom);
+  }
+  for (double v : y_ticks.values) {
+    stroke_line(cr, frame.left, crisp(frame.py(v)), right, crisp(frame.py(v)));
+  }
   set_colour(cr, style::kFrame);
   for (double v : x_ticks.values) {
     const double x = crisp(frame.px(v));

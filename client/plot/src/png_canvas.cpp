@@ -33,9 +33,9 @@ PngCanvas::PngCanvas(int width, int height)
       height_(height),
       surface_(cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, height)) {
   if (cairo_surface_status(surface_.get()) != CAIRO_STATUS_SUCCESS) {
-    throw std::runtime_error("cannot create a " + std::to_string(width) + " x " +
-                             std::to_string(height) + " px image: " +
-                             cairo_status_to_string(cairo_surface_status(surface_.get())));
+    throw std::runtime_error(
+        "cannot create a " + std::to_string(width) + " x " + std::to_string(height) +
+        " px image: " + cairo_status_to_string(cairo_surface_status(surface_.get())));
   }
   cr_.reset(cairo_create(surface_.get()));
   cairo_set_source_rgb(cr_.get(), 1, 1, 1);
@@ -44,7 +44,8 @@ PngCanvas::PngCanvas(int width, int height)
 
 void PngCanvas::write_png(const std::string& path) const {
   if (cairo_status(cr_.get()) != CAIRO_STATUS_SUCCESS) {
-    throw write_error(path, std::string("drawing failed: ") + cairo_status_to_string(cairo_status(cr_.get())));
+    throw write_error(
+        path, std::string("drawing failed: ") + cairo_status_to_string(cairo_status(cr_.get())));
   }
   cairo_surface_flush(surface_.get());
   // Our own FILE rather than cairo_surface_write_to_png(path): cairo reports every
@@ -52,12 +53,21 @@ void PngCanvas::write_png(const std::string& path) const {
   // permission denied, disk full).
   PngSink sink;
   sink.file = std::fopen(path.c_str(), "wb");
-  if (sink.file == nullptr) throw write_error(path, std::strerror(errno));
-  const cairo_status_t status = cairo_surface_write_to_png_stream(surface_.get(), write_chunk, &sink);
+  if (sink.file == nullptr) {
+    throw write_error(path, std::strerror(errno));
+  }
+  const cairo_status_t status =
+      cairo_surface_write_to_png_stream(surface_.get(), write_chunk, &sink);
   const bool closed = std::fclose(sink.file) == 0;
-  if (sink.error == 0 && !closed) sink.error = errno;
-  if (sink.error != 0) throw write_error(path, std::strerror(sink.error));
-  if (status != CAIRO_STATUS_SUCCESS) throw write_error(path, cairo_status_to_string(status));
+  if (sink.error == 0 && !closed) {
+    sink.error = errno;
+  }
+  if (sink.error != 0) {
+    throw write_error(path, std::strerror(sink.error));
+  }
+  if (status != CAIRO_STATUS_SUCCESS) {
+    throw write_error(path, cairo_status_to_string(status));
+  }
 }
 
 }  // namespace tsserve::plot

@@ -11,9 +11,9 @@ using ::testing::ElementsAre;
 
 TEST(NiceTicks, StepIsOneTwoOrFiveTimesAPowerOfTen) {
   EXPECT_EQ(nice_ticks(0, 10, 5).step, 2);
-  EXPECT_EQ(nice_ticks(0, 100, 4).step, 20);   // raw 25 -> 20
-  EXPECT_EQ(nice_ticks(0, 1, 3).step, 0.5);    // raw 0.33 -> 0.5
-  EXPECT_EQ(nice_ticks(-336, 95, 10).step, 50);  // raw 43 -> 50
+  EXPECT_EQ(nice_ticks(0, 100, 4).step, 20);                 // raw 25 -> 20
+  EXPECT_EQ(nice_ticks(0, 1, 3).step, 0.5);                  // raw 0.33 -> 0.5
+  EXPECT_EQ(nice_ticks(-336, 95, 10).step, 50);              // raw 43 -> 50
   EXPECT_DOUBLE_EQ(nice_ticks(0.013, 0.087, 5).step, 0.01);  // raw 0.0148 -> 0.01
 }
 
@@ -42,7 +42,7 @@ TEST(FormatTick, AsShortAsTheStepAllows) {
   EXPECT_EQ(format_tick(10, 2), "10");
   EXPECT_EQ(format_tick(-300, 100), "-300");
   EXPECT_EQ(format_tick(0.5, 0.5), "0.5");
-  EXPECT_EQ(format_tick(1.0, 0.5), "1");      // no trailing ".0"
+  EXPECT_EQ(format_tick(1.0, 0.5), "1");  // no trailing ".0"
   EXPECT_EQ(format_tick(0.06, 0.02), "0.06");
   EXPECT_EQ(format_tick(0.25, 0.05), "0.25");
   EXPECT_EQ(format_tick(1234.5, 0.5), "1234.5");

@@ -20,9 +20,7 @@ struct Rgb8 {
   int g = 0;
   int b = 0;
   bool operator==(const Rgb8& o) const { return r == o.r && g == o.g && b == o.b; }
-  bool operator<(const Rgb8& o) const {
-    return r != o.r ? r < o.r : g != o.g ? g < o.g : b < o.b;
-  }
+  bool operator<(const Rgb8& o) const { return r != o.r ? r < o.r : g != o.g ? g < o.g : b < o.b; }
 };
 
 inline Rgb8 to_rgb8(const Rgb& c) {

@@ -12,9 +12,8 @@
 namespace tsserve::plot {
 namespace {
 
-using ::testing::AllOf;
-using ::testing::HasSubstr;
 using testing::DecodedPng;
+using ::testing::HasSubstr;
 using testing::near;
 using testing::output_path;
 using testing::Rgb8;
@@ -36,7 +35,9 @@ std::vector<int> columns_of(const DecodedPng& png, const Rgb8& colour) {
   std::vector<int> xs;
   for (int y = kForecastHeaderPixels; y < png.height() - kForecastFooterPixels; ++y) {
     for (int x = 0; x < png.width(); ++x) {
-      if (near(png.at(x, y), colour, 12)) xs.push_back(x);
+      if (near(png.at(x, y), colour, 12)) {
+        xs.push_back(x);
+      }
     }
   }
   return xs;
@@ -46,7 +47,9 @@ std::vector<int> columns_of(const DecodedPng& png, const Rgb8& colour) {
 int zero_line_column(const DecodedPng& png) {
   const Rgb8 grey = to_rgb8({0.45, 0.45, 0.45});
   std::vector<int> count(png.width(), 0);
-  for (int x : columns_of(png, grey)) ++count[x];
+  for (int x : columns_of(png, grey)) {
+    ++count[x];
+  }
   return static_cast<int>(std::max_element(count.begin(), count.end()) - count.begin());
 }
 
@@ -73,7 +76,10 @@ TEST(ForecastPlot, ImageHasTheDocumentedSize) {
 
 TEST(ForecastPlot, ManyPanelsShrinkToStayWithin4000Pixels) {
   std::vector<ForecastPanel> panels;
-  for (int i = 0; i < 21; ++i) panels.push_back(sine_panel("v" + std::to_string(i), 50, 10));
+  panels.reserve(21);
+  for (int i = 0; i < 21; ++i) {
+    panels.push_back(sine_panel("v" + std::to_string(i), 50, 10));
+  }
   const ImageSize size = forecast_image_size(panels.size(), ForecastPlotOptions{});
   EXPECT_EQ(size.height, 48 + 21 * 186 + 36);  // floor((4000 - 84) / 21) = 186 < 260
   const std::string path = output_path("forecast_21_panels.png");
@@ -141,7 +147,9 @@ std::vector<int> bluish_columns(const DecodedPng& png) {
   for (int y = kForecastHeaderPixels; y < png.height() - kForecastFooterPixels; ++y) {
     for (int x = 0; x < png.width(); ++x) {
       const Rgb8 c = png.at(x, y);
-      if (c.b - c.r > 40) xs.push_back(x);
+      if (c.b - c.r > 40) {
+        xs.push_back(x);
+      }
     }
   }
   return xs;
@@ -160,7 +168,9 @@ int widest_gap(const std::vector<int>& xs) {
 TEST(ForecastPlot, NonFiniteValuesAreGapsAndALonePointIsStillDrawn) {
   ForecastPanel gappy = sine_panel("gappy", 200, 50);
   const ForecastPanel whole = gappy;
-  for (int t = 80; t < 120; ++t) gappy.history[t] = t % 2 ? NAN : INFINITY;
+  for (int t = 80; t < 120; ++t) {
+    gappy.history[t] = t % 2 ? NAN : INFINITY;
+  }
   gappy.forecast[0] = -INFINITY;
   ForecastPanel lone;
   lone.title = "one finite point";
@@ -206,7 +216,9 @@ TEST(ForecastPlot, BadInputThrowsNamingTheProblem) {
   ForecastPanel empty;
   empty.title = "OT";
   expect_throw_with<std::invalid_argument>(
-      [&] { write_forecast_png(path, {sine_panel("a", 5, 5), empty}, options); },
+      [&] {
+        write_forecast_png(path, {sine_panel("a", 5, 5), empty}, options);
+      },
       "panels[1] (\"OT\") has no history and no forecast points");
   options.width = 100;
   expect_throw_with<std::invalid_argument>(

@@ -12,19 +12,19 @@
 namespace tsserve::plot {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::DecodedPng;
+using ::testing::HasSubstr;
 using testing::near;
 using testing::output_path;
 using testing::Rgb8;
-using testing::to_rgb8;
 
 // Values in [0, 1) that vary smoothly, without a maximum anywhere in particular.
 HeatmapPanel smooth_panel(const std::string& title, int rows, int cols) {
   HeatmapPanel panel{title, rows, cols, {}};
   for (int r = 0; r < rows; ++r) {
     for (int c = 0; c < cols; ++c) {
-      panel.values.push_back(static_cast<float>(0.5 + 0.45 * std::sin(r * 0.3) * std::cos(c * 0.2)));
+      panel.values.push_back(
+          static_cast<float>(0.5 + 0.45 * std::sin(r * 0.3) * std::cos(c * 0.2)));
     }
   }
   return panel;
@@ -104,7 +104,9 @@ TEST(HeatmapPlot, HottestCellHasTheTopColourAndColdestTheBottomColour) {
   // Every other cell is strictly in between: neither end colour.
   for (int r = 0; r < 42; ++r) {
     for (int c = 0; c < 42; ++c) {
-      if ((r == 17 && c == 29) || (r == 3 && c == 5)) continue;
+      if ((r == 17 && c == 29) || (r == 3 && c == 5)) {
+        continue;
+      }
       const Rgb8 colour = cell_centre(png, layout, 0, r, c);
       ASSERT_FALSE(near(colour, Rgb8{253, 231, 37}, 0)) << r << "," << c;
       ASSERT_FALSE(near(colour, Rgb8{68, 1, 84}, 0)) << r << "," << c;
@@ -165,18 +167,25 @@ TEST(HeatmapPlot, IsNotBlankAndHasAColourBar) {
   DecodedPng png(path);
   std::set<Rgb8> colours;
   for (int y = 0; y < png.height(); ++y) {
-    for (int x = 0; x < png.width(); ++x) colours.insert(png.at(x, y));
+    for (int x = 0; x < png.width(); ++x) {
+      colours.insert(png.at(x, y));
+    }
   }
   EXPECT_GT(colours.size(), 200u);
   // The colour bar (right of the last grid column) runs from yellow at the top to dark
   // purple at the bottom.
-  const HeatmapLayout layout = heatmap_layout({smooth_panel("a", 42, 42), smooth_panel("b", 42, 42)}, options);
+  const HeatmapLayout layout =
+      heatmap_layout({smooth_panel("a", 42, 42), smooth_panel("b", 42, 42)}, options);
   const int bar_x = layout.image.width - 128 + 16 + 9;
   int yellow_y = -1;
   int purple_y = -1;
   for (int y = 0; y < png.height(); ++y) {
-    if (yellow_y < 0 && near(png.at(bar_x, y), Rgb8{253, 231, 37}, 3)) yellow_y = y;
-    if (near(png.at(bar_x, y), Rgb8{68, 1, 84}, 3)) purple_y = y;
+    if (yellow_y < 0 && near(png.at(bar_x, y), Rgb8{253, 231, 37}, 3)) {
+      yellow_y = y;
+    }
+    if (near(png.at(bar_x, y), Rgb8{68, 1, 84}, 3)) {
+      purple_y = y;
+    }
   }
   ASSERT_GE(yellow_y, 0);
   EXPECT_GT(purple_y, yellow_y + 150);
@@ -188,7 +197,9 @@ TEST(HeatmapPlot, BadInputThrowsNamingTheProblem) {
                                            "panels is empty");
   HeatmapPanel short_values{"OT", 6, 7, std::vector<float>(41, 0.f)};
   expect_throw_with<std::invalid_argument>(
-      [&] { write_heatmap_png(path, {smooth_panel("a", 6, 7), short_values}, HeatmapOptions{}); },
+      [&] {
+        write_heatmap_png(path, {smooth_panel("a", 6, 7), short_values}, HeatmapOptions{});
+      },
       "panels[1] (\"OT\"): values has 41 entries; rows x cols = 6 x 7 needs 42");
   HeatmapPanel no_rows{"empty", 0, 7, {}};
   expect_throw_with<std::invalid_argument>(
@@ -208,9 +219,8 @@ TEST(HeatmapPlot, BadInputThrowsNamingTheProblem) {
   options.columns = 7;
   std::vector<HeatmapPanel> seven(7, smooth_panel("a", 42, 42));
   // 16 + 7 * (72 + 1260 + 24) + 128 = 9636 px wide.
-  expect_throw_with<std::invalid_argument>(
-      [&] { write_heatmap_png(path, seven, options); },
-      "cell_pixels 30 makes the image 9636 x");
+  expect_throw_with<std::invalid_argument>([&] { write_heatmap_png(path, seven, options); },
+                                           "cell_pixels 30 makes the image 9636 x");
   std::vector<HeatmapPanel> huge(2, smooth_panel("a", 3000, 3000));
   expect_throw_with<std::invalid_argument>(
       [&] { write_heatmap_png(path, huge, HeatmapOptions{}); },
@@ -220,7 +230,9 @@ TEST(HeatmapPlot, BadInputThrowsNamingTheProblem) {
 
 TEST(HeatmapPlot, UnwritablePathThrowsWithTheReason) {
   expect_throw_with<std::runtime_error>(
-      [] { write_heatmap_png("/nonexistent-dir/a.png", {smooth_panel("a", 4, 4)}, HeatmapOptions{}); },
+      [] {
+        write_heatmap_png("/nonexistent-dir/a.png", {smooth_panel("a", 4, 4)}, HeatmapOptions{});
+      },
       "cannot write plot PNG '/nonexistent-dir/a.png': No such file or directory");
 }
 

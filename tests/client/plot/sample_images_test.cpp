@@ -23,15 +23,17 @@ using testing::Rgb8;
 size_t distinct_colours(const DecodedPng& png) {
   std::set<Rgb8> colours;
   for (int y = 0; y < png.height(); y += 2) {
-    for (int x = 0; x < png.width(); x += 2) colours.insert(png.at(x, y));
+    for (int x = 0; x < png.width(); x += 2) {
+      colours.insert(png.at(x, y));
+    }
   }
   return colours.size();
 }
 
 std::vector<ForecastPanel> etth1_like_panels() {
   const std::vector<std::pair<std::string, double>> variables = {
-      {"HUFL", 8}, {"HULL", 2.5}, {"MUFL", 5}, {"MULL", 1.2}, {"LUFL", 3.3}, {"LULL", 1.1},
-      {"OT", 14}};
+      {"HUFL", 8},   {"HULL", 2.5}, {"MUFL", 5}, {"MULL", 1.2},
+      {"LUFL", 3.3}, {"LULL", 1.1}, {"OT", 14}};
   std::mt19937 random(7);
   std::normal_distribution<double> noise(0, 1);
   std::vector<ForecastPanel> panels;
@@ -43,7 +45,8 @@ std::vector<ForecastPanel> etth1_like_panels() {
       const double daily = std::sin(2 * M_PI * t / 24.0 + 0.4 * v);
       const double trend = 0.002 * t * level;
       if (t < 0) {
-        panel.history.push_back(level + 0.35 * level * daily + trend + 0.08 * level * noise(random));
+        panel.history.push_back(level + 0.35 * level * daily + trend +
+                                0.08 * level * noise(random));
       } else {
         panel.forecast.push_back(level + 0.3 * level * daily + trend);
       }
@@ -76,7 +79,9 @@ std::vector<float> attention_like(int patches, int layer, int variable) {
       values[static_cast<size_t>(q) * patches + k] = static_cast<float>(score);
       sum += score;
     }
-    for (int k = 0; k < patches; ++k) values[static_cast<size_t>(q) * patches + k] /= static_cast<float>(sum);
+    for (int k = 0; k < patches; ++k) {
+      values[static_cast<size_t>(q) * patches + k] /= static_cast<float>(sum);
+    }
   }
   return values;
 }
@@ -105,6 +110,7 @@ TEST(SampleImages, AttentionOfThreeLayersBySevenVariables) {
 
 TEST(SampleImages, AttentionPerHead) {
   std::vector<HeatmapPanel> panels;
+  panels.reserve(4);
   for (int head = 0; head < 4; ++head) {
     panels.push_back({"layer 2, variable 6 (OT), head " + std::to_string(head), 42, 42,
                       attention_like(42, head, 6 - head)});

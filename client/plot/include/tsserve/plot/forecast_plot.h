@@ -2,14 +2,14 @@
 // History and forecast of each variable as a PNG: one panel per variable, stacked.
 //
 //   +------------------------------------------------------------------+
-//   | title                                      -- history -- forecast|  header, 48 px
-//   | OT                                                                |
+//   | title                                      -- history -- forecast |  header, 48 px
+//   | OT                                                               |
 //   |  12 +-----------------------------------:----------------------+ |
 //   |     |   history (blue)                  : forecast (orange)    | |  one panel,
 //   |   8 +-----------------------------------:----------------------+ |  panel_height px
-//   |    -336        -200        -100         0          50          | |
+//   |    -336        -200        -100         0          50            |
 //   |  ... one panel per variable ...                                  |
-//   |        steps relative to the forecast start (negative: history) |  footer, 36 px
+//   |        steps relative to the forecast start (negative: history)  |  footer, 36 px
 //   +------------------------------------------------------------------+
 //
 // The x axis counts steps from the first forecast point: the last history point is at
@@ -24,16 +24,16 @@
 namespace tsserve::plot {
 
 struct ForecastPanel {
-  std::string title;              // e.g. "OT"
-  std::vector<double> history;    // the last observed points, oldest first
-  std::vector<double> forecast;   // the predicted points, drawn right after the history
+  std::string title;             // e.g. "OT"
+  std::vector<double> history;   // the last observed points, oldest first
+  std::vector<double> forecast;  // the predicted points, drawn right after the history
 };
 
 struct ForecastPlotOptions {
-  int width = 1200;               // px, 320..4000
-  int panel_height = 260;         // px per panel, 120..4000 (shrunk to fit, see below)
-  std::string title;              // above the panels; may be empty
-  int history_points_shown = 0;   // the last k history points; 0 = all
+  int width = 1200;              // px, 320..4000
+  int panel_height = 260;        // px per panel, 120..4000 (shrunk to fit, see below)
+  std::string title;             // above the panels; may be empty
+  int history_points_shown = 0;  // the last k history points; 0 = all
 };
 
 inline constexpr int kForecastHeaderPixels = 48;  // figure title and legend

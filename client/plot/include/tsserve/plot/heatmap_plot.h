@@ -2,15 +2,15 @@
 // Attention maps (or any matrices) as a PNG: a grid of heatmaps sharing one colour
 // scale, with a colour bar on the right.
 //
-//   +-----------------------------------------------------------+
-//   | title                                                     |  header: 48 px, 16 without a title
-//   |  layer 0, OT          layer 1, OT          layer 2, OT   ||
-//   | q 0 +----------+      +----------+      +----------+  [] 0.12
-//   | u   |  viridis |      |          |      |          |  []        colour bar
-//   | e 40+----------+      +----------+      +----------+  [] 0
-//   |     0    20   40  ...                                     |
-//   |        key patch                                          |
-//   +-----------------------------------------------------------+
+//   +-------------------------------------------------------------+
+//   | title                                                       |  header: 48 px
+//   |      layer 0, OT        layer 1, OT        layer 2, OT      |  (16 without title)
+//   | q  0 +----------+    0 +----------+    0 +----------+  [] 0.12
+//   | u    |  viridis |      |          |      |          |  []     colour bar
+//   | e 40 +----------+   40 +----------+   40 +----------+  [] 0
+//   |      0    20   40      0    20   40      0    20   40      |
+//   |        key patch          key patch          key patch      |
+//   +-------------------------------------------------------------+
 //
 // Row r of a matrix is drawn r cells below the top (query patch 0 at the top), column c
 // c cells right of the left edge. Colours run over viridis from the smallest finite
@@ -25,16 +25,16 @@
 namespace tsserve::plot {
 
 struct HeatmapPanel {
-  std::string title;              // e.g. "layer 0, variable 2 (OT), heads averaged"
-  int rows = 0;                   // query patches
-  int cols = 0;                   // key patches
-  std::vector<float> values;      // row-major, rows * cols
+  std::string title;          // e.g. "layer 0, variable 2 (OT), heads averaged"
+  int rows = 0;               // query patches
+  int cols = 0;               // key patches
+  std::vector<float> values;  // row-major, rows * cols
 };
 
 struct HeatmapOptions {
-  int cell_pixels = 0;            // side of one cell in px, 1..64; 0 = auto
-  int columns = 0;                // heatmaps per grid row; 0 = auto
-  std::string title;              // above the grid; may be empty
+  int cell_pixels = 0;  // side of one cell in px, 1..64; 0 = auto
+  int columns = 0;      // heatmaps per grid row; 0 = auto
+  std::string title;    // above the grid; may be empty
   std::string x_label = "key patch";
   std::string y_label = "query patch";
   std::string value_label = "attention weight";  // beside the colour bar
@@ -70,7 +70,8 @@ struct HeatmapLayout {
 // no panels, rows or cols < 1, values.size() != rows * cols, options out of range, or
 // an image over kMaxImageSide (an explicit cell_pixels too large, or too many panels
 // even at 1 px per cell).
-HeatmapLayout heatmap_layout(const std::vector<HeatmapPanel>& panels, const HeatmapOptions& options);
+HeatmapLayout heatmap_layout(const std::vector<HeatmapPanel>& panels,
+                             const HeatmapOptions& options);
 
 // Draws the heatmaps and writes the PNG to path (overwritten). Throws as heatmap_layout,
 // and std::runtime_error when the file cannot be written, with the OS's reason.
