@@ -10,7 +10,7 @@
 #include <iostream>
 #include <string>
 
-#include "csv_window.h"
+#include "tsserve/client/csv_window.h"
 #include "tsserve/model/checkpoint_loader.h"
 #include "tsserve/model/model_error.h"
 
@@ -50,8 +50,8 @@ int main(int argc, char** argv) {
     const auto& config = model->config();
     std::vector<std::string> columns;
     if (config.scaler) columns = config.scaler->columns;
-    const auto window = tsserve::tools::read_csv_window(
-        csv_path, columns, static_cast<size_t>(config.seq_len));
+    const auto window = tsserve::client::read_csv_window(
+        csv_path, {columns, static_cast<size_t>(config.seq_len)});
 
     const auto n = static_cast<int64_t>(window.columns.size());
     at::Tensor series = at::empty({n, config.seq_len}, at::kFloat);
@@ -66,7 +66,7 @@ int main(int argc, char** argv) {
     const at::Tensor forecast = model->forecast_rows(series).forecast;
 
     std::printf("model %s v%s (%s), last input row %s, %lld steps ahead\n", config.name.c_str(),
-                config.version.c_str(), config.summary().c_str(), window.last_timestamp.c_str(),
+                config.version.c_str(), config.summary().c_str(), (window.row_labels.empty() ? "(none)" : window.row_labels.back().c_str()),
                 static_cast<long long>(config.pred_len));
     std::printf("%5s", "step");
     for (const auto& name : window.columns) std::printf(" %10s", name.c_str());

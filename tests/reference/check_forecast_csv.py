@@ -75,7 +75,7 @@ def main():
     write_csv(bad_path, columns, raw, bad_cell=(390, 3))
     bad = subprocess.run([args.tool, bad_path], capture_output=True, text=True)
     assert bad.returncode != 0, "a bad cell was accepted"
-    assert "line 392, column 'MULL': 'n/a' is not a number" in bad.stderr, bad.stderr
+    assert "line 392, column 'MULL': 'n/a' is not a finite number" in bad.stderr, bad.stderr
     print("bad cell reported:", bad.stderr.strip())
 
 

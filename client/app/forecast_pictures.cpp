@@ -1,0 +1,57 @@
+#include "forecast_pictures.h"
+
+#include <algorithm>
+#include <map>
+
+#include "tsserve/plot/forecast_plot.h"
+#include "tsserve/plot/heatmap_plot.h"
+
+namespace tsserve::client::cli {
+
+void draw_forecast_plot(const std::string& path, const CsvWindow& window,
+                        const ForecastResult& result, int history_points) {
+  std::vector<plot::ForecastPanel> panels;
+  for (size_t v = 0; v < result.variables.size(); ++v) {
+    const auto& history = window.values[v];
+    const size_t shown = history_points > 0
+                             ? std::min(history.size(), static_cast<size_t>(history_points))
+                             : history.size();
+    panels.push_back({result.variables[v],
+                      std::vector<double>(history.end() - static_cast<long>(shown), history.end()),
+                      result.forecast[v]});
+  }
+  plot::ForecastPlotOptions options;
+  options.title = result.model_name + " v" + result.model_version + ": " +
+                  std::to_string(result.forecast.empty() ? 0 : result.forecast.front().size()) +
+                  "-step forecast after " +
+                  (window.row_labels.empty() ? std::string("the last row") : window.row_labels.back());
+  plot::write_forecast_png(path, panels, options);
+}
+
+void draw_attention_heatmaps(const std::string& path, const ForecastResult& result) {
+  if (result.attention.empty()) {
+    throw std::invalid_argument("attention: the server returned no attention maps");
+  }
+  // Grid rows are layers; columns are variables (heads averaged) or heads.
+  std::vector<plot::HeatmapPanel> panels;
+  int columns = 0;
+  std::map<int, int> per_layer;
+  for (const auto& map : result.attention) {
+    const std::string variable = map.variable < static_cast<int>(result.variables.size())
+                                     ? result.variables[static_cast<size_t>(map.variable)]
+                                     : std::to_string(map.variable);
+    std::string title = "layer " + std::to_string(map.layer) + ", " + variable;
+    title += map.head < 0 ? "" : ", head " + std::to_string(map.head);
+    panels.push_back({title, map.queries, map.keys, map.weights});
+    columns = std::max(columns, ++per_layer[map.layer]);
+  }
+  plot::HeatmapOptions options;
+  options.columns = columns;
+  const bool averaged = result.attention.front().head < 0;
+  options.title = result.model_name + " attention " +
+                  (averaged ? "(averaged over heads)" : "(per head)") +
+                  ": rows = layers, query patch vs key patch";
+  plot::write_heatmap_png(path, panels, options);
+}
+
+}  // namespace tsserve::client::cli

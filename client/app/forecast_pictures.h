@@ -1,0 +1,21 @@
+#pragma once
+// The forecast command's pictures: history + forecast per variable, and attention
+// heatmaps, drawn with tsserve_plot.
+
+#include <string>
+
+#include "tsserve/client/csv_window.h"
+#include "tsserve/client/forecast_call.h"
+
+namespace tsserve::client::cli {
+
+// One panel per variable: the window's history (its last `history_points`, 0 = all) and
+// the forecast after it.
+void draw_forecast_plot(const std::string& path, const CsvWindow& window,
+                        const ForecastResult& result, int history_points);
+
+// One heatmap per returned map: layers x variables when heads are averaged, layers x
+// heads otherwise.
+void draw_attention_heatmaps(const std::string& path, const ForecastResult& result);
+
+}  // namespace tsserve::client::cli

@@ -1,0 +1,57 @@
+#pragma once
+// A forecast request built from CSV columns, and its response read back as one forecast
+// series per variable.
+
+#include <string>
+#include <vector>
+
+#include "tsserve/client/csv_window.h"
+#include "tsserve/client/tensor_data.h"
+#include "tsserve/v1/forecast_service.pb.h"
+
+namespace tsserve::client {
+
+struct AttentionRequest {
+  bool enabled = false;
+  bool average_heads = true;
+  std::vector<int> layers;     // empty: all
+  std::vector<int> variables;  // indices into the request's variables; empty: all
+};
+
+struct ForecastOptions {
+  std::string model;  // empty: the server's only model
+  AttentionRequest attention;
+  v1::ScalerMode scaler_mode = v1::SCALER_MODE_UNSPECIFIED;
+  bool raw_tensors = false;  // send and receive raw little-endian bytes
+  std::string request_id;
+};
+
+// One [N, T] request (N = the window's columns, named), with the rows' times when the
+// window's labels are timestamps.
+v1::ForecastRequest build_forecast_request(const CsvWindow& window, const ForecastOptions& options);
+
+struct AttentionPanelData {
+  int layer = 0;
+  int variable = 0;
+  int head = -1;  // -1: averaged over heads
+  int queries = 0, keys = 0;
+  std::vector<float> weights;  // row-major [queries, keys]
+};
+
+struct ForecastResult {
+  std::string model_name, model_version, request_id;
+  std::vector<std::string> variables;          // N names
+  std::vector<std::vector<double>> forecast;   // [variable][step]
+  std::vector<std::string> step_labels;        // F times, or empty
+  v1::Timing timing;
+  bool scaler_applied = false;
+  int input_points_used = 0;
+  std::vector<AttentionPanelData> attention;   // one per (layer, variable[, head])
+};
+
+// Reads a [N, F] response for the request's `variables`; attention maps are split per
+// head unless averaged. Throws std::runtime_error on a malformed response.
+ForecastResult read_forecast_response(const v1::ForecastResponse& response,
+                                      const std::vector<std::string>& variables);
+
+}  // namespace tsserve::client

@@ -1,0 +1,83 @@
+#include "tsserve/client/forecast_call.h"
+
+#include <stdexcept>
+
+#include "tsserve/client/row_time.h"
+
+namespace tsserve::client {
+
+v1::ForecastRequest build_forecast_request(const CsvWindow& window,
+                                           const ForecastOptions& options) {
+  v1::ForecastRequest request;
+  request.set_model(options.model);
+  request.set_layout(v1::SERIES_LAYOUT_VARIABLES_BY_TIME);
+  request.set_scaler_mode(options.scaler_mode);
+  request.set_request_id(options.request_id);
+  request.set_output_encoding(options.raw_tensors ? v1::TENSOR_ENCODING_RAW
+                                                  : v1::TENSOR_ENCODING_VALUES);
+  TensorData series;
+  const size_t points = window.values.empty() ? 0 : window.values.front().size();
+  series.shape = {static_cast<int64_t>(window.values.size()), static_cast<int64_t>(points)};
+  for (const auto& column : window.values) {
+    for (double value : column) series.values.push_back(static_cast<float>(value));
+  }
+  write_tensor(series, options.raw_tensors, request.mutable_series());
+  for (const auto& name : window.columns) request.add_variable_names(name);
+  if (auto times = parse_row_times(window.row_labels)) {
+    for (int64_t time : *times) request.add_timestamps(time);
+  }
+  if (options.attention.enabled) {
+    auto* attention = request.mutable_attention();
+    attention->set_enabled(true);
+    attention->set_average_heads(options.attention.average_heads);
+    for (int layer : options.attention.layers) attention->add_layers(layer);
+    for (int variable : options.attention.variables) attention->add_variables(variable);
+  }
+  return request;
+}
+
+ForecastResult read_forecast_response(const v1::ForecastResponse& response,
+                                      const std::vector<std::string>& variables) {
+  ForecastResult result;
+  result.model_name = response.model_name();
+  result.model_version = response.model_version();
+  result.request_id = response.request_id();
+  result.variables = variables;
+  result.timing = response.timing();
+  result.scaler_applied = response.scaler_applied();
+  result.input_points_used = response.input_points_used();
+
+  const TensorData forecast = read_tensor(response.forecast());
+  if (forecast.shape.size() != 2 || forecast.dim(0) != static_cast<int64_t>(variables.size())) {
+    throw std::runtime_error("response forecast: expected shape [" +
+                             std::to_string(variables.size()) + ", F]");
+  }
+  const auto steps = static_cast<size_t>(forecast.dim(1));
+  for (size_t v = 0; v < variables.size(); ++v) {
+    result.forecast.emplace_back(forecast.values.begin() + static_cast<long>(v * steps),
+                                 forecast.values.begin() + static_cast<long>((v + 1) * steps));
+  }
+
+  for (const auto& map : response.attention()) {
+    const TensorData weights = read_tensor(map.weights());
+    const size_t rank = map.heads_averaged() ? 2 : 3;
+    if (weights.shape.size() != rank) {
+      throw std::runtime_error("response attention weights: expected rank " +
+                               std::to_string(rank));
+    }
+    const int heads = map.heads_averaged() ? 1 : static_cast<int>(weights.dim(0));
+    const int queries = static_cast<int>(weights.dim(rank - 2));
+    const int keys = static_cast<int>(weights.dim(rank - 1));
+    const size_t cells = static_cast<size_t>(queries) * static_cast<size_t>(keys);
+    for (int head = 0; head < heads; ++head) {
+      AttentionPanelData panel{map.layer(), map.variable(), map.heads_averaged() ? -1 : head,
+                               queries, keys, {}};
+      const auto begin = weights.values.begin() + static_cast<long>(static_cast<size_t>(head) * cells);
+      panel.weights.assign(begin, begin + static_cast<long>(cells));
+      result.attention.push_back(std::move(panel));
+    }
+  }
+  return result;
+}
+
+}  // namespace tsserve::client

@@ -1,0 +1,219 @@
+#include "tsserve/client/load_generator.h"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include "tsserve/client/status_names.h"
+#include "tsserve/client/tensor_data.h"
+#include "tsserve/v1/forecast_service.grpc.pb.h"
+
+namespace tsserve::client {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_between(Clock::time_point from, Clock::time_point to) {
+  return std::chrono::duration<double>(to - from).count();
+}
+
+Clock::duration to_duration(double seconds) {
+  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
+}  // namespace
+
+int64_t StageRecord::errors() const {
+  int64_t total = 0;
+  for (const auto& [code, count] : errors_by_code) total += count;
+  return total;
+}
+
+// One stage's calls and their bookkeeping; every method but execute() may run on gRPC's
+// callback threads.
+class LoadGenerator::Run {
+ public:
+  Run(LoadGenerator& generator, const LoadStage& stage)
+      : generator_(generator), stage_(stage) {
+    for (const auto& target : generator.targets_) {
+      stubs_.push_back(v1::ForecastService::NewStub(target.channel));
+    }
+    record_.stage = stage;
+  }
+
+  StageRecord execute(const std::function<void(const LoadProgress&)>& on_progress,
+                      std::chrono::milliseconds interval) {
+    begin_ = Clock::now();
+    measure_begin_ = begin_ + to_duration(stage_.warmup_seconds);
+    measure_end_ = measure_begin_ + to_duration(stage_.duration_seconds);
+    if (stage_.open_loop) {
+      dispatch_open_loop(on_progress, interval);
+    } else {
+      for (int i = 0; i < stage_.concurrency; ++i) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!may_start(Clock::now())) break;
+        start_call(Clock::now());
+      }
+    }
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (outstanding_ > 0) {
+      if (all_ended_.wait_for(lock, interval) == std::cv_status::timeout && on_progress) {
+        const LoadProgress progress = progress_locked();
+        lock.unlock();
+        on_progress(progress);
+        lock.lock();
+      }
+    }
+    record_.elapsed_seconds =
+        last_end_ > measure_begin_ ? seconds_between(measure_begin_, last_end_) : 0;
+    return std::move(record_);
+  }
+
+ private:
+  struct Call {
+    grpc::ClientContext context;
+    v1::ForecastResponse response;
+    Clock::time_point scheduled;  // latency counts from here
+    size_t target = 0;
+    bool recorded = false;
+  };
+
+  // Holding mutex_: whether the stage wants another call started at `now`.
+  bool may_start(Clock::time_point now) const {
+    if (stage_.requests > 0) return recorded_started_ < stage_.requests;
+    return now < measure_end_;
+  }
+
+  // Holding mutex_.
+  void start_call(Clock::time_point scheduled) {
+    auto* call = new Call;
+    call->scheduled = scheduled;
+    call->recorded = Clock::now() >= measure_begin_;
+    if (call->recorded) ++recorded_started_;
+    call->target = next_target_++ % stubs_.size();
+    prepare_context(call->context, generator_.settings_);
+    ++outstanding_;
+    stubs_[call->target]->async()->Forecast(&call->context, &generator_.request_, &call->response,
+                                            [this, call](grpc::Status status) {
+                                              on_done(call, status);
+                                            });
+  }
+
+  void on_done(Call* call, const grpc::Status& status) {
+    const Clock::time_point end = Clock::now();
+    std::unique_ptr<Call> owned(call);
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (call->recorded) record(*call, status, end);
+    if (!stage_.open_loop && may_start(end)) start_call(end);
+    if (--outstanding_ == 0) all_ended_.notify_all();
+  }
+
+  // Holding mutex_.
+  void record(const Call& call, const grpc::Status& status, Clock::time_point end) {
+    last_end_ = std::max(last_end_, end);
+    TargetCounts& counts = record_.per_target[generator_.targets_[call.target].name];
+    if (!status.ok()) {
+      ++record_.errors_by_code[status_code_name(status.error_code())];
+      ++counts.errors;
+      return;
+    }
+    ++record_.ok;
+    ++counts.ok;
+    record_.latencies.push_back(seconds_between(call.scheduled, end));
+    record_.server_queue.push_back(call.response.timing().queue_seconds());
+    record_.server_compute.push_back(call.response.timing().compute_seconds());
+    record_.batch_rows.push_back(call.response.timing().batch_rows());
+  }
+
+  LoadProgress progress_locked() const {
+    const Clock::time_point now = Clock::now();
+    return LoadProgress{now < measure_begin_ ? seconds_between(begin_, now)
+                                             : seconds_between(measure_begin_, now),
+                        record_.ok, record_.errors(), now < measure_begin_};
+  }
+
+  // The calling thread keeps the schedule; replies arrive on gRPC's threads meanwhile.
+  void dispatch_open_loop(const std::function<void(const LoadProgress&)>& on_progress,
+                          std::chrono::milliseconds interval) {
+    ArrivalSchedule schedule(stage_.rate, stage_.arrival, stage_.seed);
+    Clock::time_point next_progress = begin_ + interval;
+    for (;;) {
+      const Clock::time_point send = begin_ + to_duration(schedule.next_send_seconds());
+      while (on_progress && next_progress < send) {
+        std::this_thread::sleep_until(next_progress);
+        on_progress(locked_progress());
+        next_progress += interval;
+      }
+      std::this_thread::sleep_until(send);
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!may_start(send)) break;
+      if (outstanding_ >= stage_.max_outstanding) {
+        if (send >= measure_begin_) ++record_.not_sent;
+        continue;
+      }
+      start_call(send);
+    }
+  }
+
+  LoadProgress locked_progress() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return progress_locked();
+  }
+
+  LoadGenerator& generator_;
+  const LoadStage stage_;
+  std::vector<std::unique_ptr<v1::ForecastService::Stub>> stubs_;
+  Clock::time_point begin_, measure_begin_, measure_end_, last_end_{};
+  std::mutex mutex_;
+  std::condition_variable all_ended_;
+  int outstanding_ = 0;
+  int64_t recorded_started_ = 0;
+  uint64_t next_target_ = 0;
+  StageRecord record_;
+};
+
+LoadGenerator::LoadGenerator(std::vector<Target> targets, CallSettings settings,
+                             v1::ForecastRequest request)
+    : targets_(std::move(targets)), settings_(std::move(settings)), request_(std::move(request)) {
+  if (targets_.empty()) throw std::invalid_argument("target: give at least one host:port");
+}
+
+LoadGenerator::~LoadGenerator() = default;
+
+StageRecord LoadGenerator::run(const LoadStage& stage,
+                               const std::function<void(const LoadProgress&)>& on_progress,
+                               std::chrono::milliseconds progress_interval) {
+  if (!stage.open_loop && stage.concurrency < 1) {
+    throw std::invalid_argument("concurrency: must be >= 1");
+  }
+  if (stage.requests <= 0 && !(stage.duration_seconds > 0)) {
+    throw std::invalid_argument("duration: must be > 0 seconds when no request count is given");
+  }
+  Run run(*this, stage);
+  return run.execute(on_progress, progress_interval);
+}
+
+v1::ForecastRequest synthetic_forecast_request(int variables, int points, bool attention,
+                                               bool raw, uint64_t seed) {
+  std::mt19937_64 random(seed);
+  std::normal_distribution<float> step(0.0f, 1.0f);
+  TensorData series;
+  series.shape = {variables, points};
+  for (int v = 0; v < variables; ++v) {
+    float level = 0;
+    for (int t = 0; t < points; ++t) series.values.push_back(level += step(random));
+  }
+  v1::ForecastRequest request;
+  write_tensor(series, raw, request.mutable_series());
+  request.set_output_encoding(raw ? v1::TENSOR_ENCODING_RAW : v1::TENSOR_ENCODING_VALUES);
+  if (attention) {
+    request.mutable_attention()->set_enabled(true);
+    request.mutable_attention()->set_average_heads(true);
+  }
+  return request;
+}
+
+}  // namespace tsserve::client

@@ -1,0 +1,59 @@
+#include "tsserve/client/row_time.h"
+
+#include <cstdio>
+#include <ctime>
+
+namespace tsserve::client {
+
+std::optional<int64_t> parse_row_time(const std::string& text) {
+  int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
+  char separator = ' ';
+  int used = 0;
+  const int fields = std::sscanf(text.c_str(), "%4d-%2d-%2d%n%c%2d:%2d:%2d", &year, &month, &day,
+                                 &used, &separator, &hour, &minute, &second);
+  const bool date_only = fields == 3 && static_cast<size_t>(used) == text.size();
+  const bool with_time = fields >= 6 && (separator == ' ' || separator == 'T');
+  if (!date_only && !with_time) return std::nullopt;
+  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) {
+    return std::nullopt;
+  }
+  std::tm tm{};
+  tm.tm_year = year - 1900;
+  tm.tm_mon = month - 1;
+  tm.tm_mday = day;
+  tm.tm_hour = hour;
+  tm.tm_min = minute;
+  tm.tm_sec = second;
+  return static_cast<int64_t>(timegm(&tm));
+}
+
+std::optional<std::vector<int64_t>> parse_row_times(const std::vector<std::string>& labels) {
+  std::vector<int64_t> times;
+  for (const auto& label : labels) {
+    auto time = parse_row_time(label);
+    if (!time || (!times.empty() && *time <= times.back())) return std::nullopt;
+    times.push_back(*time);
+  }
+  return times;
+}
+
+std::vector<std::string> continue_row_times(const std::vector<std::string>& labels,
+                                            size_t count) {
+  if (labels.size() < 2) return {};
+  const auto last = parse_row_time(labels.back());
+  const auto previous = parse_row_time(labels[labels.size() - 2]);
+  if (!last || !previous || *last <= *previous) return {};
+  const bool date_only = labels.back().size() <= 10;
+  std::vector<std::string> next;
+  for (size_t k = 1; k <= count; ++k) {
+    const std::time_t t = static_cast<std::time_t>(*last + static_cast<int64_t>(k) * (*last - *previous));
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char text[32];
+    std::strftime(text, sizeof text, date_only ? "%Y-%m-%d" : "%Y-%m-%d %H:%M:%S", &tm);
+    next.emplace_back(text);
+  }
+  return next;
+}
+
+}  // namespace tsserve::client

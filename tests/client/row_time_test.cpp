@@ -1,0 +1,34 @@
+#include "tsserve/client/row_time.h"
+
+#include <gtest/gtest.h>
+
+namespace tsserve::client {
+namespace {
+
+TEST(RowTimeTest, ParsesDatesAndDateTimesAsUtc) {
+  EXPECT_EQ(parse_row_time("1970-01-02"), 86400);
+  EXPECT_EQ(parse_row_time("2016-07-01 00:00:00"), 1467331200);
+  EXPECT_EQ(parse_row_time("2016-07-01T01:30"), 1467331200 + 5400);
+  EXPECT_FALSE(parse_row_time("yesterday"));
+  EXPECT_FALSE(parse_row_time("2016-13-01"));
+  EXPECT_FALSE(parse_row_time("2016-07-01x"));
+}
+
+TEST(RowTimeTest, AllOrNothingAndStrictlyIncreasing) {
+  EXPECT_EQ(parse_row_times({"2016-07-01", "2016-07-02"}),
+            (std::vector<int64_t>{1467331200, 1467417600}));
+  EXPECT_FALSE(parse_row_times({"2016-07-02", "2016-07-01"}));
+  EXPECT_FALSE(parse_row_times({"2016-07-01", "later"}));
+}
+
+TEST(RowTimeTest, ContinuesWithTheLastStepInTheSameFormat) {
+  EXPECT_EQ(continue_row_times({"2018-06-26 18:00:00", "2018-06-26 19:00:00"}, 2),
+            (std::vector<std::string>{"2018-06-26 20:00:00", "2018-06-26 21:00:00"}));
+  EXPECT_EQ(continue_row_times({"2018-12-30", "2018-12-31"}, 1),
+            (std::vector<std::string>{"2019-01-01"}));
+  EXPECT_TRUE(continue_row_times({"a", "b"}, 3).empty());
+  EXPECT_TRUE(continue_row_times({"2018-12-30"}, 3).empty());
+}
+
+}  // namespace
+}  // namespace tsserve::client

@@ -1,0 +1,61 @@
+#pragma once
+// Real processes for end-to-end tests: run a command to completion capturing its output,
+// or keep a tsserve binary running on loopback port 0 and learn its ports from the one
+// line it prints when it serves. Every wait is bounded.
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace tsserve::testing {
+
+struct CommandResult {
+  int exit_code = -1;  // -1: killed at the timeout or by a signal
+  std::string out;
+  std::string err;
+};
+
+// Runs argv[0] (a path) with the arguments; stdout and stderr are captured in full.
+CommandResult run_command(const std::vector<std::string>& argv,
+                          std::chrono::seconds timeout = std::chrono::seconds(120));
+
+class ServerProcess {
+ public:
+  // Starts `binary --grpc-address 127.0.0.1:0 --metrics-address 127.0.0.1:0 extra...` and
+  // waits (up to 120 s) for its "tsserve listening grpc_port=X metrics_port=Y" line.
+  ServerProcess(const std::string& binary, const std::vector<std::string>& extra_args = {});
+  ~ServerProcess();  // SIGKILL if still running
+  ServerProcess(const ServerProcess&) = delete;
+  ServerProcess& operator=(const ServerProcess&) = delete;
+
+  int grpc_port() const { return grpc_port_; }
+  int metrics_port() const { return metrics_port_; }
+  std::string target() const { return "127.0.0.1:" + std::to_string(grpc_port_); }
+  // SIGTERM, then waits (up to `timeout`) for the exit; returns its exit code (-1 if it
+  // had to be killed or died of a signal).
+  int terminate(std::chrono::seconds timeout = std::chrono::seconds(60));
+  // The server's stderr (its log) so far.
+  std::string log() const;
+
+ private:
+  pid_t pid_ = -1;
+  int grpc_port_ = 0;
+  int metrics_port_ = 0;
+  std::string log_path_;
+};
+
+// A plain HTTP GET on 127.0.0.1:port; the body ("" on failure).
+std::string http_get(int port, const std::string& path);
+
+// The value of the sample line `series` (name and labels as printed) in a Prometheus text
+// exposition; -1 when absent.
+double metric_value(const std::string& exposition, const std::string& series);
+
+// The sum over every sample of metric `name` whose labels include all of `labels`
+// (name="value" pairs), whatever its other labels; 0 when none.
+double metric_sum(const std::string& exposition, const std::string& name,
+                  const std::vector<std::pair<std::string, std::string>>& labels);
+
+}  // namespace tsserve::testing
