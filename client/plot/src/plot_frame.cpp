@@ -39,12 +39,7 @@ Range padded(double lo, double hi, double fraction) {
 
 AxisTicks readable_ticks(cairo_t* cr, Range range, double length, double pixels_per_tick,
                          bool integer_only, bool horizontal_labels) {
-  int target = std::max(2, static_cast<int>(length / pixels_per_tick));
-  for (;; --target) {
-    AxisTicks ticks = nice_ticks(range.lo, range.hi, target, integer_only);
-    if (target <= 1) {
-      return ticks;
-    }
+  auto labels_clear = [&](const AxisTicks& ticks) {
     const double spacing = ticks.step / (range.hi - range.lo) * length;
     double needed = 2 * style::kTickLabelSize;  // vertical labels: their height
     if (horizontal_labels) {
@@ -54,10 +49,23 @@ AxisTicks readable_ticks(cairo_t* cr, Range range, double length, double pixels_
       }
       needed += kMinLabelSpacing;
     }
-    if (spacing >= needed) {
-      return ticks;
+    return spacing >= needed;
+  };
+  const int wanted = std::max(2, static_cast<int>(length / pixels_per_tick));
+  int target = wanted;
+  AxisTicks ticks = nice_ticks(range.lo, range.hi, target, integer_only);
+  while (target > 1 && !labels_clear(ticks)) {
+    ticks = nice_ticks(range.lo, range.hi, --target, integer_only);
+  }
+  // One tick alone gives no scale (a short axis over an awkward range, 6.7..13.3 asked
+  // for 2 intervals gets only 10): take denser ticks while their labels still clear.
+  for (int denser = wanted + 1; ticks.values.size() < 2 && denser <= 2 * wanted + 2; ++denser) {
+    const AxisTicks candidate = nice_ticks(range.lo, range.hi, denser, integer_only);
+    if (candidate.values.size() >= 2 && labels_clear(candidate)) {
+      ticks = candidate;
     }
   }
+  return ticks;
 }
 
 void PlotFrame::clip(cairo_t* cr) const {
