@@ -1,6 +1,7 @@
 // tsserve-client bench against real tsserve processes: sane figures, errors counted as
 // the server counts them, open-loop request counts, round-robin over targets.
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 

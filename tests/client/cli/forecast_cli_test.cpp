@@ -1,5 +1,6 @@
 // tsserve-client forecast/health/info/encode against a real tsserve process.
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
