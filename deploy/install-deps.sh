@@ -20,7 +20,16 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev prometheus
   # Python reference, fixtures and training (only /usr/bin/python3 sees these)
   python3 python3-torch python3-numpy python3-grpcio python3-grpc-tools
+  # deployment tests (tests/deploy): the dashboard and k8s checks read YAML; the image
+  # test builds the Dockerfile and runs it with podman (runc: crun fails on these
+  # machines' hybrid cgroups) on a debian:bookworm base made by debootstrap
+  python3-yaml podman runc debootstrap
 )
+# kubectl (kustomize) and Node/npm (kubernetes-models) for the k8s manifest test, from
+# Debian unless the machine already has them from elsewhere (vendor packages of the same
+# commands conflict with Debian's).
+command -v kubectl >/dev/null || packages+=(kubernetes-client)
+command -v npm >/dev/null || packages+=(nodejs npm)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# The Docker image, built and run for real with podman (no Docker engine here):
+#   1. a debian:bookworm base from debootstrap --variant=minbase (the mirror apt uses),
+#      imported and tagged so the Dockerfile's FROM lines resolve locally, never pulled;
+#   2. the Dockerfile built with --isolation=chroot (--format docker keeps HEALTHCHECK);
+#   3. the container run with its ports published on loopback, then checked from
+#      outside: the image's HEALTHCHECK, grpc.health.v1, one forecast compared with the
+#      PyTorch reference, /metrics (promtool), the user it runs as;
+#   4. SIGTERM: the server must drain and the container exit 0.
+# Every image and container it made is removed at the end (vfs copies each layer).
+#   tests/deploy/image_test.sh WORK_DIR [CONTEXT_DIR]     (as root; ~20 min on 2 cores)
+set -euo pipefail
+work=$(mkdir -p "$1" && cd "$1" && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
+context=${2:-$root}
+image=localhost/tsserve:image-test
+name=tsserve-image-test-$$
+[ "$(id -u)" -eq 0 ] || { echo "FAIL: the image test needs root (rootful podman, debootstrap)" >&2; exit 1; }
+for tool in podman debootstrap runc; do
+  command -v "$tool" >/dev/null || { echo "FAIL: $tool missing; run deploy/install-deps.sh" >&2; exit 1; }
+done
+SECONDS=0
+step() { echo "[$(printf '%4d' $SECONDS) s] $*"; }
+
+. "$root/tests/deploy/podman_env.sh" "$work/podman"
+rootfs=$work/rootfs
+cleanup() {
+  set +e
+  podman rm --force --time 0 "$name" >/dev/null 2>&1
+  podman rmi --all --force >/dev/null 2>&1
+  # debootstrap mounts proc (and more) inside its target while it installs.
+  for m in $(awk -v r="$rootfs/" 'index($2, r) == 1 {print $2}' /proc/mounts | sort -r); do umount -l "$m"; done
+  rm -rf "$rootfs" "$work/podman/storage" "$work/podman/run" "$work/podman/tmp" "$work/stdout"
+}
+trap cleanup EXIT
+cleanup  # what an interrupted earlier run left
+. "$root/tests/deploy/podman_env.sh" "$work/podman"
+
+# 1. The base image. The mirror is the first Debian one in the host's apt sources, as
+# deploy/install-deps.sh would use.
+mirror=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2>/dev/null \
+  | grep -v '^ *#' | grep -oE 'https?://[^ ]+/debian/?( |$)' | tr -d ' ' | head -n 1 || true)
+[ -n "$mirror" ] || { echo "FAIL: no Debian mirror in /etc/apt" >&2; exit 1; }
+step "debootstrap minbase bookworm from $mirror"
+debootstrap --variant=minbase bookworm "$rootfs" "$mirror" >"$work/debootstrap.log" 2>&1 \
+  || { tail -20 "$work/debootstrap.log"; echo "FAIL: debootstrap" >&2; exit 1; }
+tar -C "$rootfs" --exclude='./proc/*' --exclude='./sys/*' --exclude='./dev/*' -c . \
+  | podman import --quiet --change 'CMD ["/bin/bash"]' - docker.io/library/debian:bookworm >/dev/null
+rm -rf "$rootfs"
+
+# 2. The image. --layers=false: with vfs every committed layer is a full copy of the
+# root file system, so only each stage's result is kept.
+step "podman build (Release, no ccache) from $context"
+build_start=$SECONDS
+nice -n 10 podman build --isolation=chroot --format docker --pull=never --layers=false \
+  --network=host -t "$image" -f "$context/Dockerfile" "$context" >"$work/build.log" 2>&1 \
+  || { tail -40 "$work/build.log"; echo "FAIL: podman build" >&2; exit 1; }
+build_seconds=$((SECONDS - build_start))
+size=$(podman image inspect --format '{{.Size}}' "$image")
+step "built in $build_seconds s; image size $((size / 1000000)) MB ($size bytes)"
+podman image inspect --format '{{.Config.User}} {{json .Config.ExposedPorts}}' "$image"
+
+# 3. Run it with both ports published on loopback (host ports chosen by podman), locked
+# down as deploy/k8s runs it (read-only root, no capabilities, no privilege escalation).
+# The server prints one "tsserve listening" line on stdout once it serves: a FIFO waits
+# for it.
+rm -f "$work/stdout"; mkfifo "$work/stdout"
+podman run --rm --name "$name" --pull=never -p 127.0.0.1::50051 -p 127.0.0.1::9464 \
+  --read-only --cap-drop=ALL --security-opt=no-new-privileges \
+  "$image" >"$work/stdout" 2>"$work/container.log" &
+runner=$!
+exec 3<"$work/stdout"
+read -r -t 180 ready <&3 || { cat "$work/container.log"; echo "FAIL: no listening line" >&2; exit 1; }
+step "container says: $ready"
+grpc=$(podman port "$name" 50051/tcp); metrics=$(podman port "$name" 9464/tcp)
+step "published: gRPC $grpc, metrics $metrics"
+
+[ "$(podman exec "$name" id -u)" = 10001 ] || { echo "FAIL: the server does not run as uid 10001" >&2; exit 1; }
+# LibTorch takes whichever BLAS libblas.so.3 points to; the reference BLAS is ~30x slower.
+blas=$(podman exec "$name" readlink -f /usr/lib/x86_64-linux-gnu/libblas.so.3)
+case $blas in *openblas-pthread*) step "BLAS: $blas";; *) echo "FAIL: libblas.so.3 is $blas, not OpenBLAS" >&2; exit 1;; esac
+# The image's own HEALTHCHECK (tsserve-client health inside the container). The errors
+# about systemd timers are podman's: there is no systemd here to schedule the checks.
+podman healthcheck run "$name" 2>/dev/null || { echo "FAIL: HEALTHCHECK says unhealthy" >&2; exit 1; }
+step "HEALTHCHECK: $(podman inspect --format '{{.State.Health.Status}}' "$name")"
+/usr/bin/python3 "$root/tests/deploy/grpc_health_check.py" "$grpc" "$work" SERVING
+/usr/bin/python3 "$root/tests/deploy/check_image_forecast.py" --target "$grpc" --out "$work"
+/usr/bin/python3 - "http://$metrics/metrics" "$work/metrics.txt" <<'PY'
+import re, sys, urllib.request
+text = urllib.request.urlopen(sys.argv[1], timeout=10).read().decode()
+open(sys.argv[2], "w").write(text)
+def value(pattern):
+    m = re.search(r"^" + pattern + r" (\S+)$", text, re.M)
+    assert m, "no sample matching %s in /metrics" % pattern
+    return float(m.group(1))
+ok = r'tsserve_requests_total\{(?=[^}]*method="Forecast")(?=[^}]*code="OK")[^}]*\}'
+assert value(ok) >= 1, "the forecast was not counted"
+assert value(r"tsserve_ready") == 1
+assert value(r"tsserve_request_duration_seconds_count\{[^}]*method=\"Forecast\"[^}]*\}") >= 1
+print("metrics: Forecast OK = %g, ready = 1" % value(ok))
+PY
+promtool check metrics <"$work/metrics.txt"
+
+# 4. SIGTERM to PID 1 (the server itself): drain, exit 0, and podman run returns that.
+step "SIGTERM"
+podman kill --signal TERM "$name" >/dev/null
+if wait $runner; then step "container exited 0"; else
+  code=$?; cat "$work/container.log"; echo "FAIL: container exit $code" >&2; exit 1; fi
+grep -q "drained" "$work/container.log" || { cat "$work/container.log"; echo "FAIL: no drain in the log" >&2; exit 1; }
+step "PASS: image size $((size / 1000000)) MB; build $build_seconds s of $SECONDS s in all"
