@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job, from a fresh clone: install, build, start tsserve with the bundled
-# PatchTST (ETTh1), ask it for a forecast of the last window of a CSV over gRPC, show the
-# metrics it exported, and stop it gracefully (SIGTERM drains).
+# PatchTST (ETTh1), ask it for a forecast of the last window of a CSV over gRPC with
+# tsserve-client (table, plot and attention heatmaps in build/quickstart/), run a short
+# load test, show the metrics it exported, and stop it gracefully (SIGTERM drains).
 #   bash deploy/quickstart.sh [CSV]      (default: ../shared/data/ETTh1.csv)
 # To keep a server running instead: build/server/tsserve   (see tsserve --help)
 set -euo pipefail
@@ -10,7 +11,9 @@ build=${TSSERVE_BUILD_DIR:-$root/build}
 csv=${1:-$root/../shared/data/ETTh1.csv}
 [ -f "$csv" ] || { echo "quickstart: no CSV at $csv; pass one in the ETTh1 layout" >&2; exit 2; }
 
-bash "$root/deploy/build.sh" --target tsserve
+bash "$root/deploy/build.sh" --target tsserve tsserve-client
+client="$build/client/tsserve-client"
+out="$build/quickstart"; mkdir -p "$out"
 # tsserve prints "tsserve listening ..." on stdout once it serves; a FIFO waits for it.
 fifo=$(mktemp -u); mkfifo "$fifo"
 "$build/server/tsserve" --grpc-address 127.0.0.1:50051 --metrics-address 127.0.0.1:9464 >"$fifo" &
@@ -20,7 +23,12 @@ exec 3<"$fifo"
 read -r -t 300 ready <&3 || { echo "quickstart: tsserve did not start" >&2; exit 1; }
 echo "$ready"
 
-/usr/bin/python3 "$root/client/python/forecast_from_csv.py" --target 127.0.0.1:50051 "$csv"
+"$client" health --target 127.0.0.1:50051
+"$client" forecast "$csv" --target 127.0.0.1:50051 --plot "$out/forecast.png" --plot-history 192 \
+  --attention "$out/attention.png" --out "$out/forecast.csv"
+echo "--- pictures: $out/forecast.png $out/attention.png; forecast CSV: $out/forecast.csv"
+echo "--- load test (4 calls in flight, 3 s):"
+"$client" bench --target 127.0.0.1:50051 --concurrency 4 --duration-s 3 --warmup-s 0.5
 echo "--- metrics (http://127.0.0.1:9464/metrics), excerpt:"
 /usr/bin/python3 - <<'PY'
 import urllib.request

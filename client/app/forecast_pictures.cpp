@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 #include "tsserve/plot/forecast_plot.h"
 #include "tsserve/plot/heatmap_plot.h"
@@ -36,7 +37,12 @@ void draw_attention_heatmaps(const std::string& path, const ForecastResult& resu
   std::vector<plot::HeatmapPanel> panels;
   int columns = 0;
   std::map<int, int> per_layer;
-  for (const auto& map : result.attention) {
+  // The server orders maps by variable, then layer; a grid row per layer wants layer first.
+  std::vector<AttentionPanelData> maps = result.attention;
+  std::stable_sort(maps.begin(), maps.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.layer, a.variable, a.head) < std::tie(b.layer, b.variable, b.head);
+  });
+  for (const auto& map : maps) {
     const std::string variable = map.variable < static_cast<int>(result.variables.size())
                                      ? result.variables[static_cast<size_t>(map.variable)]
                                      : std::to_string(map.variable);
