@@ -6,7 +6,9 @@
 
 namespace tsserve::client {
 
-v1::ForecastRequest build_forecast_request(const CsvWindow& window,
+v1::ForecastRequest build_forecast_request(const TensorData& series,
+                                           const std::vector<std::string>& variable_names,
+                                           const std::vector<int64_t>& timestamps,
                                            const ForecastOptions& options) {
   v1::ForecastRequest request;
   request.set_model(options.model);
@@ -15,17 +17,9 @@ v1::ForecastRequest build_forecast_request(const CsvWindow& window,
   request.set_request_id(options.request_id);
   request.set_output_encoding(options.raw_tensors ? v1::TENSOR_ENCODING_RAW
                                                   : v1::TENSOR_ENCODING_VALUES);
-  TensorData series;
-  const size_t points = window.values.empty() ? 0 : window.values.front().size();
-  series.shape = {static_cast<int64_t>(window.values.size()), static_cast<int64_t>(points)};
-  for (const auto& column : window.values) {
-    for (double value : column) series.values.push_back(static_cast<float>(value));
-  }
   write_tensor(series, options.raw_tensors, request.mutable_series());
-  for (const auto& name : window.columns) request.add_variable_names(name);
-  if (auto times = parse_row_times(window.row_labels)) {
-    for (int64_t time : *times) request.add_timestamps(time);
-  }
+  for (const auto& name : variable_names) request.add_variable_names(name);
+  for (int64_t time : timestamps) request.add_timestamps(time);
   if (options.attention.enabled) {
     auto* attention = request.mutable_attention();
     attention->set_enabled(true);
@@ -34,6 +28,19 @@ v1::ForecastRequest build_forecast_request(const CsvWindow& window,
     for (int variable : options.attention.variables) attention->add_variables(variable);
   }
   return request;
+}
+
+v1::ForecastRequest build_forecast_request(const CsvWindow& window,
+                                           const ForecastOptions& options) {
+  TensorData series;
+  const size_t points = window.values.empty() ? 0 : window.values.front().size();
+  series.shape = {static_cast<int64_t>(window.values.size()), static_cast<int64_t>(points)};
+  for (const auto& column : window.values) {
+    for (double value : column) series.values.push_back(static_cast<float>(value));
+  }
+  const auto times = parse_row_times(window.row_labels);
+  return build_forecast_request(series, window.columns, times ? *times : std::vector<int64_t>{},
+                                options);
 }
 
 ForecastResult read_forecast_response(const v1::ForecastResponse& response,

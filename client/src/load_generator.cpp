@@ -7,6 +7,7 @@
 #include <random>
 #include <thread>
 
+#include "tsserve/client/forecast_call.h"
 #include "tsserve/client/status_names.h"
 #include "tsserve/client/tensor_data.h"
 #include "tsserve/v1/forecast_service.grpc.pb.h"
@@ -206,14 +207,10 @@ v1::ForecastRequest synthetic_forecast_request(int variables, int points, bool a
     float level = 0;
     for (int t = 0; t < points; ++t) series.values.push_back(level += step(random));
   }
-  v1::ForecastRequest request;
-  write_tensor(series, raw, request.mutable_series());
-  request.set_output_encoding(raw ? v1::TENSOR_ENCODING_RAW : v1::TENSOR_ENCODING_VALUES);
-  if (attention) {
-    request.mutable_attention()->set_enabled(true);
-    request.mutable_attention()->set_average_heads(true);
-  }
-  return request;
+  ForecastOptions options;
+  options.raw_tensors = raw;
+  options.attention.enabled = attention;  // heads averaged: the cheaper, common choice
+  return build_forecast_request(series, {}, {}, options);
 }
 
 }  // namespace tsserve::client

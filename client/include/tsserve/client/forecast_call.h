@@ -26,8 +26,15 @@ struct ForecastOptions {
   std::string request_id;
 };
 
-// One [N, T] request (N = the window's columns, named), with the rows' times when the
-// window's labels are timestamps.
+// One request from a series tensor [N, T] (variables by time), with optional variable
+// names (N or none) and timestamps (T Unix seconds or none).
+v1::ForecastRequest build_forecast_request(const TensorData& series,
+                                           const std::vector<std::string>& variable_names,
+                                           const std::vector<int64_t>& timestamps,
+                                           const ForecastOptions& options);
+
+// One [N, T] request from CSV columns (N = the window's columns, named), with the rows'
+// times when the window's labels are timestamps.
 v1::ForecastRequest build_forecast_request(const CsvWindow& window, const ForecastOptions& options);
 
 struct AttentionPanelData {
