@@ -16,7 +16,7 @@ trap 'rm -rf "$out"' EXIT
 cd "$proto_root"
 "$python" -m grpc_tools.protoc --proto_path=. --python_out="$out" --grpc_python_out="$out" \
   tsserve/v1/tensor.proto tsserve/v1/attention.proto tsserve/v1/forecast_service.proto \
-  grpc/health/v1/health.proto
+  grpc/health/v1/health.proto inference/grpc_service.proto
 
 cd "$out"
 "$python" - <<'PY'
@@ -44,5 +44,10 @@ assert pb.SeriesLayout.Name(back.layout) == "SERIES_LAYOUT_TIME_BY_VARIABLES"
 methods = {m.name for m in pb.DESCRIPTOR.services_by_name["ForecastService"].methods}
 assert methods == {"Forecast", "Encode", "GetModelInfo"}, methods
 assert hasattr(pb_grpc, "ForecastServiceStub") and hasattr(pb_grpc, "ForecastServiceServicer")
+
+from inference import grpc_service_pb2 as oip
+oip_methods = {m.name for m in oip.DESCRIPTOR.services_by_name["GRPCInferenceService"].methods}
+assert {"ServerLive", "ServerReady", "ModelReady", "ServerMetadata", "ModelMetadata",
+        "ModelInfer"} <= oip_methods, oip_methods
 print("python codegen ok:", sorted(methods))
 PY

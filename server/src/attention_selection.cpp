@@ -39,21 +39,22 @@ grpc::Status resolve_indices(const google::protobuf::RepeatedField<int32_t>& req
 }
 
 grpc::Status resolve_common(const v1::AttentionOptions& options, int64_t e_layers,
-                            AttentionSelection* out) {
+                            const char* layers_field, AttentionSelection* out) {
   out->enabled = true;
   out->average_heads = options.average_heads();
-  return resolve_indices(options.layers(), e_layers, "attention.layers", "layer", &out->layers);
+  return resolve_indices(options.layers(), e_layers, layers_field, "layer", &out->layers);
 }
 
 }  // namespace
 
 grpc::Status resolve_forecast_attention(const v1::AttentionOptions& options, int64_t e_layers,
-                                        int64_t variables, AttentionSelection* out) {
+                                        int64_t variables, AttentionSelection* out,
+                                        const AttentionFields& fields) {
   *out = AttentionSelection{};
   if (!options.enabled()) return grpc::Status::OK;
-  grpc::Status status = resolve_common(options, e_layers, out);
+  grpc::Status status = resolve_common(options, e_layers, fields.layers, out);
   if (!status.ok()) return status;
-  return resolve_indices(options.variables(), variables, "attention.variables", "variable",
+  return resolve_indices(options.variables(), variables, fields.variables, "variable",
                          &out->variables);
 }
 
@@ -67,7 +68,7 @@ grpc::Status resolve_encode_attention(const v1::AttentionOptions& options, int64
             "sequence), got " +
                 std::to_string(options.variables_size()) + " indices"};
   }
-  grpc::Status status = resolve_common(options, e_layers, out);
+  grpc::Status status = resolve_common(options, e_layers, AttentionFields{}.layers, out);
   if (!status.ok()) return status;
   out->variables = {0};
   return grpc::Status::OK;

@@ -1,49 +1,53 @@
 #include "response_common.h"
 #include "tsserve/server/forecast_response_encoder.h"
 
+#include <cstring>
 #include <string>
 
 #include "tsserve/server/tensor_codec.h"
 
 namespace tsserve::server {
-namespace {
-
-void write_forecast(const ForecastInput& input, const ModelShape& model,
-                    const std::vector<float>& forecast, v1::Tensor* out) {
-  const int64_t variables = input.variables;
+void store_forecast(const ForecastInput& input, const ModelShape& model,
+                    const std::vector<float>& forecast, unsigned char* dst) {
   const int64_t horizon = model.pred_len;
+  const int64_t per_sample = input.variables / input.samples;  // N
   if (!input.scaler_applied && input.variables_by_time) {
-    write_tensor(forecast.data(), {variables, horizon}, input.raw_output, out);
+    // [B, N, F] is the model's own [rows, F].
+    std::memcpy(dst, forecast.data(), forecast.size() * sizeof(float));
     return;
   }
-  unsigned char* dst = input.variables_by_time
-                           ? prepare_tensor({variables, horizon}, input.raw_output, out)
-                           : prepare_tensor({horizon, variables}, input.raw_output, out);
-  for (int64_t v = 0; v < variables; ++v) {
+  for (int64_t row = 0; row < input.variables; ++row) {
     double mean = 0;
     double stdev = 1;
     if (input.scaler_applied) {
-      const auto c = static_cast<std::size_t>(input.scaler_column[static_cast<std::size_t>(v)]);
+      const auto c = static_cast<std::size_t>(input.scaler_column[static_cast<std::size_t>(row)]);
       mean = model.scaler_mean[c];
       stdev = model.scaler_std[c];
     }
-    const float* row = forecast.data() + v * horizon;
-    // [N, F]: consecutive; [F, N]: variable v is column v.
-    const int64_t first = input.variables_by_time ? v * horizon : v;
-    const int64_t step = input.variables_by_time ? 1 : variables;
+    const float* values = forecast.data() + row * horizon;
+    // Within sample b: [N, F] puts variable n's points consecutively; [F, N] makes it
+    // column n.
+    const int64_t b = row / per_sample;
+    const int64_t n = row % per_sample;
+    const int64_t first = b * per_sample * horizon + (input.variables_by_time ? n * horizon : n);
+    const int64_t step = input.variables_by_time ? 1 : per_sample;
     for (int64_t f = 0; f < horizon; ++f) {
       const float value = input.scaler_applied
-                              ? static_cast<float>(static_cast<double>(row[f]) * stdev + mean)
-                              : row[f];
+                              ? static_cast<float>(static_cast<double>(values[f]) * stdev + mean)
+                              : values[f];
       store_float(dst, first + f * step, value);
     }
   }
 }
 
-}  // namespace
+std::vector<int64_t> forecast_shape(const ForecastInput& input, const ModelShape& model) {
+  const int64_t per_sample = input.variables / input.samples;
+  return input.variables_by_time ? std::vector<int64_t>{per_sample, model.pred_len}
+                                 : std::vector<int64_t>{model.pred_len, per_sample};
+}
 
-grpc::Status encode_forecast_response(const ForecastInput& input, const ModelShape& model,
-                                      ForecastOutput&& result, v1::ForecastResponse* out) {
+grpc::Status check_forecast_output(const ForecastInput& input, const ModelShape& model,
+                                   const ForecastOutput& result) {
   const int64_t expected = input.variables * model.pred_len;
   if (static_cast<int64_t>(result.forecast.size()) != expected) {
     return {grpc::StatusCode::INTERNAL,
@@ -51,10 +55,17 @@ grpc::Status encode_forecast_response(const ForecastInput& input, const ModelSha
                 " values for " + std::to_string(input.variables) + " variables x " +
                 std::to_string(model.pred_len) + " points"};
   }
-  grpc::Status status = check_attention_blocks(result.attention, model.n_heads, model.patch_count);
+  return check_attention_blocks(result.attention, model.n_heads, model.patch_count);
+}
+
+grpc::Status encode_forecast_response(const ForecastInput& input, const ModelShape& model,
+                                      ForecastOutput&& result, v1::ForecastResponse* out) {
+  grpc::Status status = check_forecast_output(input, model, result);
   if (!status.ok()) return status;
 
-  write_forecast(input, model, result.forecast, out->mutable_forecast());
+  store_forecast(input, model, result.forecast,
+                 prepare_tensor(forecast_shape(input, model), input.raw_output,
+                                out->mutable_forecast()));
   std::vector<float>().swap(result.forecast);
   fill_common_fields(model, std::move(result), input.raw_output, input.request_id, out);
   out->set_input_points_used(input.input_points_used);

@@ -15,13 +15,16 @@
 #include "tsserve/server/forecast_service.h"
 #include "tsserve/server/model_info.h"
 #include "tsserve/server/model_runner.h"
+#include "tsserve/server/oip_service.h"
 #include "tsserve/server/server_config.h"
 #include "tsserve/server/server_metrics.h"
 
 namespace tsserve::server {
 namespace {
 
-const char kServiceName[] = "tsserve.v1.ForecastService";
+// The services grpc.health.v1 reports by name (besides "", the whole server).
+constexpr const char* kServiceNames[] = {"tsserve.v1.ForecastService",
+                                         "inference.GRPCInferenceService"};
 
 std::string read_file(const std::string& path, const char* what) {
   std::ifstream file(path);
@@ -127,6 +130,9 @@ class InferenceServerImpl final : public InferenceServer {
     context.forecast_batcher = forecast_batcher_.get();
     context.encode_batcher = encode_batcher_.get();
     context.metrics = metrics_.get();
+    context.state = &state_;
+    // Both protocols over the same model, batchers, metrics and serving state.
+    oip_service_ = std::make_unique<OipServiceImpl>(context, OipServerInfo{"tsserve", TSSERVE_VERSION});
     service_ = std::make_unique<ForecastServiceImpl>(std::move(context));
 
     grpc::EnableDefaultHealthCheckService(true);
@@ -136,6 +142,7 @@ class InferenceServerImpl final : public InferenceServer {
     builder.SetMaxReceiveMessageSize(static_cast<int>(config.server.max_message_bytes));
     builder.SetMaxSendMessageSize(static_cast<int>(config.server.max_message_bytes));
     builder.RegisterService(service_.get());
+    builder.RegisterService(oip_service_.get());
     server_ = builder.BuildAndStart();
     if (!server_ || grpc_port_ == 0) {
       throw std::runtime_error("grpc_address " + config.server.grpc_address +
@@ -160,9 +167,8 @@ class InferenceServerImpl final : public InferenceServer {
     const auto deadline = std::chrono::system_clock::now() + timeout;
     spdlog::info("draining: {} rows queued for Forecast, {} for Encode",
                  forecast_batcher_->queued_rows(), encode_batcher_->queued_rows());
-    set_serving(false);
+    set_serving(false);  // from here new calls get UNAVAILABLE; admitted ones finish
     if (metrics_) metrics_->set_ready(false);
-    service_->start_draining();
     // Admitted tasks run to completion; each finishes its call.
     forecast_batcher_->shutdown();
     encode_batcher_->shutdown();
@@ -183,10 +189,12 @@ class InferenceServerImpl final : public InferenceServer {
   }
 
  private:
+  // Readiness for every protocol and admission of new calls change together.
   void set_serving(bool serving) {
+    state_.set_serving(serving);
     auto* health = server_->GetHealthCheckService();
     health->SetServingStatus("", serving);
-    health->SetServingStatus(kServiceName, serving);
+    for (const char* name : kServiceNames) health->SetServingStatus(name, serving);
   }
 
   const ServerConfig config_;
@@ -196,7 +204,9 @@ class InferenceServerImpl final : public InferenceServer {
   std::unique_ptr<MetricsObserver> encode_observer_;
   std::unique_ptr<DynamicBatcher> forecast_batcher_;
   std::unique_ptr<DynamicBatcher> encode_batcher_;
+  ServingState state_;
   std::unique_ptr<ForecastServiceImpl> service_;
+  std::unique_ptr<OipServiceImpl> oip_service_;
   std::unique_ptr<grpc::Server> server_;
   int grpc_port_ = 0;
 

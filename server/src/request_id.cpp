@@ -29,14 +29,15 @@ std::string generate_request_id() {
   return std::string(text, static_cast<std::size_t>(length));
 }
 
-grpc::Status resolve_request_id(const std::string& requested, std::string* out) {
+grpc::Status resolve_request_id(const std::string& requested, std::string* out,
+                                const char* field) {
   if (requested.empty()) {
     *out = generate_request_id();
     return grpc::Status::OK;
   }
   if (requested.size() > kMaxRequestIdBytes) {
     return {grpc::StatusCode::INVALID_ARGUMENT,
-            "request_id: " + std::to_string(requested.size()) + " bytes; at most " +
+            std::string(field) + ": " + std::to_string(requested.size()) + " bytes; at most " +
                 std::to_string(kMaxRequestIdBytes) + " bytes of printable ASCII"};
   }
   for (std::size_t i = 0; i < requested.size(); ++i) {
@@ -45,7 +46,7 @@ grpc::Status resolve_request_id(const std::string& requested, std::string* out) 
       char hex[8];
       std::snprintf(hex, sizeof hex, "0x%02x", byte);
       return {grpc::StatusCode::INVALID_ARGUMENT,
-              "request_id: byte " + std::to_string(i) + " is " + hex +
+              std::string(field) + ": byte " + std::to_string(i) + " is " + hex +
                   "; only printable ASCII (0x20..0x7e) is allowed"};
     }
   }

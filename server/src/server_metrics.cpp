@@ -29,8 +29,10 @@ constexpr std::array<const char*, kStatusCodeCount> kStatusCodeNames = {
 };
 constexpr int kUnknownCode = 2;
 
-constexpr std::array<Method, kMethodCount> kMethods = {Method::kForecast, Method::kEncode,
-                                                       Method::kGetModelInfo};
+constexpr std::array<Method, kMethodCount> kMethods = {
+    Method::kForecast,    Method::kEncode,         Method::kGetModelInfo,
+    Method::kServerLive,  Method::kServerReady,    Method::kModelReady,
+    Method::kServerMetadata, Method::kModelMetadata, Method::kModelInfer};
 
 // 100us .. 10s in 1-2.5-5 steps: a GetModelInfo call to a slow forward pass on a long
 // queue.
@@ -63,6 +65,35 @@ const char* method_name(Method method) {
       return "Encode";
     case Method::kGetModelInfo:
       return "GetModelInfo";
+    case Method::kServerLive:
+      return "ServerLive";
+    case Method::kServerReady:
+      return "ServerReady";
+    case Method::kModelReady:
+      return "ModelReady";
+    case Method::kServerMetadata:
+      return "ServerMetadata";
+    case Method::kModelMetadata:
+      return "ModelMetadata";
+    case Method::kModelInfer:
+      return "ModelInfer";
+  }
+  return "unknown";
+}
+
+const char* protocol_name(Method method) {
+  switch (method) {
+    case Method::kForecast:
+    case Method::kEncode:
+    case Method::kGetModelInfo:
+      return "v1";
+    case Method::kServerLive:
+    case Method::kServerReady:
+    case Method::kModelReady:
+    case Method::kServerMetadata:
+    case Method::kModelMetadata:
+    case Method::kModelInfer:
+      return "oip";
   }
   return "unknown";
 }
@@ -75,19 +106,22 @@ const char* status_code_name(int code) {
 ServerMetrics::ServerMetrics() : registry_(std::make_shared<prometheus::Registry>()) {
   auto& requests = prometheus::BuildCounter()
                        .Name("tsserve_requests_total")
-                       .Help("RPCs finished, by method and gRPC status code.")
+                       .Help("RPCs finished, by protocol, method and gRPC status code.")
                        .Register(*registry_);
   auto& request_duration = prometheus::BuildHistogram()
                                .Name("tsserve_request_duration_seconds")
-                               .Help("RPC latency from arrival to finish, by method, in seconds.")
+                               .Help("RPC latency from arrival to finish, by protocol and method, in "
+                                     "seconds.")
                                .Register(*registry_);
   for (Method method : kMethods) {
     for (int code = 0; code < kStatusCodeCount; ++code) {
       requests_[index_of(method)][static_cast<std::size_t>(code)] =
-          &requests.Add({{"method", method_name(method)}, {"code", status_code_name(code)}});
+          &requests.Add({{"protocol", protocol_name(method)},
+                         {"method", method_name(method)},
+                         {"code", status_code_name(code)}});
     }
-    request_duration_[index_of(method)] =
-        &request_duration.Add({{"method", method_name(method)}}, latency_buckets());
+    request_duration_[index_of(method)] = &request_duration.Add(
+        {{"protocol", protocol_name(method)}, {"method", method_name(method)}}, latency_buckets());
   }
   queue_wait_ = &prometheus::BuildHistogram()
                      .Name("tsserve_queue_wait_seconds")

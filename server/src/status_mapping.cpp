@@ -19,6 +19,11 @@ grpc::Status to_grpc_status(const TaskStatus& status) {
   return {grpc::StatusCode::INTERNAL, status.message};
 }
 
+grpc::Status to_grpc_status(const ServingState& state) {
+  if (state.serving()) return grpc::Status::OK;
+  return {grpc::StatusCode::UNAVAILABLE, "the server is not serving (starting or shutting down)"};
+}
+
 grpc::Status to_grpc_status(SubmitResult refusal, std::size_t rows, const BatcherOptions& options) {
   switch (refusal) {
     case SubmitResult::kQueueFull:

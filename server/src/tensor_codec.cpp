@@ -18,25 +18,7 @@ std::string format_dims(const int64_t* begin, const int64_t* end) {
   return text + "]";
 }
 
-std::string shape_text(const v1::Tensor& tensor) {
-  return format_dims(tensor.shape().data(), tensor.shape().data() + tensor.shape_size());
-}
-
-// Product of `shape`; false when it does not fit an int64 (no encoding can hold that).
-bool element_count(const v1::Tensor& tensor, int64_t* count) {
-  int64_t product = 1;
-  for (int64_t d : tensor.shape()) {
-    if (d == 0) {
-      *count = 0;
-      return true;
-    }
-  }
-  for (int64_t d : tensor.shape()) {
-    if (__builtin_mul_overflow(product, d, &product)) return false;
-  }
-  *count = product;
-  return true;
-}
+std::string shape_text(const v1::Tensor& tensor) { return format_shape(tensor.shape()); }
 
 int64_t product_of(const int64_t* begin, const int64_t* end) {
   int64_t product = 1;
@@ -48,18 +30,49 @@ unsigned char* prepare(const int64_t* begin, const int64_t* end, bool raw, v1::T
   out->Clear();
   out->mutable_shape()->Add(begin, end);
   const int64_t count = product_of(begin, end);
-  if (raw) {
-    std::string* bytes = out->mutable_raw_values();
-    bytes->resize(static_cast<std::size_t>(count) * 4);
-    return reinterpret_cast<unsigned char*>(bytes->data());
-  }
-  google::protobuf::RepeatedField<float>* values = out->mutable_values();
-  values->Reserve(static_cast<int>(count));
-  // Uninitialised room: every element is written by the caller.
-  return reinterpret_cast<unsigned char*>(values->AddNAlreadyReserved(static_cast<int>(count)));
+  return raw ? resize_raw(out->mutable_raw_values(), count)
+             : resize_values(out->mutable_values(), count);
 }
 
 }  // namespace
+
+bool element_count(const google::protobuf::RepeatedField<int64_t>& shape, int64_t* count) {
+  int64_t product = 1;
+  for (int64_t d : shape) {
+    if (d == 0) {
+      *count = 0;
+      return true;
+    }
+  }
+  for (int64_t d : shape) {
+    if (__builtin_mul_overflow(product, d, &product)) return false;
+  }
+  *count = product;
+  return true;
+}
+
+std::string format_shape(const google::protobuf::RepeatedField<int64_t>& shape) {
+  return format_dims(shape.data(), shape.data() + shape.size());
+}
+
+TensorView view_checked_floats(const google::protobuf::RepeatedField<int64_t>& shape,
+                               const unsigned char* bytes, int64_t size) {
+  TensorView view;
+  view.shape_ = &shape;
+  view.bytes_ = bytes;
+  view.size_ = size;
+  return view;
+}
+
+unsigned char* resize_raw(std::string* bytes, int64_t count) {
+  bytes->resize(static_cast<std::size_t>(count) * 4);
+  return reinterpret_cast<unsigned char*>(bytes->data());
+}
+
+unsigned char* resize_values(google::protobuf::RepeatedField<float>* values, int64_t count) {
+  values->Reserve(values->size() + static_cast<int>(count));
+  return reinterpret_cast<unsigned char*>(values->AddNAlreadyReserved(static_cast<int>(count)));
+}
 
 grpc::Status view_tensor(const v1::Tensor& tensor, const TensorSpec& spec, TensorView* out) {
   const std::string field = spec.field;
@@ -80,7 +93,7 @@ grpc::Status view_tensor(const v1::Tensor& tensor, const TensorSpec& spec, Tenso
     }
   }
   int64_t count = 0;
-  const bool fits = element_count(tensor, &count);
+  const bool fits = element_count(tensor.shape(), &count);
   if (has_raw && tensor.raw_values().size() % 4 != 0) {
     return invalid(field + ".raw_values: " + std::to_string(tensor.raw_values().size()) +
                    " bytes, not a multiple of 4 (little-endian float32)");

@@ -8,18 +8,8 @@ tsserve=$1
 work=$2
 root=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$work"
-log="$work/tsserve.log"
-
-# The server prints one "tsserve listening ..." line on stdout once it serves; reading it
-# through a FIFO waits for exactly that event (bounded by read -t), no polling.
-rm -f "$work/stdout"; mkfifo "$work/stdout"
-"$tsserve" --grpc-address 127.0.0.1:0 --metrics-address 127.0.0.1:0 >"$work/stdout" 2>"$log" &
-server=$!
-trap 'kill -KILL $server 2>/dev/null || true' EXIT
-exec 3<"$work/stdout"
-read -r -t 120 ready <&3 || { cat "$log"; echo "FAIL: tsserve did not report listening" >&2; exit 1; }
-port=$(echo "$ready" | sed -n 's/.*grpc_port=\([0-9]*\).*/\1/p')
-[ -n "$port" ] || { echo "FAIL: unexpected first line: $ready" >&2; exit 1; }
+source "$root/tests/e2e/tsserve_process.sh"
+start_tsserve "$tsserve" "$work"
 
 # A CSV in the ETTh1 layout (date + the 7 scaler columns), 400 rows, seeded.
 /usr/bin/python3 - "$work/window.csv" <<'PY'
@@ -39,7 +29,4 @@ echo "$out" | grep -q "scaler applied: True" || { echo "FAIL: scaler not applied
 
 /usr/bin/python3 "$root/tests/e2e/reflection_check.py" "127.0.0.1:$port" "$work"
 
-kill -TERM $server
-trap - EXIT
-if wait $server; then echo "tsserve drained and exited 0"; else echo "FAIL: exit $?" >&2; cat "$log"; exit 1; fi
-grep -q "stopped (drained)" "$log" || { cat "$log"; echo "FAIL: no drain" >&2; exit 1; }
+stop_tsserve

@@ -90,6 +90,12 @@ TEST(ServerMetricsTest, NamesMethodsAndStatusCodes) {
   EXPECT_STREQ(method_name(Method::kForecast), "Forecast");
   EXPECT_STREQ(method_name(Method::kEncode), "Encode");
   EXPECT_STREQ(method_name(Method::kGetModelInfo), "GetModelInfo");
+  EXPECT_STREQ(method_name(Method::kServerLive), "ServerLive");
+  EXPECT_STREQ(method_name(Method::kModelInfer), "ModelInfer");
+  EXPECT_STREQ(protocol_name(Method::kForecast), "v1");
+  EXPECT_STREQ(protocol_name(Method::kGetModelInfo), "v1");
+  EXPECT_STREQ(protocol_name(Method::kModelMetadata), "oip");
+  EXPECT_STREQ(protocol_name(Method::kModelInfer), "oip");
   EXPECT_STREQ(status_code_name(0), "OK");
   EXPECT_STREQ(status_code_name(3), "INVALID_ARGUMENT");
   EXPECT_STREQ(status_code_name(4), "DEADLINE_EXCEEDED");
@@ -104,14 +110,19 @@ TEST(ServerMetricsTest, NamesMethodsAndStatusCodes) {
 TEST(ServerMetricsTest, EveryRequestSeriesIsExportedAtZeroFromTheStart) {
   ServerMetrics metrics;
   const std::string text = metrics.exposition();
-  for (Method method : {Method::kForecast, Method::kEncode, Method::kGetModelInfo}) {
+  for (int m = 0; m < static_cast<int>(kMethodCount); ++m) {
+    const auto method = static_cast<Method>(m);
+    const std::string labels = std::string("method=\"") + method_name(method) +
+                               "\",protocol=\"" + protocol_name(method) + "\"}";
     for (int code = 0; code < kStatusCodeCount; ++code) {
       EXPECT_SAMPLE(text, std::string("tsserve_requests_total{code=\"") + status_code_name(code) +
-                              "\",method=\"" + method_name(method) + "\"} 0");
+                              "\"," + labels + " 0");
     }
-    EXPECT_SAMPLE(text, std::string("tsserve_request_duration_seconds_count{method=\"") +
-                            method_name(method) + "\"} 0");
+    EXPECT_SAMPLE(text, "tsserve_request_duration_seconds_count{" + labels + " 0");
   }
+  // Each method has its protocol's series only.
+  EXPECT_THAT(text, Not(HasSubstr("method=\"ModelInfer\",protocol=\"v1\"")));
+  EXPECT_THAT(text, Not(HasSubstr("method=\"Forecast\",protocol=\"oip\"")));
   EXPECT_SAMPLE(text, "tsserve_ready 0");
   EXPECT_SAMPLE(text, "tsserve_inflight_requests 0");
   EXPECT_SAMPLE(text, "tsserve_queue_depth_rows 0");
@@ -127,25 +138,29 @@ TEST(ServerMetricsTest, RequestsAreCountedByMethodAndCodeWithLatency) {
   metrics.record_request(Method::kForecast, 3, 0.25);
   metrics.record_request(Method::kEncode, 8, 0.0625);
   metrics.record_request(Method::kGetModelInfo, 99, 0.0);  // out of range -> UNKNOWN
+  metrics.record_request(Method::kModelInfer, 0, 0.125);
   const std::string text = metrics.exposition();
 
-  EXPECT_SAMPLE(text, "tsserve_requests_total{code=\"OK\",method=\"Forecast\"} 2");
-  EXPECT_SAMPLE(text, "tsserve_requests_total{code=\"INVALID_ARGUMENT\",method=\"Forecast\"} 1");
-  EXPECT_SAMPLE(text, "tsserve_requests_total{code=\"RESOURCE_EXHAUSTED\",method=\"Encode\"} 1");
-  EXPECT_SAMPLE(text, "tsserve_requests_total{code=\"OK\",method=\"Encode\"} 0");
-  EXPECT_SAMPLE(text, "tsserve_requests_total{code=\"UNKNOWN\",method=\"GetModelInfo\"} 1");
+  EXPECT_SAMPLE(text, "tsserve_requests_total{code=\"OK\",method=\"ModelInfer\",protocol=\"oip\"} 1");
+  EXPECT_SAMPLE(text, "tsserve_request_duration_seconds_sum{method=\"ModelInfer\",protocol=\"oip\"} 0.125");
 
-  EXPECT_SAMPLE(text, "tsserve_request_duration_seconds_count{method=\"Forecast\"} 3");
-  EXPECT_SAMPLE(text, "tsserve_request_duration_seconds_sum{method=\"Forecast\"} 0.7578125");
+  EXPECT_SAMPLE(text, "tsserve_requests_total{code=\"OK\",method=\"Forecast\",protocol=\"v1\"} 2");
+  EXPECT_SAMPLE(text, "tsserve_requests_total{code=\"INVALID_ARGUMENT\",method=\"Forecast\",protocol=\"v1\"} 1");
+  EXPECT_SAMPLE(text, "tsserve_requests_total{code=\"RESOURCE_EXHAUSTED\",method=\"Encode\",protocol=\"v1\"} 1");
+  EXPECT_SAMPLE(text, "tsserve_requests_total{code=\"OK\",method=\"Encode\",protocol=\"v1\"} 0");
+  EXPECT_SAMPLE(text, "tsserve_requests_total{code=\"UNKNOWN\",method=\"GetModelInfo\",protocol=\"v1\"} 1");
+
+  EXPECT_SAMPLE(text, "tsserve_request_duration_seconds_count{method=\"Forecast\",protocol=\"v1\"} 3");
+  EXPECT_SAMPLE(text, "tsserve_request_duration_seconds_sum{method=\"Forecast\",protocol=\"v1\"} 0.7578125");
   EXPECT_SAMPLE(text,
-                "tsserve_request_duration_seconds_bucket{method=\"Forecast\",le=\"0.0001\"} 0");
-  EXPECT_SAMPLE(text, "tsserve_request_duration_seconds_bucket{method=\"Forecast\",le=\"0.01\"} 1");
-  EXPECT_SAMPLE(text, "tsserve_request_duration_seconds_bucket{method=\"Forecast\",le=\"0.25\"} 2");
-  EXPECT_SAMPLE(text, "tsserve_request_duration_seconds_bucket{method=\"Forecast\",le=\"0.5\"} 3");
-  EXPECT_SAMPLE(text, "tsserve_request_duration_seconds_bucket{method=\"Forecast\",le=\"10\"} 3");
-  EXPECT_SAMPLE(text, "tsserve_request_duration_seconds_bucket{method=\"Forecast\",le=\"+Inf\"} 3");
-  EXPECT_SAMPLE(text, "tsserve_request_duration_seconds_count{method=\"Encode\"} 1");
-  EXPECT_SAMPLE(text, "tsserve_request_duration_seconds_sum{method=\"Encode\"} 0.0625");
+                "tsserve_request_duration_seconds_bucket{method=\"Forecast\",protocol=\"v1\",le=\"0.0001\"} 0");
+  EXPECT_SAMPLE(text, "tsserve_request_duration_seconds_bucket{method=\"Forecast\",protocol=\"v1\",le=\"0.01\"} 1");
+  EXPECT_SAMPLE(text, "tsserve_request_duration_seconds_bucket{method=\"Forecast\",protocol=\"v1\",le=\"0.25\"} 2");
+  EXPECT_SAMPLE(text, "tsserve_request_duration_seconds_bucket{method=\"Forecast\",protocol=\"v1\",le=\"0.5\"} 3");
+  EXPECT_SAMPLE(text, "tsserve_request_duration_seconds_bucket{method=\"Forecast\",protocol=\"v1\",le=\"10\"} 3");
+  EXPECT_SAMPLE(text, "tsserve_request_duration_seconds_bucket{method=\"Forecast\",protocol=\"v1\",le=\"+Inf\"} 3");
+  EXPECT_SAMPLE(text, "tsserve_request_duration_seconds_count{method=\"Encode\",protocol=\"v1\"} 1");
+  EXPECT_SAMPLE(text, "tsserve_request_duration_seconds_sum{method=\"Encode\",protocol=\"v1\"} 0.0625");
 }
 
 TEST(ServerMetricsTest, BatchesCountRowsAndComputeTime) {
@@ -223,7 +238,7 @@ TEST(ServerMetricsTest, ConcurrentRecordsAreAllCounted) {
   }
   for (std::thread& thread : threads) thread.join();
   const std::string text = metrics.exposition();
-  EXPECT_SAMPLE(text, "tsserve_requests_total{code=\"OK\",method=\"Forecast\"} 20000");
+  EXPECT_SAMPLE(text, "tsserve_requests_total{code=\"OK\",method=\"Forecast\",protocol=\"v1\"} 20000");
   EXPECT_SAMPLE(text, "tsserve_inference_rows_total 40000");
   EXPECT_SAMPLE(text, "tsserve_batch_rows_count 20000");
   EXPECT_SAMPLE(text, "tsserve_inflight_requests 0");
@@ -262,7 +277,7 @@ TEST(ServerMetricsTest, ServesMetricsOverHttpOnAnyFreePort) {
   ASSERT_NE(body_start, std::string::npos) << response;
   const std::string body = response.substr(body_start + 4);
   EXPECT_SAMPLE(body, "tsserve_ready 1");
-  EXPECT_SAMPLE(body, "tsserve_requests_total{code=\"OK\",method=\"GetModelInfo\"} 1");
+  EXPECT_SAMPLE(body, "tsserve_requests_total{code=\"OK\",method=\"GetModelInfo\",protocol=\"v1\"} 1");
 
   EXPECT_THAT(http_get(ports[0], "/other"), ::testing::StartsWith("HTTP/1.1 404"));
   EXPECT_THAT(metrics.serve("127.0.0.1:0"), HasSubstr("already"));

@@ -31,25 +31,6 @@ std::vector<float> library_forecast(const v1::ForecastRequest& request) {
   return {forecast.data_ptr<float>(), forecast.data_ptr<float>() + forecast.numel()};
 }
 
-// Waits (bounded) for `count` asynchronous calls to finish.
-class CallCounter {
- public:
-  explicit CallCounter(int count) : left_(count) {}
-  void done() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (--left_ == 0) cv_.notify_all();
-  }
-  bool wait(std::chrono::seconds limit) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    return cv_.wait_for(lock, limit, [&] { return left_ == 0; });
-  }
-
- private:
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  int left_;
-};
-
 TEST(ForecastService, AnswerEqualsTheLibraryBitForBit) {
   ServerHarness harness;
   v1::ForecastRequest request = forecast_request(3, 336, 1);
@@ -305,16 +286,6 @@ TEST(ForecastService, FullQueueShedsAndDrainLosesNothingAdmitted) {
             grpc::StatusCode::UNAVAILABLE);
 }
 
-// Scrapes until `series` reads `value` or 30 s pass (each scrape is a round trip: the
-// wait is for the server's own event, with a bound, not a sleep).
-bool metric_reaches(ServerHarness& harness, const std::string& series, double value) {
-  const auto give_up = std::chrono::steady_clock::now() + seconds(30);
-  while (std::chrono::steady_clock::now() < give_up) {
-    if (metric_value(harness.scrape(), series) == value) return true;
-  }
-  return false;
-}
-
 TEST(ForecastService, ExpiredRequestsAreDroppedBeforeCompute) {
   ServerConfig config = test_config();
   config.batching.max_batch_rows = 8;
@@ -335,7 +306,7 @@ TEST(ForecastService, ExpiredRequestsAreDroppedBeforeCompute) {
   EXPECT_EQ(expiring_status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
   // The server learns of the expiry on its own clock, a transit time after the client.
   ASSERT_TRUE(metric_reaches(
-      harness, "tsserve_requests_total{code=\"DEADLINE_EXCEEDED\",method=\"Forecast\"}", 1));
+      harness, "tsserve_requests_total{code=\"DEADLINE_EXCEEDED\",method=\"Forecast\",protocol=\"v1\"}", 1));
 
   // 8 more rows close the batch at once; the expired task is dropped, not computed.
   v1::ForecastResponse response;
@@ -344,7 +315,7 @@ TEST(ForecastService, ExpiredRequestsAreDroppedBeforeCompute) {
   const std::string metrics = harness.scrape();
   EXPECT_EQ(metric_value(metrics, "tsserve_inference_rows_total"), 8);
   EXPECT_EQ(metric_value(metrics,
-                         "tsserve_requests_total{code=\"DEADLINE_EXCEEDED\",method=\"Forecast\"}"),
+                         "tsserve_requests_total{code=\"DEADLINE_EXCEEDED\",method=\"Forecast\",protocol=\"v1\"}"),
             1)
       << metrics;
 }
@@ -368,7 +339,7 @@ TEST(ForecastService, CancelledCallsEndAtOnceAndAreNotComputed) {
   ASSERT_TRUE(finished.wait(seconds(30)));
   EXPECT_EQ(status.error_code(), grpc::StatusCode::CANCELLED);
   ASSERT_TRUE(metric_reaches(
-      harness, "tsserve_requests_total{code=\"CANCELLED\",method=\"Forecast\"}", 1));
+      harness, "tsserve_requests_total{code=\"CANCELLED\",method=\"Forecast\",protocol=\"v1\"}", 1));
   EXPECT_EQ(metric_value(harness.scrape(), "tsserve_inflight_requests"), 0);
 
   // 8 more rows close a batch at once; the cancelled task is dropped, not computed.

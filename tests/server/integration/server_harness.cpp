@@ -26,9 +26,18 @@ ServerHarness::ServerHarness(const ServerConfig& config)
       channel_(grpc::CreateChannel("127.0.0.1:" + std::to_string(server_->grpc_port()),
                                    grpc::InsecureChannelCredentials())),
       stub_(v1::ForecastService::NewStub(channel_)),
+      oip_(inference::GRPCInferenceService::NewStub(channel_)),
       health_(grpc::health::v1::Health::NewStub(channel_)) {}
 
 std::string ServerHarness::scrape() const { return http_get(server_->metrics_port(), "/metrics"); }
+
+bool metric_reaches(ServerHarness& harness, const std::string& series, double value) {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < give_up) {
+    if (metric_value(harness.scrape(), series) == value) return true;
+  }
+  return false;
+}
 
 model::PatchTST& reference_model() {
   static model::PatchTST model = model::load_patchtst(std::string(TSSERVE_SOURCE_DIR) +

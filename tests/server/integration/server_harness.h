@@ -4,11 +4,15 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "grpc/health/v1/health.grpc.pb.h"
+#include "inference/grpc_service.grpc.pb.h"
 #include "tsserve/model/patchtst.h"
 #include "tsserve/server/inference_server.h"
 #include "tsserve/server/server_config.h"
@@ -24,6 +28,8 @@ class ServerHarness {
   explicit ServerHarness(const ServerConfig& config = test_config());
 
   v1::ForecastService::Stub& stub() { return *stub_; }
+  // The Open Inference Protocol on the same channel.
+  inference::GRPCInferenceService::Stub& oip() { return *oip_; }
   grpc::health::v1::Health::Stub& health() { return *health_; }
   InferenceServer& server() { return *server_; }
   // GET /metrics over HTTP from the server's metrics port.
@@ -33,8 +39,32 @@ class ServerHarness {
   std::unique_ptr<InferenceServer> server_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::ForecastService::Stub> stub_;
+  std::unique_ptr<inference::GRPCInferenceService::Stub> oip_;
   std::unique_ptr<grpc::health::v1::Health::Stub> health_;
 };
+
+// Waits (bounded) for `count` asynchronous calls to finish.
+class CallCounter {
+ public:
+  explicit CallCounter(int count) : left_(count) {}
+  void done() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (--left_ == 0) cv_.notify_all();
+  }
+  bool wait(std::chrono::seconds limit) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    return cv_.wait_for(lock, limit, [&] { return left_ == 0; });
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  int left_;
+};
+
+// Scrapes until `series` reads `value` or 30 s pass (each scrape is a round trip: the
+// wait is for the server's own event, with a bound, not a sleep).
+bool metric_reaches(ServerHarness& harness, const std::string& series, double value);
 
 // The bundled model, loaded by the library directly (no server involved).
 model::PatchTST& reference_model();

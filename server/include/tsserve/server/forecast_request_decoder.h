@@ -20,14 +20,17 @@ namespace tsserve::server {
 // One validated Forecast request, plain data, independent of the request message.
 struct ForecastInput {
   std::string request_id;  // the request's, or a generated one when it was empty
-  int64_t variables = 0;   // N
-  // [N, T] row-major (T = seq_len): the last T points of each variable, oldest first, in
+  // Series rows: N for tsserve.v1; B * N for a batch of B samples of N variables each (the
+  // Open Inference Protocol), row b * N + n being variable n of sample b.
+  int64_t variables = 0;
+  int64_t samples = 1;  // B; the forecast comes back as B consecutive blocks
+  // [rows, T] row-major (T = seq_len): the last T points of each variable, oldest first, in
   // the model's space (scaled when scaler_applied).
   std::vector<float> rows;
   int32_t input_points_used = 0;  // T
   bool scaler_applied = false;
-  std::vector<int32_t> scaler_column;  // when scaler_applied: the column of each variable
-  // The request's layout, so the forecast comes back in it: true for [N, T_in] (and
+  std::vector<int32_t> scaler_column;  // when scaler_applied: the column of each row
+  // The layout of each sample, so the forecast comes back in it: true for [N, T_in] (and
   // UNSPECIFIED), false for [T_in, N].
   bool variables_by_time = true;
   AttentionSelection attention;

@@ -26,6 +26,23 @@ struct ForecastOutput {
   int32_t batch_rows = 0;      // rows in that batch
 };
 
+// The forecast in the request's units and layout, written to `dst` (input.variables *
+// pred_len little-endian floats, any alignment): each of the input.samples samples in
+// turn, [N, F] or [F, N] as input.variables_by_time says, unscaled as float(x * std[c] +
+// mean[c]) computed in double when input.scaler_applied.
+// REQUIRES: check_forecast_output(input, model, result).ok() for the result holding
+// `forecast`.
+void store_forecast(const ForecastInput& input, const ModelShape& model,
+                    const std::vector<float>& forecast, unsigned char* dst);
+
+// The shape of one sample's forecast: [N, F], or [F, N] when !input.variables_by_time.
+std::vector<int64_t> forecast_shape(const ForecastInput& input, const ModelShape& model);
+
+// OK when `result` fits `input` (N * F forecast values, attention maps [H, P, P] or [P, P]
+// with P = patch_count); INTERNAL otherwise: a runner bug, not the caller's.
+grpc::Status check_forecast_output(const ForecastInput& input, const ModelShape& model,
+                                   const ForecastOutput& result);
+
 // Fills *out for the request decoded into `input`: forecast [N, F] (or [F, N] for the
 // TIME_BY_VARIABLES layout), unscaled as float(x * std[c] + mean[c]) computed in double
 // when input.scaler_applied, in raw_values or values per input.raw_output; model name

@@ -4,16 +4,16 @@
 // the caller cancels or the deadline passes first (unary_call.h). Every call ends through
 // one path that records its status code and latency.
 //
+// Both protocols' services (this one and oip_service.h) share one ServiceContext: the same
+// model, batchers, metrics and serving state.
+//
 // Thread safety: called by gRPC threads concurrently; the members are constant after
-// construction, except `draining`, an atomic.
-
-#include <atomic>
-#include <chrono>
-#include <functional>
+// construction (the serving state they point to is atomic).
 
 #include "tsserve/server/dynamic_batcher.h"
 #include "tsserve/server/model_shape.h"
 #include "tsserve/server/server_metrics.h"
+#include "tsserve/server/serving_state.h"
 #include "tsserve/v1/forecast_service.grpc.pb.h"
 
 namespace tsserve::server {
@@ -25,6 +25,7 @@ struct ServiceContext {
   DynamicBatcher* forecast_batcher = nullptr;  // not owned
   DynamicBatcher* encode_batcher = nullptr;    // not owned
   ServerMetrics* metrics = nullptr;            // not owned; may be null
+  const ServingState* state = nullptr;         // not owned; new calls need serving()
 };
 
 class ForecastServiceImpl final : public v1::ForecastService::CallbackService {
@@ -41,18 +42,11 @@ class ForecastServiceImpl final : public v1::ForecastService::CallbackService {
                                          const v1::GetModelInfoRequest* request,
                                          v1::GetModelInfoResponse* response) override;
 
-  // From now on new calls get UNAVAILABLE; admitted ones still finish.
-  void start_draining() { draining_.store(true); }
-
  private:
-  // The common admission checks; OK when the call may proceed.
+  // The common admission checks (serving, model name); OK when the call may proceed.
   grpc::Status admit(const std::string& model) const;
 
   const ServiceContext context_;
-  std::atomic<bool> draining_{false};
 };
-
-// gRPC deadline (system clock) -> the batcher's steady clock.
-Clock::time_point steady_deadline(const grpc::CallbackServerContext& context);
 
 }  // namespace tsserve::server

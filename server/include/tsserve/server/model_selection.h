@@ -15,8 +15,8 @@ namespace tsserve::server {
 // then stores its index in *index when `index` is not null. Otherwise:
 //  - INVALID_ARGUMENT: `requested` is empty and several models are loaded;
 //  - NOT_FOUND: no loaded model has the name (or none is loaded at all).
-// Each message names the field and lists the loaded names.
+// Each message names the field (`field`: "model" in tsserve.v1) and lists the loaded names.
 grpc::Status check_model_name(const std::string& requested, const std::vector<std::string>& loaded,
-                              std::size_t* index = nullptr);
+                              std::size_t* index = nullptr, const char* field = "model");
 
 }  // namespace tsserve::server

@@ -17,8 +17,9 @@ inline constexpr std::size_t kMaxRequestIdBytes = 128;
 std::string generate_request_id();
 
 // Checks `requested` (bytes 0x20..0x7e, at most kMaxRequestIdBytes) and stores it in
-// *out, or a generated id when it is empty. INVALID_ARGUMENT naming `request_id` and the
-// first offending byte otherwise.
-grpc::Status resolve_request_id(const std::string& requested, std::string* out);
+// *out, or a generated id when it is empty. INVALID_ARGUMENT naming the field (`field`) and
+// the first offending byte otherwise.
+grpc::Status resolve_request_id(const std::string& requested, std::string* out,
+                                const char* field = "request_id");
 
 }  // namespace tsserve::server

@@ -1,8 +1,8 @@
 #pragma once
 // The server's Prometheus metrics: one prefix (tsserve_), base units, _total on counters.
 //
-//   tsserve_requests_total{method,code}          counter   RPCs finished, by gRPC status
-//   tsserve_request_duration_seconds{method}     histogram RPC latency, arrival to finish
+//   tsserve_requests_total{protocol,method,code} counter   RPCs finished, by gRPC status
+//   tsserve_request_duration_seconds{protocol,method} histogram RPC latency, arrival to finish
 //   tsserve_queue_wait_seconds                   histogram a task's wait in the batcher
 //   tsserve_compute_seconds                      histogram one batch's forward pass
 //   tsserve_batch_rows                           histogram rows in one batch
@@ -16,7 +16,11 @@
 // from 10us, since a batch that fills at once waits microseconds; batch rows 1, 2, 4, ...,
 // 1024.
 //
-// Every labelled child (3 methods x 17 status codes, 3 methods for latency) is created by
+// `protocol` is "v1" (tsserve.v1.ForecastService) or "oip" (the Open Inference Protocol,
+// inference.GRPCInferenceService); each method belongs to one protocol, so the pair is one
+// series. Batch figures (queue wait, compute, rows) have no protocol: batches mix both.
+//
+// Every labelled child (9 methods x 17 status codes, 9 methods for latency) is created by
 // the constructor, so the record functions index arrays and never look a label set up,
 // and every series is exported from the start (at 0), as Prometheus advises.
 //
@@ -41,11 +45,23 @@
 
 namespace tsserve::server {
 
-// The RPC methods with their own series.
-enum class Method { kForecast, kEncode, kGetModelInfo };
-inline constexpr std::size_t kMethodCount = 3;
-// "Forecast", "Encode", "GetModelInfo": the proto method names.
+// The RPC methods with their own series: tsserve.v1's, then the Open Inference Protocol's.
+enum class Method {
+  kForecast,
+  kEncode,
+  kGetModelInfo,
+  kServerLive,
+  kServerReady,
+  kModelReady,
+  kServerMetadata,
+  kModelMetadata,
+  kModelInfer,
+};
+inline constexpr std::size_t kMethodCount = 9;
+// "Forecast", "Encode", "GetModelInfo", "ServerLive", ...: the proto method names.
 const char* method_name(Method method);
+// "v1" or "oip": the API the method belongs to.
+const char* protocol_name(Method method);
 
 // gRPC status codes 0 (OK) .. 16 (UNAUTHENTICATED), as ints so that this library needs
 // no gRPC headers.

@@ -58,6 +58,8 @@ class TensorView {
 
  private:
   friend grpc::Status view_tensor(const v1::Tensor&, const TensorSpec&, TensorView*);
+  friend TensorView view_checked_floats(const google::protobuf::RepeatedField<int64_t>&,
+                                        const unsigned char*, int64_t);
 
   const google::protobuf::RepeatedField<int64_t>* shape_ = nullptr;
   const unsigned char* bytes_ = nullptr;
@@ -68,6 +70,19 @@ class TensorView {
 // INVALID_ARGUMENT naming spec.field and the broken rule otherwise, e.g.
 // "series.shape: expected 2 dimensions [N, T_in], got 3".
 grpc::Status view_tensor(const v1::Tensor& tensor, const TensorSpec& spec, TensorView* out);
+
+// For protocols whose tensors are not tensor.proto's (the Open Inference Protocol): a view
+// of `bytes`, `size` little-endian floats whose structure the caller has checked (`size`
+// is the product of `shape`, every dimension >= 0). `shape` and `bytes` must outlive it.
+TensorView view_checked_floats(const google::protobuf::RepeatedField<int64_t>& shape,
+                               const unsigned char* bytes, int64_t size);
+
+// The product of `shape` in *count; false when it does not fit an int64.
+// REQUIRES: every dimension >= 0.
+bool element_count(const google::protobuf::RepeatedField<int64_t>& shape, int64_t* count);
+
+// "[2, 336, 7]".
+std::string format_shape(const google::protobuf::RepeatedField<int64_t>& shape);
 
 // Whether the float with these bits is NaN or infinite (all exponent bits set).
 inline bool non_finite_bits(uint32_t bits) { return (bits & 0x7f800000u) == 0x7f800000u; }
@@ -101,6 +116,12 @@ grpc::Status resolve_output_encoding(int encoding, bool* raw);
 // REQUIRES: non-negative dimensions whose product fits a protobuf field (< 2^29).
 unsigned char* prepare_tensor(std::initializer_list<int64_t> shape, bool raw, v1::Tensor* out);
 unsigned char* prepare_tensor(const std::vector<int64_t>& shape, bool raw, v1::Tensor* out);
+
+// Sizes one encoding for `count` floats and returns where they go (little-endian, possibly
+// unaligned for float: write them with store_float()). resize_values() leaves the new
+// elements uninitialised: the caller writes every one.
+unsigned char* resize_raw(std::string* bytes, int64_t count);
+unsigned char* resize_values(google::protobuf::RepeatedField<float>* values, int64_t count);
 
 inline void store_float(unsigned char* dst, int64_t i, float value) {
   std::memcpy(dst + 4 * i, &value, sizeof value);

@@ -1,0 +1,34 @@
+#pragma once
+// ModelInferRequest.parameters (Open Inference Protocol) -> the tsserve.v1 options they
+// stand for, so both protocols go through the same option checks:
+//
+//   scaler_mode              string "auto" (default) | "none" | "required"   ScalerMode
+//   variable_names           string "HUFL,HULL,OT": N names, comma-separated  variable_names
+//   attention_layers         string "0,2" or int64: layer indices            attention.layers
+//   attention_variables      string "0,6" or int64: variable indices (of N)  attention.variables
+//   attention_average_heads  bool                                             attention.average_heads
+//
+// Attention is enabled by listing the "attention" output, not by a parameter. Any other
+// name, or a value of the wrong type, is INVALID_ARGUMENT naming the parameter.
+
+#include <google/protobuf/map.h>
+#include <grpcpp/support/status.h>
+
+#include <string>
+
+#include "inference/grpc_service.pb.h"
+#include "tsserve/v1/forecast_service.pb.h"
+
+namespace tsserve::server {
+
+struct OipOptions {
+  int scaler_mode = v1::SCALER_MODE_UNSPECIFIED;
+  google::protobuf::RepeatedPtrField<std::string> variable_names;
+  v1::AttentionOptions attention;  // `enabled` is left false: the outputs decide it
+};
+
+grpc::Status resolve_oip_parameters(
+    const google::protobuf::Map<std::string, inference::InferParameter>& parameters,
+    OipOptions* out);
+
+}  // namespace tsserve::server

@@ -1,0 +1,116 @@
+#include "tsserve/server/oip_service.h"
+
+#include <memory>
+
+#include "tsserve/server/batched_call.h"
+#include "tsserve/server/forecast_task.h"
+#include "tsserve/server/model_selection.h"
+#include "tsserve/server/oip_model_metadata.h"
+#include "tsserve/server/oip_request_decoder.h"
+#include "tsserve/server/oip_response_encoder.h"
+#include "tsserve/server/status_mapping.h"
+#include "tsserve/server/unary_call.h"
+
+namespace tsserve::server {
+namespace {
+
+// A call answered on the spot: `answer` fills the response and says how the call ends.
+template <typename Answer>
+grpc::ServerUnaryReactor* answer_now(grpc::CallbackServerContext* context, ServerMetrics* metrics,
+                                     Method method, Answer answer) {
+  const auto call = UnaryCall::start(metrics, method, steady_deadline(*context));
+  call->end(answer());
+  return call.get();
+}
+
+}  // namespace
+
+grpc::Status OipServiceImpl::find_model(const std::string& name, const std::string& version,
+                                        const char* name_field, const char* version_field) const {
+  grpc::Status status = check_model_name(name, {context_.shape.name}, nullptr, name_field);
+  if (!status.ok()) return status;
+  if (!version.empty() && version != context_.shape.version) {
+    return {grpc::StatusCode::NOT_FOUND, std::string(version_field) + ": model \"" +
+                                             context_.shape.name + "\" has no version \"" +
+                                             version + "\"; it has \"" +
+                                             context_.shape.version + "\" (or leave it empty)"};
+  }
+  return grpc::Status::OK;
+}
+
+grpc::ServerUnaryReactor* OipServiceImpl::ServerLive(grpc::CallbackServerContext* context,
+                                                     const inference::ServerLiveRequest*,
+                                                     inference::ServerLiveResponse* response) {
+  // Live whenever it answers: the process is up, starting or draining, and restarting it
+  // would not help (a liveness probe that fails during a drain would kill the drain).
+  return answer_now(context, context_.metrics, Method::kServerLive, [&] {
+    response->set_live(true);
+    return grpc::Status::OK;
+  });
+}
+
+grpc::ServerUnaryReactor* OipServiceImpl::ServerReady(grpc::CallbackServerContext* context,
+                                                      const inference::ServerReadyRequest*,
+                                                      inference::ServerReadyResponse* response) {
+  return answer_now(context, context_.metrics, Method::kServerReady, [&] {
+    response->set_ready(context_.state->serving());
+    return grpc::Status::OK;
+  });
+}
+
+grpc::ServerUnaryReactor* OipServiceImpl::ModelReady(grpc::CallbackServerContext* context,
+                                                     const inference::ModelReadyRequest* request,
+                                                     inference::ModelReadyResponse* response) {
+  return answer_now(context, context_.metrics, Method::kModelReady, [&] {
+    grpc::Status status = find_model(request->name(), request->version(), "name", "version");
+    if (status.ok()) response->set_ready(context_.state->serving());
+    return status;
+  });
+}
+
+grpc::ServerUnaryReactor* OipServiceImpl::ServerMetadata(
+    grpc::CallbackServerContext* context, const inference::ServerMetadataRequest*,
+    inference::ServerMetadataResponse* response) {
+  return answer_now(context, context_.metrics, Method::kServerMetadata, [&] {
+    response->set_name(server_.name);
+    response->set_version(server_.version);
+    // No protocol extension (model repository, statistics, shared memory, ...) is served.
+    return grpc::Status::OK;
+  });
+}
+
+grpc::ServerUnaryReactor* OipServiceImpl::ModelMetadata(
+    grpc::CallbackServerContext* context, const inference::ModelMetadataRequest* request,
+    inference::ModelMetadataResponse* response) {
+  return answer_now(context, context_.metrics, Method::kModelMetadata, [&] {
+    grpc::Status status = find_model(request->name(), request->version(), "name", "version");
+    if (status.ok()) *response = oip_model_metadata(context_.shape);
+    return status;
+  });
+}
+
+grpc::ServerUnaryReactor* OipServiceImpl::ModelInfer(grpc::CallbackServerContext* context,
+                                                     const inference::ModelInferRequest* request,
+                                                     inference::ModelInferResponse* response) {
+  grpc::Status admitted = to_grpc_status(*context_.state);
+  if (admitted.ok()) {
+    admitted = find_model(request->model_name(), request->model_version(), "model_name",
+                          "model_version");
+  }
+  // The decoder decides the answer's form (outputs, raw or typed, id); the worker's encoder
+  // reads it. Both hold it until the task is done.
+  auto reply = std::make_shared<OipReply>();
+  return serve_batched<ForecastTask>(
+      context, *request, response, Method::kModelInfer, admitted, context_.shape,
+      context_.limits, context_.metrics, *context_.forecast_batcher,
+      [reply](const inference::ModelInferRequest& infer, const ModelShape& shape,
+              const RequestLimits& limits, ForecastInput* input) {
+        return decode_model_infer_request(infer, shape, limits, input, reply.get());
+      },
+      [reply](const ForecastInput& input, const ModelShape& shape, ForecastOutput&& output,
+              inference::ModelInferResponse* out) {
+        return encode_model_infer_response(input, *reply, shape, std::move(output), out);
+      });
+}
+
+}  // namespace tsserve::server
