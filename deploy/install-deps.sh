@@ -16,8 +16,8 @@ packages=(
   # client plots (tsserve-client --plot/--attention): cairo draws the PNGs; their labels
   # are set in DejaVu Sans (a minimal image has no font for fontconfig to find)
   libcairo2-dev fonts-dejavu-core
-  # tests and benchmarks
-  libgtest-dev libgmock-dev libbenchmark-dev prometheus
+  # tests and benchmarks (matplotlib draws the plots of BENCHMARKS.md)
+  libgtest-dev libgmock-dev libbenchmark-dev prometheus python3-matplotlib
   # Python reference, fixtures and training (only /usr/bin/python3 sees these)
   python3 python3-torch python3-numpy python3-grpcio python3-grpc-tools
   # deployment tests (tests/deploy): the dashboard and k8s checks read YAML; the image

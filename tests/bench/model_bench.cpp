@@ -1,5 +1,6 @@
 // Micro-benchmarks of the model library (not run by CI):
-//  - Full vs ProbSparse attention, B=1, H=8, E=64, L in {64, 256, 1024, 4096}: time per
+//  - Full vs ProbSparse vs Informer's naive ProbSparse (keys gathered through the expanded
+//    [B,H,L_Q,L_K,E] view), B=1, H=8, E=64, L in {64, 256, 1024, 4096, 16384}: time per
 //    forward and the peak tensor memory of one forward (counter peak_MiB);
 //  - the default PatchTST shape (T=336, F=96, D=16, H=4, 3 layers, d_ff=128) at the batch
 //    rows the server forms {1, 7, 64, 448}: time per forward and rows/s.
@@ -12,9 +13,12 @@
 #include <torch/torch.h>
 
 #include <cstdlib>
+#include <sstream>
+#include <string>
 
 #include "counting_cpu_allocator.h"
 #include "default_model_shape.h"
+#include "naive_prob_attention.h"
 #include "tsserve/model/full_attention.h"
 #include "tsserve/model/patchtst.h"
 #include "tsserve/model/prob_attention.h"
@@ -34,24 +38,42 @@ double peak_mib_of(const std::function<void()>& run) {
   return static_cast<double>(CountingCpuAllocator::peak_bytes() - before) / (1 << 20);
 }
 
-void attention_bench(benchmark::State& state, const InnerAttention& attention) {
+using AttentionCall =
+    std::function<at::Tensor(const at::Tensor&, const at::Tensor&, const at::Tensor&)>;
+
+void attention_bench(benchmark::State& state, const AttentionCall& attention) {
   const int64_t length = state.range(0);
   torch::manual_seed(0);
   const at::Tensor q = torch::randn({1, length, kHeads, kWidth});
   const at::Tensor k = torch::randn({1, length, kHeads, kWidth});
   const at::Tensor v = torch::randn({1, length, kHeads, kWidth});
   at::InferenceMode guard;
-  state.counters["peak_MiB"] =
-      peak_mib_of([&] { benchmark::DoNotOptimize(attention.forward(q, k, v, {}, false)); });
-  for (auto _ : state) benchmark::DoNotOptimize(attention.forward(q, k, v, {}, false));
+  state.counters["peak_MiB"] = peak_mib_of([&] { benchmark::DoNotOptimize(attention(q, k, v)); });
+  for (auto _ : state) benchmark::DoNotOptimize(attention(q, k, v));
 }
 
-void BM_FullAttention(benchmark::State& state) { attention_bench(state, FullAttention()); }
+AttentionCall inner(std::shared_ptr<InnerAttention> attention) {
+  return [attention](const at::Tensor& q, const at::Tensor& k, const at::Tensor& v) {
+    return attention->forward(q, k, v, {}, false).context;
+  };
+}
+
+constexpr int64_t kInformerFactor = 5;  // Informer's default
+
+void BM_FullAttention(benchmark::State& state) {
+  attention_bench(state, inner(std::make_shared<FullAttention>()));
+}
 
 void BM_ProbAttention(benchmark::State& state) {
   ProbAttentionOptions options;
-  options.factor = 5;  // Informer's default
-  attention_bench(state, ProbAttention(options));
+  options.factor = kInformerFactor;
+  attention_bench(state, inner(std::make_shared<ProbAttention>(options)));
+}
+
+void BM_NaiveProbAttention(benchmark::State& state) {
+  attention_bench(state, [](const at::Tensor& q, const at::Tensor& k, const at::Tensor& v) {
+    return tsserve::bench::naive_prob_attention(q, k, v, kInformerFactor);
+  });
 }
 
 void BM_PatchTSTForward(benchmark::State& state) {
@@ -78,8 +100,10 @@ void BM_PatchTSTAttentionMaps(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(model->forecast_rows(series, maps).forecast);
 }
 
-BENCHMARK(BM_FullAttention)->Arg(64)->Arg(256)->Arg(1024)->Arg(4096)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_ProbAttention)->Arg(64)->Arg(256)->Arg(1024)->Arg(4096)->Unit(benchmark::kMillisecond);
+// L = 16384: Full needs 8 GiB of scores per forward; the naive gather 1.6 GiB of key copies.
+BENCHMARK(BM_FullAttention)->RangeMultiplier(4)->Range(64, 16384)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ProbAttention)->RangeMultiplier(4)->Range(64, 16384)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_NaiveProbAttention)->RangeMultiplier(4)->Range(64, 16384)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PatchTSTForward)
     ->ArgNames({"rows", "invariant"})
     ->ArgsProduct({{1, 7, 64, 448}, {1, 0}})
@@ -96,6 +120,16 @@ int main(int argc, char** argv) {
   const char* threads = std::getenv("TSSERVE_BENCH_THREADS");
   at::set_num_threads(threads ? std::atoi(threads) : 1);
   benchmark::AddCustomContext("torch_threads", std::to_string(at::get_num_threads()));
+  // Extra batch sizes (e.g. the mean batches a server formed): TSSERVE_BENCH_ROWS=56,182
+  if (const char* extra = std::getenv("TSSERVE_BENCH_ROWS")) {
+    std::stringstream rows(extra);
+    for (std::string item; std::getline(rows, item, ',');) {
+      benchmark::RegisterBenchmark("BM_PatchTSTForward/rows", BM_PatchTSTForward)
+          ->Args({std::stoll(item), 1})
+          ->ArgNames({"rows", "invariant"})
+          ->Unit(benchmark::kMillisecond);
+    }
+  }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();
