@@ -89,6 +89,25 @@ void BM_PatchTSTForward(benchmark::State& state) {
       benchmark::Counter(static_cast<double>(rows), benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// The tiny model of make_tiny_model.py (T=16, F=4, D=8, 1 layer): its forward time is
+// what a server serving it adds nothing to but its own overhead.
+void BM_TinyForward(benchmark::State& state) {
+  ModelConfig config;
+  config.seq_len = 16;
+  config.pred_len = 4;
+  config.d_model = 8;
+  config.n_heads = 2;
+  config.e_layers = 1;
+  config.d_ff = 16;
+  config.patch_len = 8;
+  config.stride = 8;
+  config.norm = FinalNorm::kBatch;
+  PatchTST model(config);
+  const at::Tensor series = torch::randn({state.range(0), config.seq_len});
+  at::InferenceMode guard;
+  for (auto _ : state) benchmark::DoNotOptimize(model->forecast_rows(series).forecast);
+}
+
 // What asking for attention maps costs a batch (the server computes them only for batches
 // holding a request that asked): forward with need_attention off vs on.
 void BM_PatchTSTAttentionMaps(benchmark::State& state) {
@@ -108,6 +127,7 @@ BENCHMARK(BM_PatchTSTForward)
     ->ArgNames({"rows", "invariant"})
     ->ArgsProduct({{1, 7, 64, 448}, {1, 0}})
     ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_TinyForward)->ArgName("rows")->Arg(1)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_PatchTSTAttentionMaps)
     ->ArgNames({"rows", "prob", "maps"})
     ->ArgsProduct({{64}, {0, 1}, {0, 1}})
@@ -124,7 +144,7 @@ int main(int argc, char** argv) {
   if (const char* extra = std::getenv("TSSERVE_BENCH_ROWS")) {
     std::stringstream rows(extra);
     for (std::string item; std::getline(rows, item, ',');) {
-      benchmark::RegisterBenchmark("BM_PatchTSTForward/rows", BM_PatchTSTForward)
+      benchmark::RegisterBenchmark("BM_PatchTSTForwardAt", BM_PatchTSTForward)
           ->Args({std::stoll(item), 1})
           ->ArgNames({"rows", "invariant"})
           ->Unit(benchmark::kMillisecond);

@@ -1,0 +1,392 @@
+"""Measures tsserve against its limit and its alternatives and writes BENCHMARKS.md.
+
+    bash tests/bench/run.sh [--duration 5] [--threads 1] [--device cpu] [--quick]
+
+(run.sh builds the binaries, then runs this with /usr/bin/python3.) Every figure comes from
+this one run on this machine, side by side:
+  1. the limit: in-process forward throughput of the bundled model at the batch sizes the
+     server formed, same threads; and a tiny model's forward, to expose serving overhead;
+  2. tsserve over gRPC on loopback, closed-loop concurrency sweep (tsserve-client bench);
+  3. the same sweep with batching off (a batch is one request);
+  4. a Python gRPC server with the same weights in PyTorch eager (tests/bench/python_server.py);
+  5. Full vs ProbSparse vs Informer's naive ProbSparse attention, time and peak memory;
+  6. the cost of a request with attention maps vs without.
+Tables, the targets' verdicts and PNG plots (docs/bench/) go to BENCHMARKS.md, followed by
+the hand-written analysis in tests/bench/benchmark_notes.md.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PYTHON = "/usr/bin/python3"  # the Python that sees Debian's torch and grpcio
+
+
+def log(message):
+    print("[bench] " + message, file=sys.stderr, flush=True)
+
+
+class Server:
+    """A server process on loopback port 0; its first stdout line names the gRPC port."""
+
+    def __init__(self, argv, name):
+        self.argv, self.name = argv, name
+
+    def __enter__(self):
+        self.log = tempfile.NamedTemporaryFile(prefix=self.name + "-", suffix=".log", delete=False)
+        self.process = subprocess.Popen(self.argv, stdout=subprocess.PIPE, stderr=self.log, text=True)
+        ready, _, _ = select.select([self.process.stdout], [], [], 180)
+        line = self.process.stdout.readline() if ready else ""
+        if "grpc_port=" not in line:
+            self.process.kill()
+            raise RuntimeError("%s did not start: %r; log %s" % (self.name, line, self.log.name))
+        self.target = "127.0.0.1:" + line.split("grpc_port=")[1].split()[0]
+        return self
+
+    def __exit__(self, *exc):
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+        os.unlink(self.log.name)
+
+
+class Bench:
+    def __init__(self, args):
+        self.args = args
+        self.build = os.path.abspath(args.build)
+        self.client = os.path.join(self.build, "client", "tsserve-client")
+        self.tsserve = os.path.join(self.build, "server", "tsserve")
+        self.model_bench = os.path.join(self.build, "tests", "bench", "model_bench")
+        self.results = {}
+
+    # ------------------------------------------------------------------ runners
+
+    def tsserve_server(self, *extra):
+        argv = [self.tsserve, "--grpc-address", "127.0.0.1:0", "--metrics-address", "",
+                "--threads", str(self.args.threads), "--device", self.args.device,
+                "--log-level", "warn"] + list(extra)
+        return Server(argv, "tsserve")
+
+    def python_server(self):
+        argv = [PYTHON, os.path.join(ROOT, "tests", "bench", "python_server.py"),
+                "--threads", str(self.args.threads), "--workers", "16"]
+        return Server(argv, "python-server")
+
+    def sweep(self, target, label, concurrency=None, extra=()):
+        concurrency = concurrency or self.args.concurrency
+        log("%s: concurrency %s" % (label, concurrency))
+        out = subprocess.run(
+            [self.client, "bench", "--target", target, "--concurrency", concurrency,
+             "--duration-s", str(self.args.duration), "--warmup-s", str(self.args.warmup),
+             "--timeout-ms", "60000", "--json"] + list(extra),
+            check=True, capture_output=True, text=True).stdout
+        return json.loads(out)["stages"]
+
+    def run_model_bench(self, pattern, extra_rows=()):
+        env = dict(os.environ, TSSERVE_BENCH_THREADS=str(self.args.threads))
+        if extra_rows:
+            env["TSSERVE_BENCH_ROWS"] = ",".join(str(r) for r in extra_rows)
+        log("model_bench %s" % pattern)
+        out = subprocess.run(
+            [self.model_bench, "--benchmark_filter=" + pattern, "--benchmark_format=json",
+             "--benchmark_min_time=%g" % self.args.min_time],
+            check=True, capture_output=True, text=True, env=env).stdout
+        return json.loads(out)["benchmarks"]
+
+    # ------------------------------------------------------------------ measurements
+
+    def measure(self):
+        r = self.results
+        r["machine"] = machine_facts(self.args)
+        with self.tsserve_server() as server:
+            r["tsserve"] = self.sweep(server.target, "tsserve, batching on")
+            r["tsserve_c1"] = [s for s in r["tsserve"] if s["concurrency"] == 1]
+            r["maps_off"] = self.sweep(server.target, "no maps", "1,8")
+            r["maps_on"] = self.sweep(server.target, "with maps", "1,8", ["--attention"])
+        with self.tsserve_server("--max-batch-rows", "7", "--max-queue-delay-ms", "0") as server:
+            r["unbatched"] = self.sweep(server.target, "tsserve, batching off")
+        with self.python_server() as server:
+            r["python"] = self.sweep(server.target, "python server")
+        tiny_dir = tempfile.mkdtemp(prefix="tsserve-tiny-")
+        subprocess.run([PYTHON, os.path.join(ROOT, "tests", "bench", "make_tiny_model.py"), tiny_dir],
+                       check=True)
+        with self.tsserve_server("--model", os.path.join(tiny_dir, "tiny.pt")) as server:
+            r["tiny"] = self.sweep(server.target, "tiny model", "1", ["--variables", "1"])
+
+        batch_rows = sorted({max(1, round(s["server"]["batch_rows_mean"])) for s in r["tsserve"]})
+        r["forward"] = self.run_model_bench("BM_PatchTSTForward/rows:7/invariant:1$|BM_PatchTSTForwardAt|BM_TinyForward",
+                                            batch_rows)
+        r["attention"] = self.run_model_bench(self.args.attention_filter)
+        r["maps_model"] = self.run_model_bench("BM_PatchTSTAttentionMaps")
+
+
+def machine_facts(args):
+    def first(cmd, default="?"):
+        try:
+            return subprocess.run(cmd, shell=True, capture_output=True, text=True).stdout.strip() or default
+        except OSError:
+            return default
+    return {
+        "cpu": first("lscpu | sed -n 's/^Model name: *//p'"),
+        "cores": os.cpu_count(),
+        "memory": first("awk '/MemTotal/ {printf \"%.0f GiB\", $2/1048576}' /proc/meminfo"),
+        "os": first(". /etc/os-release && echo $PRETTY_NAME"),
+        "compiler": first("c++ --version | head -1"),
+        "torch": first(PYTHON + " -c 'import torch; print(torch.__version__)'"),
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "threads": args.threads,
+        "device": args.device,
+        "kernel": platform.release(),
+    }
+
+
+# ---------------------------------------------------------------------- report
+
+
+def by_concurrency(stages):
+    return {s["concurrency"]: s for s in stages}
+
+
+def forward_rows(benchmark):
+    """Rows of a BM_PatchTSTForward* result (its name holds "rows:N/"), or None."""
+    match = re.search(r"^BM_PatchTSTForward.*rows:(\d+)/invariant:1$", benchmark["name"])
+    return int(match.group(1)) if match else None
+
+
+def forward_ms(forward, rows):
+    """In-process forward time (ms) of the bundled model at `rows` rows, batch-invariant."""
+    for b in forward:
+        if forward_rows(b) == rows:
+            return b["real_time"]
+    return None
+
+
+def tiny_forward_us(forward):
+    for b in forward:
+        if b["name"].startswith("BM_TinyForward"):
+            return b["real_time"]
+    return None
+
+
+def verdict(ok):
+    return "met" if ok else "**missed**"
+
+
+def sweep_table(stages, title):
+    lines = ["| concurrency | req/s | rows/s | p50 ms | p99 ms | server queue p50 ms | compute p50 ms | batch rows | errors |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for s in stages:
+        lines.append("| %d | %.1f | %.0f | %.2f | %.2f | %.2f | %.2f | %.1f | %d |" % (
+            s["concurrency"], s["throughput_rps"], s["rows_per_second"], s["latency_ms"]["p50"],
+            s["latency_ms"]["p99"], s["server"]["queue_ms"]["p50"], s["server"]["compute_ms"]["p50"],
+            s["server"]["batch_rows_mean"], s["requests_failed"]))
+    return "### %s\n\n%s\n" % (title, "\n".join(lines))
+
+
+def attention_rows(attention):
+    """{L: {kind: (ms, peak MiB)}} from model_bench's attention benchmarks."""
+    table = {}
+    for b in attention:
+        kind, length = b["name"].split("/")[0], int(b["name"].split("/")[1])
+        table.setdefault(length, {})[kind] = (b["real_time"], b.get("peak_MiB", 0.0))
+    return table
+
+
+def plot(results, images):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    os.makedirs(images, exist_ok=True)
+    series = [("tsserve (batching)", results["tsserve"]), ("tsserve, batching off", results["unbatched"]),
+              ("Python gRPC + PyTorch eager", results["python"])]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
+    for name, stages in series:
+        c = [s["concurrency"] for s in stages]
+        left.plot(c, [s["rows_per_second"] for s in stages], marker="o", label=name)
+        right.plot(c, [s["latency_ms"]["p99"] for s in stages], marker="o", label=name)
+    for axis, label in ((left, "throughput (series rows/s)"), (right, "p99 latency (ms)")):
+        axis.set_xscale("log", base=2)
+        axis.set_xlabel("concurrency (calls in flight), 7 variables x 336 points each")
+        axis.set_ylabel(label)
+        axis.grid(True, alpha=0.3)
+        axis.legend()
+    right.set_yscale("log")
+    fig.suptitle("Forecast over gRPC on loopback, closed loop")
+    fig.tight_layout()
+    fig.savefig(os.path.join(images, "server_sweep.png"), dpi=100)
+    plt.close(fig)
+
+    table = attention_rows(results["attention"])
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
+    for kind, name in (("BM_FullAttention", "Full"), ("BM_ProbAttention", "ProbSparse (tsserve)"),
+                       ("BM_NaiveProbAttention", "ProbSparse, naive gather")):
+        lengths = [L for L in sorted(table) if kind in table[L]]
+        left.plot(lengths, [table[L][kind][0] for L in lengths], marker="o", label=name)
+        right.plot(lengths, [table[L][kind][1] for L in lengths], marker="o", label=name)
+    for axis, label in ((left, "time per forward (ms)"), (right, "peak tensor memory (MiB)")):
+        axis.set_xscale("log", base=2)
+        axis.set_yscale("log")
+        axis.set_xlabel("sequence length L (B=1, H=8, E=64)")
+        axis.set_ylabel(label)
+        axis.grid(True, alpha=0.3)
+        axis.legend()
+    fig.suptitle("Inner attention, one forward")
+    fig.tight_layout()
+    fig.savefig(os.path.join(images, "attention.png"), dpi=100)
+    plt.close(fig)
+
+
+def report(results, args, images_rel):
+    m = results["machine"]
+    on, off, py = (by_concurrency(results[k]) for k in ("tsserve", "unbatched", "python"))
+    out = ["# Benchmarks", "",
+           "Generated by `bash tests/bench/run.sh %s` on %s. Every figure below comes from that one run"
+           " on one machine; compare ratios within it, not absolute times across machines." % (
+               " ".join(args.argv), m["date"]), "",
+           "Machine: %s, %s cores, %s, %s (kernel %s); %s; PyTorch/LibTorch %s; device %s, %s intra-op"
+           " thread(s) in every server and in-process measurement." % (
+               m["cpu"], m["cores"], m["memory"], m["os"], m["kernel"], m["compiler"], m["torch"],
+               m["device"], m["threads"]), ""]
+
+    # Targets.
+    saturation = max(results["tsserve"], key=lambda s: s["rows_per_second"])
+    sat_rows = max(1, round(saturation["server"]["batch_rows_mean"]))
+    limit_ms = forward_ms(results["forward"], sat_rows)
+    limit_rows_per_s = sat_rows / (limit_ms / 1e3) if limit_ms else float("nan")
+    c1 = on[1]
+    forward7 = forward_ms(results["forward"], 7)
+    overhead_us = (c1["latency_ms"]["p50"] - forward7) * 1e3 if forward7 else float("nan")
+    tiny = results["tiny"][0]
+    tiny_us = tiny_forward_us(results["forward"])
+    tiny_overhead_us = tiny["latency_ms"]["p50"] * 1e3 - tiny_us if tiny_us else float("nan")
+    batching_ratio = on[32]["throughput_rps"] / off[32]["throughput_rps"] if 32 in on else float("nan")
+    py_ratio = on[32]["throughput_rps"] / py[32]["throughput_rps"] if 32 in on else float("nan")
+    py_p99 = on[32]["latency_ms"]["p99"] / py[32]["latency_ms"]["p99"] if 32 in on else float("nan")
+    att = attention_rows(results["attention"])
+    a4k = att.get(4096, {})
+    full, prob, naive = (a4k.get(k, (float("nan"), float("nan")))
+                         for k in ("BM_FullAttention", "BM_ProbAttention", "BM_NaiveProbAttention"))
+    maps_off, maps_on = by_concurrency(results["maps_off"]), by_concurrency(results["maps_on"])
+
+    targets = [
+        ("Server throughput at saturation / in-process forward at the same batch",
+         ">= 0.9", "%.0f rows/s at concurrency %d (mean batch %d rows) / %.0f rows/s = **%.2f**" % (
+             saturation["rows_per_second"], saturation["concurrency"], sat_rows, limit_rows_per_s,
+             saturation["rows_per_second"] / limit_rows_per_s),
+         saturation["rows_per_second"] / limit_rows_per_s >= 0.9),
+        ("Serving overhead at concurrency 1 (p50 minus the model's forward)", "<= 150 us",
+         "bundled model: %.2f ms - %.2f ms = **%.0f us**; tiny model: %.0f us - %.0f us = **%.0f us**" % (
+             c1["latency_ms"]["p50"], forward7, overhead_us, tiny["latency_ms"]["p50"] * 1e3,
+             tiny_us or float("nan"), tiny_overhead_us),
+         overhead_us <= 150),
+        ("Batching on vs off at concurrency 32 (throughput)", ">= 4x", "**%.1fx**" % batching_ratio,
+         batching_ratio >= 4),
+        ("vs the Python server at concurrency 32: throughput", ">= 10x", "**%.1fx**" % py_ratio, py_ratio >= 10),
+        ("vs the Python server at concurrency 32: p99", "<= 1/5", "**%.2f**" % py_p99, py_p99 <= 0.2),
+        ("ProbSparse vs Full at L=4096: speed", ">= 3x", "%.1f ms vs %.1f ms = **%.1fx**" % (
+            prob[0], full[0], full[0] / prob[0]), full[0] / prob[0] >= 3),
+        ("ProbSparse vs Full at L=4096: peak memory", ">= 4x less", "%.1f vs %.1f MiB = **%.1fx**" % (
+            prob[1], full[1], full[1] / prob[1]), full[1] / prob[1] >= 4),
+        ("ProbSparse vs naive gather at L=4096: peak memory", ">= 5x less", "%.1f vs %.1f MiB = **%.1fx**" % (
+            prob[1], naive[1], naive[1] / prob[1]), naive[1] / prob[1] >= 5),
+        ("A request without attention maps is not slower (concurrency 1, p50)", "no maps <= maps",
+         "%.2f ms without, %.2f ms with" % (maps_off[1]["latency_ms"]["p50"], maps_on[1]["latency_ms"]["p50"]),
+         maps_off[1]["latency_ms"]["p50"] <= maps_on[1]["latency_ms"]["p50"]),
+    ]
+    out += ["## Targets", "", "| target | goal | measured | verdict |", "|---|---|---|---|"]
+    out += ["| %s | %s | %s | %s |" % (name, goal, measured, verdict(ok)) for name, goal, measured, ok in targets]
+    out += ["", "![server sweep](%s/server_sweep.png)" % images_rel, ""]
+
+    out += ["## The server over gRPC (`tsserve-client bench`, closed loop, %g s per stage after %g s warm-up)" % (
+        args.duration, args.warmup), "",
+        "Each request: 7 variables x 336 points (one ETTh1-shaped window), packed floats. Latency is"
+        " client-side; queue and compute are the server's own `Timing`.", ""]
+    out.append(sweep_table(results["tsserve"], "tsserve, dynamic batching (defaults)"))
+    out.append(sweep_table(results["unbatched"], "tsserve, batching off (`--max-batch-rows 7 --max-queue-delay-ms 0`: a batch is one request)"))
+    out.append(sweep_table(results["python"], "Python gRPC server, PyTorch eager, one forward per request (`tests/bench/python_server.py`)"))
+
+    out += ["## The limit: in-process forward of the bundled model (`model_bench`, batch-invariant path)", "",
+            "| rows | forward ms | rows/s |", "|---:|---:|---:|"]
+    for b in sorted(results["forward"], key=lambda b: forward_rows(b) or 0):
+        rows = forward_rows(b)
+        if rows:
+            out.append("| %d | %.3f | %.0f |" % (rows, b["real_time"], rows / (b["real_time"] / 1e3)))
+    out += ["", "Tiny model (T=16, F=4, D=8, 1 layer), 1 row: forward %.1f us in-process; served at"
+            " concurrency 1: p50 %.0f us, p99 %.0f us." % (
+                tiny_us or float("nan"), tiny["latency_ms"]["p50"] * 1e3, tiny["latency_ms"]["p99"] * 1e3), ""]
+
+    out += ["## Attention: Full vs ProbSparse vs naive ProbSparse (B=1, H=8, E=64, factor 5, one forward)", "",
+            "| L | Full ms | Full peak MiB | ProbSparse ms | ProbSparse peak MiB | naive ms | naive peak MiB |",
+            "|---:|---:|---:|---:|---:|---:|---:|"]
+    for length in sorted(att):
+        row = att[length]
+        cells = []
+        for kind in ("BM_FullAttention", "BM_ProbAttention", "BM_NaiveProbAttention"):
+            cells += ["%.2f" % row[kind][0], "%.1f" % row[kind][1]] if kind in row else ["not run", ""]
+        out.append("| %d | %s |" % (length, " | ".join(cells)))
+    out += ["", "![attention](%s/attention.png)" % images_rel, ""]
+
+    out += ["## Attention maps: cost per request", "",
+            "| concurrency | p50 ms without maps | p50 ms with maps (7 variables x 3 layers, heads averaged) | req/s without | req/s with |",
+            "|---:|---:|---:|---:|---:|"]
+    for c in sorted(maps_off):
+        out.append("| %d | %.2f | %.2f | %.1f | %.1f |" % (
+            c, maps_off[c]["latency_ms"]["p50"], maps_on[c]["latency_ms"]["p50"],
+            maps_off[c]["throughput_rps"], maps_on[c]["throughput_rps"]))
+    out += ["", "In-process, one batch of 64 rows (`BM_PatchTSTAttentionMaps`, rows/prob/maps):", "",
+            "| benchmark | ms |", "|---|---:|"]
+    out += ["| %s | %.2f |" % (b["name"], b["real_time"]) for b in results["maps_model"]]
+    out.append("")
+
+    notes = os.path.join(ROOT, "tests", "bench", "benchmark_notes.md")
+    if os.path.exists(notes):
+        with open(notes) as f:
+            out += [f.read()]
+    return "\n".join(out) + "\n"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--build", default=os.path.join(ROOT, "build"))
+    parser.add_argument("--out", default=os.path.join(ROOT, "BENCHMARKS.md"))
+    parser.add_argument("--images", default=os.path.join(ROOT, "docs", "bench"))
+    parser.add_argument("--duration", type=float, default=5.0, help="seconds recorded per stage")
+    parser.add_argument("--warmup", type=float, default=1.0)
+    parser.add_argument("--concurrency", default="1..128")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--min-time", type=float, default=1.0, help="model_bench seconds per case")
+    parser.add_argument("--attention-filter", default="BM_(Full|Prob|NaiveProb)Attention/")
+    parser.add_argument("--quick", action="store_true", help="a smoke run: short stages, small L")
+    parser.add_argument("--results-json", help="also write the raw results here")
+    args = parser.parse_args()
+    args.argv = sys.argv[1:]
+    if args.quick:
+        args.duration, args.warmup, args.min_time = 1.0, 0.3, 0.1
+        args.concurrency = "1,8,32"
+        args.attention_filter = "BM_(Full|Prob|NaiveProb)Attention/(64|256|1024|4096)$"
+    bench = Bench(args)
+    bench.measure()
+    if args.results_json:
+        with open(args.results_json, "w") as f:
+            json.dump(bench.results, f, indent=1)
+    plot(bench.results, args.images)
+    images_rel = os.path.relpath(args.images, os.path.dirname(os.path.abspath(args.out)))
+    with open(args.out, "w") as f:
+        f.write(report(bench.results, args, images_rel))
+    log("wrote %s and %s/*.png" % (args.out, args.images))
+
+
+if __name__ == "__main__":
+    main()
