@@ -1,9 +1,9 @@
-#include "response_common.h"
 #include "tsserve/server/forecast_response_encoder.h"
 
 #include <cstring>
 #include <string>
 
+#include "response_common.h"
 #include "tsserve/server/tensor_codec.h"
 
 namespace tsserve::server {
@@ -63,9 +63,9 @@ grpc::Status encode_forecast_response(const ForecastInput& input, const ModelSha
   grpc::Status status = check_forecast_output(input, model, result);
   if (!status.ok()) return status;
 
-  store_forecast(input, model, result.forecast,
-                 prepare_tensor(forecast_shape(input, model), input.raw_output,
-                                out->mutable_forecast()));
+  store_forecast(
+      input, model, result.forecast,
+      prepare_tensor(forecast_shape(input, model), input.raw_output, out->mutable_forecast()));
   std::vector<float>().swap(result.forecast);
   fill_common_fields(model, std::move(result), input.raw_output, input.request_id, out);
   out->set_input_points_used(input.input_points_used);

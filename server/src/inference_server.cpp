@@ -132,7 +132,8 @@ class InferenceServerImpl final : public InferenceServer {
     context.metrics = metrics_.get();
     context.state = &state_;
     // Both protocols over the same model, batchers, metrics and serving state.
-    oip_service_ = std::make_unique<OipServiceImpl>(context, OipServerInfo{"tsserve", TSSERVE_VERSION});
+    oip_service_ =
+        std::make_unique<OipServiceImpl>(context, OipServerInfo{"tsserve", TSSERVE_VERSION});
     service_ = std::make_unique<ForecastServiceImpl>(std::move(context));
 
     grpc::EnableDefaultHealthCheckService(true);

@@ -5,8 +5,9 @@
 namespace tsserve::server {
 namespace {
 
-void add_tensor(const char* name, std::initializer_list<int64_t> shape,
-                google::protobuf::RepeatedPtrField<inference::ModelMetadataResponse::TensorMetadata>* out) {
+void add_tensor(
+    const char* name, std::initializer_list<int64_t> shape,
+    google::protobuf::RepeatedPtrField<inference::ModelMetadataResponse::TensorMetadata>* out) {
   auto* tensor = out->Add();
   tensor->set_name(name);
   tensor->set_datatype(kOipFp32);

@@ -43,10 +43,12 @@ std::vector<std::string> split_list(const std::string& text) {
   std::size_t start = 0;
   while (true) {
     const std::size_t comma = text.find(',', start);
-    std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::string item =
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     const auto first = item.find_first_not_of(' ');
     const auto last = item.find_last_not_of(' ');
-    items.push_back(first == std::string::npos ? std::string() : item.substr(first, last - first + 1));
+    items.push_back(first == std::string::npos ? std::string()
+                                               : item.substr(first, last - first + 1));
     if (comma == std::string::npos) return items;
     start = comma + 1;
   }

@@ -90,8 +90,9 @@ grpc::Status view_series(const inference::ModelInferRequest& request, int index,
   }
   if (!input.parameters().empty()) {
     const std::string& name = input.parameters().begin()->first;
-    return invalid(field + ".parameters: tsserve reads no input parameters; got \"" + name + "\"" +
-                   (name.rfind("shared_memory", 0) == 0 ? " (shared memory is not supported)" : ""));
+    return invalid(
+        field + ".parameters: tsserve reads no input parameters; got \"" + name + "\"" +
+        (name.rfind("shared_memory", 0) == 0 ? " (shared memory is not supported)" : ""));
   }
   if (input.shape_size() != 3) {
     return invalid(field + ".shape: expected 3 dimensions [B, T, N], got " +
@@ -118,7 +119,8 @@ grpc::Status view_series(const inference::ModelInferRequest& request, int index,
                      " input; give one per input, in the order of inputs");
     }
     if (input.has_contents() && input.contents().ByteSizeLong() > 0) {
-      return invalid(field + ".contents: set although raw_input_contents carries the data; "
+      return invalid(field +
+                     ".contents: set although raw_input_contents carries the data; "
                      "send it in one of them");
     }
     const std::string& bytes = request.raw_input_contents(index);
@@ -177,8 +179,7 @@ grpc::Status decode_model_infer_request(const inference::ModelInferRequest& requ
   int index = 0;
   status = find_series(request, model, &index);
   if (!status.ok()) return status;
-  const std::string field =
-      "inputs[" + std::to_string(index) + "] (\"" + kOipSeriesInput + "\")";
+  const std::string field = "inputs[" + std::to_string(index) + "] (\"" + kOipSeriesInput + "\")";
   TensorView series;
   status = view_series(request, index, field, &reply->raw, &series);
   if (!status.ok()) return status;
@@ -189,12 +190,12 @@ grpc::Status decode_model_infer_request(const inference::ModelInferRequest& requ
   g.points = series.dim(1);
   g.variables = series.dim(2);
   g.used = model.seq_len;
-  const SeriesNames names{{field.c_str(), 3, "[B, T, N]"}, "batch, time, variables",
-                          "parameter scaler_mode \"none\""};
+  const SeriesNames names{
+      {field.c_str(), 3, "[B, T, N]"}, "batch, time, variables", "parameter scaler_mode \"none\""};
   status = check_series_geometry(g, names, limits);
   if (!status.ok()) return status;
-  status = check_variable_names(options.variable_names, g.variables,
-                                "parameters[\"variable_names\"]");
+  status =
+      check_variable_names(options.variable_names, g.variables, "parameters[\"variable_names\"]");
   if (!status.ok()) return status;
   ScalerMatch scaler;
   status = match_scaler(options.scaler_mode, options.variable_names, g.variables, model, &scaler);

@@ -66,14 +66,13 @@ grpc::Status encode_model_infer_response(const ForecastInput& input, const OipRe
                                          inference::ModelInferResponse* out) {
   grpc::Status status = check_forecast_output(input, model, result);
   if (!status.ok()) return status;
-  const bool wants_attention =
-      std::find(reply.outputs.begin(), reply.outputs.end(), OipOutput::kAttention) !=
-      reply.outputs.end();
+  const bool wants_attention = std::find(reply.outputs.begin(), reply.outputs.end(),
+                                         OipOutput::kAttention) != reply.outputs.end();
   const std::size_t maps = input.attention.variables.size() * input.attention.layers.size();
   if (wants_attention && (!input.attention.enabled || result.attention.size() != maps)) {
-    return {grpc::StatusCode::INTERNAL,
-            "attention: the model returned " + std::to_string(result.attention.size()) +
-                " maps for " + std::to_string(maps) + " selected"};
+    return {grpc::StatusCode::INTERNAL, "attention: the model returned " +
+                                            std::to_string(result.attention.size()) + " maps for " +
+                                            std::to_string(maps) + " selected"};
   }
 
   out->set_model_name(model.name);

@@ -32,8 +32,8 @@ grpc::Status OipServiceImpl::find_model(const std::string& name, const std::stri
   if (!version.empty() && version != context_.shape.version) {
     return {grpc::StatusCode::NOT_FOUND, std::string(version_field) + ": model \"" +
                                              context_.shape.name + "\" has no version \"" +
-                                             version + "\"; it has \"" +
-                                             context_.shape.version + "\" (or leave it empty)"};
+                                             version + "\"; it has \"" + context_.shape.version +
+                                             "\" (or leave it empty)"};
   }
   return grpc::Status::OK;
 }
@@ -94,15 +94,15 @@ grpc::ServerUnaryReactor* OipServiceImpl::ModelInfer(grpc::CallbackServerContext
                                                      inference::ModelInferResponse* response) {
   grpc::Status admitted = to_grpc_status(*context_.state);
   if (admitted.ok()) {
-    admitted = find_model(request->model_name(), request->model_version(), "model_name",
-                          "model_version");
+    admitted =
+        find_model(request->model_name(), request->model_version(), "model_name", "model_version");
   }
   // The decoder decides the answer's form (outputs, raw or typed, id); the worker's encoder
   // reads it. Both hold it until the task is done.
   auto reply = std::make_shared<OipReply>();
   return serve_batched<ForecastTask>(
-      context, *request, response, Method::kModelInfer, admitted, context_.shape,
-      context_.limits, context_.metrics, *context_.forecast_batcher,
+      context, *request, response, Method::kModelInfer, admitted, context_.shape, context_.limits,
+      context_.metrics, *context_.forecast_batcher,
       [reply](const inference::ModelInferRequest& infer, const ModelShape& shape,
               const RequestLimits& limits, ForecastInput* input) {
         return decode_model_infer_request(infer, shape, limits, input, reply.get());

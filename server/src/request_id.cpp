@@ -29,8 +29,7 @@ std::string generate_request_id() {
   return std::string(text, static_cast<std::size_t>(length));
 }
 
-grpc::Status resolve_request_id(const std::string& requested, std::string* out,
-                                const char* field) {
+grpc::Status resolve_request_id(const std::string& requested, std::string* out, const char* field) {
   if (requested.empty()) {
     *out = generate_request_id();
     return grpc::Status::OK;

@@ -111,19 +111,21 @@ std::string variable_note(const google::protobuf::RepeatedPtrField<std::string>&
 
 // The cold path after a gather failed: finds the first offending value in row-major order
 // of the series as sent and says what is wrong with it.
-grpc::Status series_value_error(const TensorView& series, const SeriesGeometry& g,
-                                const SeriesNames& names,
-                                const google::protobuf::RepeatedPtrField<std::string>& variable_names,
-                                const ModelShape& model, const ScalerMatch& scaler) {
+grpc::Status series_value_error(
+    const TensorView& series, const SeriesGeometry& g, const SeriesNames& names,
+    const google::protobuf::RepeatedPtrField<std::string>& variable_names, const ModelShape& model,
+    const ScalerMatch& scaler) {
   const int64_t bad = find_non_finite(series.bytes(), series.size());
   if (bad < series.size()) {
-    return non_finite_error(names.spec, series, bad, variable_note(variable_names, g, g.row_of(bad)));
+    return non_finite_error(names.spec, series, bad,
+                            variable_note(variable_names, g, g.row_of(bad)));
   }
   // Every input is finite, so scaling pushed one out of float range.
   for (int64_t i = 0; scaler.applied && i < series.size(); ++i) {
     if (g.point_of(i) < g.skipped()) continue;
     const int64_t row = g.row_of(i);
-    const auto c = static_cast<std::size_t>(scaler.column[static_cast<std::size_t>(row % g.variables)]);
+    const auto c =
+        static_cast<std::size_t>(scaler.column[static_cast<std::size_t>(row % g.variables)]);
     uint32_t bits;
     std::memcpy(&bits, series.bytes() + 4 * i, sizeof bits);
     uint32_t overflow = 0;
@@ -137,11 +139,12 @@ grpc::Status series_value_error(const TensorView& series, const SeriesGeometry& 
     return invalid(std::string(names.spec.field) + ": value at " + format_index(series, i) +
                    variable_note(variable_names, g, row) + value +
                    ", beyond float range once scaled by scaler column \"" +
-                   model.scaler_columns[c] + stats +
-                   "; send values in the data's units, or " + names.scaler_off);
+                   model.scaler_columns[c] + stats + "; send values in the data's units, or " +
+                   names.scaler_off);
   }
-  return {grpc::StatusCode::INTERNAL,
-          std::string(names.spec.field) + ": a value failed the finiteness check but none was found"};
+  return {
+      grpc::StatusCode::INTERNAL,
+      std::string(names.spec.field) + ": a value failed the finiteness check but none was found"};
 }
 
 }  // namespace

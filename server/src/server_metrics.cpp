@@ -30,8 +30,8 @@ constexpr std::array<const char*, kStatusCodeCount> kStatusCodeNames = {
 constexpr int kUnknownCode = 2;
 
 constexpr std::array<Method, kMethodCount> kMethods = {
-    Method::kForecast,    Method::kEncode,         Method::kGetModelInfo,
-    Method::kServerLive,  Method::kServerReady,    Method::kModelReady,
+    Method::kForecast,       Method::kEncode,        Method::kGetModelInfo,
+    Method::kServerLive,     Method::kServerReady,   Method::kModelReady,
     Method::kServerMetadata, Method::kModelMetadata, Method::kModelInfer};
 
 // 100us .. 10s in 1-2.5-5 steps: a GetModelInfo call to a slow forward pass on a long
@@ -110,8 +110,9 @@ ServerMetrics::ServerMetrics() : registry_(std::make_shared<prometheus::Registry
                        .Register(*registry_);
   auto& request_duration = prometheus::BuildHistogram()
                                .Name("tsserve_request_duration_seconds")
-                               .Help("RPC latency from arrival to finish, by protocol and method, in "
-                                     "seconds.")
+                               .Help(
+                                   "RPC latency from arrival to finish, by protocol and method, in "
+                                   "seconds.")
                                .Register(*registry_);
   for (Method method : kMethods) {
     for (int code = 0; code < kStatusCodeCount; ++code) {

@@ -132,15 +132,15 @@ TEST(OipRequestDecoderTest, AttentionOptionsWithoutTheAttentionOutputSelectNothi
 TEST(OipRequestDecoderTest, WrongDatatypeNamesTheInputAndFp32) {
   inference::ModelInferRequest request = infer_request(1, 8, 3, ramp(24));
   request.mutable_inputs(0)->set_datatype("FP64");
-  EXPECT_TRUE(invalid_argument(decode(request),
-                               {"inputs[0] (\"series\").datatype", "\"FP64\"", "FP32"}));
+  EXPECT_TRUE(
+      invalid_argument(decode(request), {"inputs[0] (\"series\").datatype", "\"FP64\"", "FP32"}));
 }
 
 TEST(OipRequestDecoderTest, WrongRankAndNegativeDimensionsAreRefused) {
   inference::ModelInferRequest request = infer_request(1, 8, 3, ramp(24));
   request.mutable_inputs(0)->mutable_shape()->RemoveLast();
-  EXPECT_TRUE(invalid_argument(decode(request),
-                               {"inputs[0] (\"series\").shape", "3 dimensions [B, T, N]", "got 2"}));
+  EXPECT_TRUE(invalid_argument(
+      decode(request), {"inputs[0] (\"series\").shape", "3 dimensions [B, T, N]", "got 2"}));
   request = infer_request(1, 8, 3, ramp(24));
   request.mutable_inputs(0)->set_shape(2, -3);
   EXPECT_TRUE(invalid_argument(decode(request), {"dimension 2 of [1, 8, -3] is negative"}));
@@ -149,13 +149,14 @@ TEST(OipRequestDecoderTest, WrongRankAndNegativeDimensionsAreRefused) {
 TEST(OipRequestDecoderTest, DataThatDoesNotFillTheShapeIsRefused) {
   inference::ModelInferRequest raw = infer_request(1, 8, 3, ramp(24), true);
   raw.mutable_raw_input_contents(0)->resize(95);
-  EXPECT_TRUE(invalid_argument(decode(raw), {"raw_input_contents[0]: 95 bytes", "[1, 8, 3]",
-                                             "24 elements", "96 bytes"}));
+  EXPECT_TRUE(invalid_argument(
+      decode(raw), {"raw_input_contents[0]: 95 bytes", "[1, 8, 3]", "24 elements", "96 bytes"}));
   inference::ModelInferRequest typed = infer_request(1, 8, 3, ramp(23));
   EXPECT_TRUE(invalid_argument(decode(typed), {"inputs[0] (\"series\").contents.fp32_contents",
                                                "23 values", "24 elements"}));
   inference::ModelInferRequest empty = infer_request(1, 8, 3, {});
-  EXPECT_TRUE(invalid_argument(decode(empty), {"0 values", "send fp32_contents or raw_input_contents"}));
+  EXPECT_TRUE(
+      invalid_argument(decode(empty), {"0 values", "send fp32_contents or raw_input_contents"}));
 }
 
 TEST(OipRequestDecoderTest, ContentsOfAnotherTypeOrBesideRawBytesAreRefused) {
@@ -165,7 +166,8 @@ TEST(OipRequestDecoderTest, ContentsOfAnotherTypeOrBesideRawBytesAreRefused) {
 
   inference::ModelInferRequest both = infer_request(1, 8, 3, ramp(24), true);
   both.mutable_inputs(0)->mutable_contents()->add_fp32_contents(1.0f);
-  EXPECT_TRUE(invalid_argument(decode(both), {"inputs[0] (\"series\").contents", "raw_input_contents"}));
+  EXPECT_TRUE(
+      invalid_argument(decode(both), {"inputs[0] (\"series\").contents", "raw_input_contents"}));
 
   inference::ModelInferRequest extra = infer_request(1, 8, 3, ramp(24), true);
   extra.add_raw_input_contents("abcd");
@@ -175,7 +177,8 @@ TEST(OipRequestDecoderTest, ContentsOfAnotherTypeOrBesideRawBytesAreRefused) {
 TEST(OipRequestDecoderTest, UnknownMissingOrRepeatedInputsAreRefused) {
   inference::ModelInferRequest request = infer_request(1, 8, 3, ramp(24));
   request.mutable_inputs(0)->set_name("x");
-  EXPECT_TRUE(invalid_argument(decode(request), {"inputs[0]: unknown input \"x\"", "\"series\" FP32"}));
+  EXPECT_TRUE(
+      invalid_argument(decode(request), {"inputs[0]: unknown input \"x\"", "\"series\" FP32"}));
   request.clear_inputs();
   EXPECT_TRUE(invalid_argument(decode(request), {"inputs: empty", "T >= 8"}));
   request = infer_request(1, 8, 3, ramp(24));
@@ -185,17 +188,17 @@ TEST(OipRequestDecoderTest, UnknownMissingOrRepeatedInputsAreRefused) {
 
 TEST(OipRequestDecoderTest, SeriesRulesAreTheV1RulesNamedForThisInput) {
   // Too short.
-  EXPECT_TRUE(invalid_argument(decode(infer_request(1, 7, 3, ramp(21))),
-                               {"inputs[0] (\"series\"): each variable has 7 points",
-                                "at least 8 (seq_len"}));
+  EXPECT_TRUE(invalid_argument(
+      decode(infer_request(1, 7, 3, ramp(21))),
+      {"inputs[0] (\"series\"): each variable has 7 points", "at least 8 (seq_len"}));
   // Too many rows: B x N over max_batch_rows.
   ForecastInput input;
   OipReply reply;
   RequestLimits limits;
   limits.max_variables = 5;
-  EXPECT_TRUE(invalid_argument(decode(infer_request(2, 8, 3, ramp(48)), &input, &reply,
-                                      small_model(), limits),
-                               {"2 samples x 3 variables = 6 series rows", "at most 5"}));
+  EXPECT_TRUE(invalid_argument(
+      decode(infer_request(2, 8, 3, ramp(48)), &input, &reply, small_model(), limits),
+      {"2 samples x 3 variables = 6 series rows", "at most 5"}));
   // No samples, no variables.
   EXPECT_TRUE(invalid_argument(decode(infer_request(0, 8, 3, {})), {"no samples (B = 0"}));
   EXPECT_TRUE(invalid_argument(decode(infer_request(1, 8, 0, {})), {"no variables (N = 0"}));
@@ -211,7 +214,8 @@ TEST(OipRequestDecoderTest, NamedVariableOfANonFiniteValueIsReported) {
   data[(1 * 8 + 0) * 3 + 1] = std::numeric_limits<float>::infinity();
   inference::ModelInferRequest request = infer_request(2, 8, 3, data);
   set_string_parameter(&request, "variable_names", "a,b,c");
-  EXPECT_TRUE(invalid_argument(decode(request), {"value at [1, 0, 1] (variable \"b\") is infinity"}));
+  EXPECT_TRUE(
+      invalid_argument(decode(request), {"value at [1, 0, 1] (variable \"b\") is infinity"}));
 }
 
 TEST(OipRequestDecoderTest, OutputsMustBeKnownAndListedOnce) {
@@ -238,8 +242,8 @@ TEST(OipRequestDecoderTest, ParametersAreCheckedByNameAndType) {
   EXPECT_TRUE(invalid_argument(decode(request), {"\"sometimes\"; expected \"auto\""}));
   request = infer_request(1, 8, 3, ramp(24));
   set_string_parameter(&request, "attention_layers", "0,x");
-  EXPECT_TRUE(invalid_argument(decode(request), {"parameters[\"attention_layers\"]", "\"0,x\"",
-                                                 "comma-separated indices"}));
+  EXPECT_TRUE(invalid_argument(
+      decode(request), {"parameters[\"attention_layers\"]", "\"0,x\"", "comma-separated indices"}));
   request = infer_request(1, 8, 3, ramp(24));
   request_outputs(&request, {"attention"});
   set_string_parameter(&request, "attention_layers", "5");
@@ -247,7 +251,8 @@ TEST(OipRequestDecoderTest, ParametersAreCheckedByNameAndType) {
                                {"parameters[\"attention_layers\"]: layer 5 is out of range 0..2"}));
   request = infer_request(1, 8, 3, ramp(24));
   set_string_parameter(&request, "variable_names", "a,a,b");
-  EXPECT_TRUE(invalid_argument(decode(request), {"parameters[\"variable_names\"]: \"a\" is repeated"}));
+  EXPECT_TRUE(
+      invalid_argument(decode(request), {"parameters[\"variable_names\"]: \"a\" is repeated"}));
 }
 
 TEST(OipRequestDecoderTest, RequiredScalerOnAModelWithoutOneIsAFailedPrecondition) {
@@ -262,8 +267,8 @@ TEST(OipRequestDecoderTest, RequiredScalerOnAModelWithoutOneIsAFailedPreconditio
 TEST(OipRequestDecoderTest, TensorParametersAndBadIdsAreRefused) {
   inference::ModelInferRequest request = infer_request(1, 8, 3, ramp(24));
   (*request.mutable_inputs(0)->mutable_parameters())["shared_memory_region"].set_string_param("r");
-  EXPECT_TRUE(invalid_argument(decode(request), {"inputs[0] (\"series\").parameters",
-                                                 "shared memory is not supported"}));
+  EXPECT_TRUE(invalid_argument(
+      decode(request), {"inputs[0] (\"series\").parameters", "shared memory is not supported"}));
   request = infer_request(1, 8, 3, ramp(24));
   request.set_id(std::string("a\nb"));
   EXPECT_TRUE(invalid_argument(decode(request), {"id: byte 1 is 0x0a"}));

@@ -124,7 +124,8 @@ TEST(OipResponseEncoderTest, AttentionIsSamplesVariablesLayersHeadsInRequestedOr
     input.attention.average_heads = averaged;
     ForecastOutput output = output_for(6);
     // In the processor's order, shuffled: the encoder sorts.
-    for (auto [layer, row] : std::vector<std::pair<int32_t, int32_t>>{{2, 4}, {0, 1}, {0, 4}, {2, 1}}) {
+    for (auto [layer, row] :
+         std::vector<std::pair<int32_t, int32_t>>{{2, 4}, {0, 1}, {0, 4}, {2, 1}}) {
       output.attention.push_back(block(layer, row, averaged));
     }
     inference::ModelInferResponse response;
@@ -136,10 +137,10 @@ TEST(OipResponseEncoderTest, AttentionIsSamplesVariablesLayersHeadsInRequestedOr
     ASSERT_EQ(response.raw_output_contents_size(), 2);
     EXPECT_EQ(response.outputs(0).name(), "attention");
     EXPECT_EQ(response.outputs(1).name(), "forecast");
-    EXPECT_EQ(output_shape(response, 0),
-              (std::vector<int64_t>{2, 1, 2, averaged ? 1 : 2, 2, 2}));
+    EXPECT_EQ(output_shape(response, 0), (std::vector<int64_t>{2, 1, 2, averaged ? 1 : 2, 2, 2}));
     std::vector<float> expected;
-    for (auto [layer, row] : std::vector<std::pair<int32_t, int32_t>>{{0, 1}, {2, 1}, {0, 4}, {2, 4}}) {
+    for (auto [layer, row] :
+         std::vector<std::pair<int32_t, int32_t>>{{0, 1}, {2, 1}, {0, 4}, {2, 4}}) {
       const std::vector<float> map = block(layer, row, averaged).weights;
       expected.insert(expected.end(), map.begin(), map.end());
     }
@@ -179,15 +180,18 @@ TEST(OipModelMetadataTest, DescribesTheSeriesInputAndBothOutputs) {
   ASSERT_EQ(metadata.inputs_size(), 1);
   EXPECT_EQ(metadata.inputs(0).name(), "series");
   EXPECT_EQ(metadata.inputs(0).datatype(), "FP32");
-  EXPECT_EQ(std::vector<int64_t>(metadata.inputs(0).shape().begin(), metadata.inputs(0).shape().end()),
-            (std::vector<int64_t>{-1, 8, -1}));
+  EXPECT_EQ(
+      std::vector<int64_t>(metadata.inputs(0).shape().begin(), metadata.inputs(0).shape().end()),
+      (std::vector<int64_t>{-1, 8, -1}));
   ASSERT_EQ(metadata.outputs_size(), 2);
   EXPECT_EQ(metadata.outputs(0).name(), "forecast");
-  EXPECT_EQ(std::vector<int64_t>(metadata.outputs(0).shape().begin(), metadata.outputs(0).shape().end()),
-            (std::vector<int64_t>{-1, 4, -1}));
+  EXPECT_EQ(
+      std::vector<int64_t>(metadata.outputs(0).shape().begin(), metadata.outputs(0).shape().end()),
+      (std::vector<int64_t>{-1, 4, -1}));
   EXPECT_EQ(metadata.outputs(1).name(), "attention");
-  EXPECT_EQ(std::vector<int64_t>(metadata.outputs(1).shape().begin(), metadata.outputs(1).shape().end()),
-            (std::vector<int64_t>{-1, -1, -1, -1, 2, 2}));
+  EXPECT_EQ(
+      std::vector<int64_t>(metadata.outputs(1).shape().begin(), metadata.outputs(1).shape().end()),
+      (std::vector<int64_t>{-1, -1, -1, -1, 2, 2}));
 }
 
 }  // namespace

@@ -112,8 +112,8 @@ TEST(ServerMetricsTest, EveryRequestSeriesIsExportedAtZeroFromTheStart) {
   const std::string text = metrics.exposition();
   for (int m = 0; m < static_cast<int>(kMethodCount); ++m) {
     const auto method = static_cast<Method>(m);
-    const std::string labels = std::string("method=\"") + method_name(method) +
-                               "\",protocol=\"" + protocol_name(method) + "\"}";
+    const std::string labels = std::string("method=\"") + method_name(method) + "\",protocol=\"" +
+                               protocol_name(method) + "\"}";
     for (int code = 0; code < kStatusCodeCount; ++code) {
       EXPECT_SAMPLE(text, std::string("tsserve_requests_total{code=\"") + status_code_name(code) +
                               "\"," + labels + " 0");
@@ -141,26 +141,48 @@ TEST(ServerMetricsTest, RequestsAreCountedByMethodAndCodeWithLatency) {
   metrics.record_request(Method::kModelInfer, 0, 0.125);
   const std::string text = metrics.exposition();
 
-  EXPECT_SAMPLE(text, "tsserve_requests_total{code=\"OK\",method=\"ModelInfer\",protocol=\"oip\"} 1");
-  EXPECT_SAMPLE(text, "tsserve_request_duration_seconds_sum{method=\"ModelInfer\",protocol=\"oip\"} 0.125");
+  EXPECT_SAMPLE(text,
+                "tsserve_requests_total{code=\"OK\",method=\"ModelInfer\",protocol=\"oip\"} 1");
+  EXPECT_SAMPLE(
+      text, "tsserve_request_duration_seconds_sum{method=\"ModelInfer\",protocol=\"oip\"} 0.125");
 
   EXPECT_SAMPLE(text, "tsserve_requests_total{code=\"OK\",method=\"Forecast\",protocol=\"v1\"} 2");
-  EXPECT_SAMPLE(text, "tsserve_requests_total{code=\"INVALID_ARGUMENT\",method=\"Forecast\",protocol=\"v1\"} 1");
-  EXPECT_SAMPLE(text, "tsserve_requests_total{code=\"RESOURCE_EXHAUSTED\",method=\"Encode\",protocol=\"v1\"} 1");
+  EXPECT_SAMPLE(
+      text,
+      "tsserve_requests_total{code=\"INVALID_ARGUMENT\",method=\"Forecast\",protocol=\"v1\"} 1");
+  EXPECT_SAMPLE(
+      text,
+      "tsserve_requests_total{code=\"RESOURCE_EXHAUSTED\",method=\"Encode\",protocol=\"v1\"} 1");
   EXPECT_SAMPLE(text, "tsserve_requests_total{code=\"OK\",method=\"Encode\",protocol=\"v1\"} 0");
-  EXPECT_SAMPLE(text, "tsserve_requests_total{code=\"UNKNOWN\",method=\"GetModelInfo\",protocol=\"v1\"} 1");
+  EXPECT_SAMPLE(
+      text, "tsserve_requests_total{code=\"UNKNOWN\",method=\"GetModelInfo\",protocol=\"v1\"} 1");
 
-  EXPECT_SAMPLE(text, "tsserve_request_duration_seconds_count{method=\"Forecast\",protocol=\"v1\"} 3");
-  EXPECT_SAMPLE(text, "tsserve_request_duration_seconds_sum{method=\"Forecast\",protocol=\"v1\"} 0.7578125");
   EXPECT_SAMPLE(text,
-                "tsserve_request_duration_seconds_bucket{method=\"Forecast\",protocol=\"v1\",le=\"0.0001\"} 0");
-  EXPECT_SAMPLE(text, "tsserve_request_duration_seconds_bucket{method=\"Forecast\",protocol=\"v1\",le=\"0.01\"} 1");
-  EXPECT_SAMPLE(text, "tsserve_request_duration_seconds_bucket{method=\"Forecast\",protocol=\"v1\",le=\"0.25\"} 2");
-  EXPECT_SAMPLE(text, "tsserve_request_duration_seconds_bucket{method=\"Forecast\",protocol=\"v1\",le=\"0.5\"} 3");
-  EXPECT_SAMPLE(text, "tsserve_request_duration_seconds_bucket{method=\"Forecast\",protocol=\"v1\",le=\"10\"} 3");
-  EXPECT_SAMPLE(text, "tsserve_request_duration_seconds_bucket{method=\"Forecast\",protocol=\"v1\",le=\"+Inf\"} 3");
-  EXPECT_SAMPLE(text, "tsserve_request_duration_seconds_count{method=\"Encode\",protocol=\"v1\"} 1");
-  EXPECT_SAMPLE(text, "tsserve_request_duration_seconds_sum{method=\"Encode\",protocol=\"v1\"} 0.0625");
+                "tsserve_request_duration_seconds_count{method=\"Forecast\",protocol=\"v1\"} 3");
+  EXPECT_SAMPLE(
+      text, "tsserve_request_duration_seconds_sum{method=\"Forecast\",protocol=\"v1\"} 0.7578125");
+  EXPECT_SAMPLE(text,
+                "tsserve_request_duration_seconds_bucket{method=\"Forecast\",protocol=\"v1\",le="
+                "\"0.0001\"} 0");
+  EXPECT_SAMPLE(
+      text,
+      "tsserve_request_duration_seconds_bucket{method=\"Forecast\",protocol=\"v1\",le=\"0.01\"} 1");
+  EXPECT_SAMPLE(
+      text,
+      "tsserve_request_duration_seconds_bucket{method=\"Forecast\",protocol=\"v1\",le=\"0.25\"} 2");
+  EXPECT_SAMPLE(
+      text,
+      "tsserve_request_duration_seconds_bucket{method=\"Forecast\",protocol=\"v1\",le=\"0.5\"} 3");
+  EXPECT_SAMPLE(
+      text,
+      "tsserve_request_duration_seconds_bucket{method=\"Forecast\",protocol=\"v1\",le=\"10\"} 3");
+  EXPECT_SAMPLE(
+      text,
+      "tsserve_request_duration_seconds_bucket{method=\"Forecast\",protocol=\"v1\",le=\"+Inf\"} 3");
+  EXPECT_SAMPLE(text,
+                "tsserve_request_duration_seconds_count{method=\"Encode\",protocol=\"v1\"} 1");
+  EXPECT_SAMPLE(text,
+                "tsserve_request_duration_seconds_sum{method=\"Encode\",protocol=\"v1\"} 0.0625");
 }
 
 TEST(ServerMetricsTest, BatchesCountRowsAndComputeTime) {
@@ -238,7 +260,8 @@ TEST(ServerMetricsTest, ConcurrentRecordsAreAllCounted) {
   }
   for (std::thread& thread : threads) thread.join();
   const std::string text = metrics.exposition();
-  EXPECT_SAMPLE(text, "tsserve_requests_total{code=\"OK\",method=\"Forecast\",protocol=\"v1\"} 20000");
+  EXPECT_SAMPLE(text,
+                "tsserve_requests_total{code=\"OK\",method=\"Forecast\",protocol=\"v1\"} 20000");
   EXPECT_SAMPLE(text, "tsserve_inference_rows_total 40000");
   EXPECT_SAMPLE(text, "tsserve_batch_rows_count 20000");
   EXPECT_SAMPLE(text, "tsserve_inflight_requests 0");
@@ -277,7 +300,8 @@ TEST(ServerMetricsTest, ServesMetricsOverHttpOnAnyFreePort) {
   ASSERT_NE(body_start, std::string::npos) << response;
   const std::string body = response.substr(body_start + 4);
   EXPECT_SAMPLE(body, "tsserve_ready 1");
-  EXPECT_SAMPLE(body, "tsserve_requests_total{code=\"OK\",method=\"GetModelInfo\",protocol=\"v1\"} 1");
+  EXPECT_SAMPLE(body,
+                "tsserve_requests_total{code=\"OK\",method=\"GetModelInfo\",protocol=\"v1\"} 1");
 
   EXPECT_THAT(http_get(ports[0], "/other"), ::testing::StartsWith("HTTP/1.1 404"));
   EXPECT_THAT(metrics.serve("127.0.0.1:0"), HasSubstr("already"));

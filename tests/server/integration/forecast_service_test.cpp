@@ -306,7 +306,8 @@ TEST(ForecastService, ExpiredRequestsAreDroppedBeforeCompute) {
   EXPECT_EQ(expiring_status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
   // The server learns of the expiry on its own clock, a transit time after the client.
   ASSERT_TRUE(metric_reaches(
-      harness, "tsserve_requests_total{code=\"DEADLINE_EXCEEDED\",method=\"Forecast\",protocol=\"v1\"}", 1));
+      harness,
+      "tsserve_requests_total{code=\"DEADLINE_EXCEEDED\",method=\"Forecast\",protocol=\"v1\"}", 1));
 
   // 8 more rows close the batch at once; the expired task is dropped, not computed.
   v1::ForecastResponse response;
@@ -314,9 +315,11 @@ TEST(ForecastService, ExpiredRequestsAreDroppedBeforeCompute) {
   ASSERT_TRUE(harness.stub().Forecast(&context, forecast_request(8, 336, 22), &response).ok());
   const std::string metrics = harness.scrape();
   EXPECT_EQ(metric_value(metrics, "tsserve_inference_rows_total"), 8);
-  EXPECT_EQ(metric_value(metrics,
-                         "tsserve_requests_total{code=\"DEADLINE_EXCEEDED\",method=\"Forecast\",protocol=\"v1\"}"),
-            1)
+  EXPECT_EQ(
+      metric_value(
+          metrics,
+          "tsserve_requests_total{code=\"DEADLINE_EXCEEDED\",method=\"Forecast\",protocol=\"v1\"}"),
+      1)
       << metrics;
 }
 
@@ -339,7 +342,8 @@ TEST(ForecastService, CancelledCallsEndAtOnceAndAreNotComputed) {
   ASSERT_TRUE(finished.wait(seconds(30)));
   EXPECT_EQ(status.error_code(), grpc::StatusCode::CANCELLED);
   ASSERT_TRUE(metric_reaches(
-      harness, "tsserve_requests_total{code=\"CANCELLED\",method=\"Forecast\",protocol=\"v1\"}", 1));
+      harness, "tsserve_requests_total{code=\"CANCELLED\",method=\"Forecast\",protocol=\"v1\"}",
+      1));
   EXPECT_EQ(metric_value(harness.scrape(), "tsserve_inflight_requests"), 0);
 
   // 8 more rows close a batch at once; the cancelled task is dropped, not computed.

@@ -24,7 +24,8 @@ std::vector<float> batch_of(const std::vector<v1::ForecastRequest>& samples) {
     const int64_t n = sample.series().shape(0);
     const int64_t t = sample.series().shape(1);
     for (int64_t step = 0; step < t; ++step) {
-      for (int64_t v = 0; v < n; ++v) data.push_back(sample.series().values(static_cast<int>(v * t + step)));
+      for (int64_t v = 0; v < n; ++v)
+        data.push_back(sample.series().values(static_cast<int>(v * t + step)));
     }
   }
   return data;
@@ -82,8 +83,9 @@ TEST(OipService, ReadinessAndMetadataDescribeTheServedModel) {
     grpc::ClientContext wrong_version;
     const grpc::Status status = harness.oip().ModelReady(&wrong_version, request, &ready);
     EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
-    EXPECT_NE(status.error_message().find("version: model \"patchtst-etth1\" has no version \"99\""),
-              std::string::npos)
+    EXPECT_NE(
+        status.error_message().find("version: model \"patchtst-etth1\" has no version \"99\""),
+        std::string::npos)
         << status.error_message();
   }
   {
@@ -103,12 +105,15 @@ TEST(OipService, ReadinessAndMetadataDescribeTheServedModel) {
     EXPECT_EQ(metadata.name(), "patchtst-etth1");
     ASSERT_EQ(metadata.inputs_size(), 1);
     EXPECT_EQ(metadata.inputs(0).name(), "series");
-    EXPECT_EQ(std::vector<int64_t>(metadata.inputs(0).shape().begin(), metadata.inputs(0).shape().end()),
-              (std::vector<int64_t>{-1, 336, -1}));
+    EXPECT_EQ(
+        std::vector<int64_t>(metadata.inputs(0).shape().begin(), metadata.inputs(0).shape().end()),
+        (std::vector<int64_t>{-1, 336, -1}));
     ASSERT_EQ(metadata.outputs_size(), 2);
-    EXPECT_EQ(std::vector<int64_t>(metadata.outputs(0).shape().begin(), metadata.outputs(0).shape().end()),
+    EXPECT_EQ(std::vector<int64_t>(metadata.outputs(0).shape().begin(),
+                                   metadata.outputs(0).shape().end()),
               (std::vector<int64_t>{-1, 96, -1}));
-    EXPECT_EQ(std::vector<int64_t>(metadata.outputs(1).shape().begin(), metadata.outputs(1).shape().end()),
+    EXPECT_EQ(std::vector<int64_t>(metadata.outputs(1).shape().begin(),
+                                   metadata.outputs(1).shape().end()),
               (std::vector<int64_t>{-1, -1, -1, -1, 42, 42}));
     request.set_name("nope");
     grpc::ClientContext unknown;
@@ -176,11 +181,10 @@ TEST(OipService, OipAndV1RequestsShareABatchAndEachEqualsItsAloneResult) {
     v1_status = std::move(s);
     finished.done();
   });
-  harness.oip().async()->ModelInfer(&oip_context, &oip_request, &oip_response,
-                                    [&](grpc::Status s) {
-                                      oip_status = std::move(s);
-                                      finished.done();
-                                    });
+  harness.oip().async()->ModelInfer(&oip_context, &oip_request, &oip_response, [&](grpc::Status s) {
+    oip_status = std::move(s);
+    finished.done();
+  });
   ASSERT_TRUE(finished.wait(seconds(60)));
   ASSERT_TRUE(v1_status.ok()) << v1_status.error_message();
   ASSERT_TRUE(oip_status.ok()) << oip_status.error_message();
@@ -188,9 +192,10 @@ TEST(OipService, OipAndV1RequestsShareABatchAndEachEqualsItsAloneResult) {
   EXPECT_EQ(oip_response.parameters().at("batch_rows").int64_param(), 7);
   const std::string metrics = harness.scrape();
   EXPECT_EQ(metric_value(metrics, "tsserve_batch_rows_count"), 1);
-  EXPECT_EQ(metric_value(metrics,
-                         "tsserve_requests_total{code=\"OK\",method=\"ModelInfer\",protocol=\"oip\"}"),
-            1);
+  EXPECT_EQ(
+      metric_value(metrics,
+                   "tsserve_requests_total{code=\"OK\",method=\"ModelInfer\",protocol=\"oip\"}"),
+      1);
   EXPECT_EQ(metric_value(metrics,
                          "tsserve_requests_total{code=\"OK\",method=\"Forecast\",protocol=\"v1\"}"),
             1);
@@ -200,15 +205,20 @@ TEST(OipService, OipAndV1RequestsShareABatchAndEachEqualsItsAloneResult) {
   auto alone = [](const v1::ForecastRequest& r) {
     const auto& s = r.series();
     std::vector<float> data(s.values().begin(), s.values().end());
-    return reference_model()->forecast_rows(torch::tensor(data).view({s.shape(0), s.shape(1)})).forecast;
+    return reference_model()
+        ->forecast_rows(torch::tensor(data).view({s.shape(0), s.shape(1)}))
+        .forecast;
   };
   const at::Tensor v1_alone = alone(v1_request);
-  EXPECT_EQ(std::vector<float>(v1_response.forecast().values().begin(), v1_response.forecast().values().end()),
-            std::vector<float>(v1_alone.data_ptr<float>(), v1_alone.data_ptr<float>() + v1_alone.numel()));
+  EXPECT_EQ(std::vector<float>(v1_response.forecast().values().begin(),
+                               v1_response.forecast().values().end()),
+            std::vector<float>(v1_alone.data_ptr<float>(),
+                               v1_alone.data_ptr<float>() + v1_alone.numel()));
   ASSERT_EQ(output_shape(oip_response, 0), (std::vector<int64_t>{2, 96, 2}));
   const std::vector<float> got = output_floats(oip_response, 0);
   for (int b = 0; b < 2; ++b) {
-    const at::Tensor expected = alone(samples[static_cast<std::size_t>(b)]).t().contiguous();  // [F, N]
+    const at::Tensor expected =
+        alone(samples[static_cast<std::size_t>(b)]).t().contiguous();  // [F, N]
     EXPECT_EQ(std::vector<float>(got.begin() + b * 192, got.begin() + (b + 1) * 192),
               std::vector<float>(expected.data_ptr<float>(), expected.data_ptr<float>() + 192))
         << "sample " << b;
@@ -242,7 +252,8 @@ TEST(OipService, AttentionComesOnlyWhenRequestedAndEqualsV1Maps) {
   EXPECT_EQ(response.outputs(1).name(), "attention");
   EXPECT_EQ(output_shape(response, 1), (std::vector<int64_t>{1, 1, 1, 4, 42, 42}));
   const auto& map = v1_response.attention(0).weights();
-  EXPECT_EQ(output_floats(response, 1), std::vector<float>(map.values().begin(), map.values().end()));
+  EXPECT_EQ(output_floats(response, 1),
+            std::vector<float>(map.values().begin(), map.values().end()));
 }
 
 TEST(OipService, BadRequestsAreRefusedByFieldAndTheServerKeepsServing) {
@@ -282,11 +293,13 @@ TEST(OipService, BadRequestsAreRefusedByFieldAndTheServerKeepsServing) {
   grpc::ClientContext context;
   EXPECT_TRUE(harness.oip().ModelInfer(&context, infer(data, 1, 336, 2, true), &response).ok());
   const std::string metrics = harness.scrape();
-  EXPECT_EQ(metric_value(metrics, "tsserve_requests_total{code=\"INVALID_ARGUMENT\",method="
-                                  "\"ModelInfer\",protocol=\"oip\"}"),
+  EXPECT_EQ(metric_value(metrics,
+                         "tsserve_requests_total{code=\"INVALID_ARGUMENT\",method="
+                         "\"ModelInfer\",protocol=\"oip\"}"),
             4);
-  EXPECT_EQ(metric_value(metrics, "tsserve_requests_total{code=\"NOT_FOUND\",method="
-                                  "\"ModelInfer\",protocol=\"oip\"}"),
+  EXPECT_EQ(metric_value(metrics,
+                         "tsserve_requests_total{code=\"NOT_FOUND\",method="
+                         "\"ModelInfer\",protocol=\"oip\"}"),
             2);
 }
 
@@ -317,7 +330,8 @@ TEST(OipService, ExpiredModelInferIsDroppedBeforeCompute) {
   inference::ModelInferResponse response;
   grpc::ClientContext context;
   ASSERT_TRUE(harness.oip()
-                  .ModelInfer(&context, infer(batch_of({forecast_request(8, 336, 72)}), 1, 336, 8, true),
+                  .ModelInfer(&context,
+                              infer(batch_of({forecast_request(8, 336, 72)}), 1, 336, 8, true),
                               &response)
                   .ok());
   EXPECT_EQ(metric_value(harness.scrape(), "tsserve_inference_rows_total"), 8);

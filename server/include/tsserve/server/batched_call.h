@@ -27,11 +27,10 @@ Clock::time_point steady_deadline(const grpc::CallbackServerContext& context);
 
 template <typename Task, typename Request, typename Response, typename Decode, typename Encode>
 grpc::ServerUnaryReactor* serve_batched(grpc::CallbackServerContext* context,
-                                        const Request& request, Response* response,
-                                        Method method, const grpc::Status& admitted,
-                                        const ModelShape& shape, const RequestLimits& limits,
-                                        ServerMetrics* metrics, DynamicBatcher& batcher,
-                                        Decode decode, Encode encode) {
+                                        const Request& request, Response* response, Method method,
+                                        const grpc::Status& admitted, const ModelShape& shape,
+                                        const RequestLimits& limits, ServerMetrics* metrics,
+                                        DynamicBatcher& batcher, Decode decode, Encode encode) {
   const Clock::time_point deadline = steady_deadline(*context);
   const auto call = UnaryCall::start(metrics, method, deadline);
   typename Task::Input input;

@@ -6,7 +6,7 @@
 //   variable_names           string "HUFL,HULL,OT": N names, comma-separated  variable_names
 //   attention_layers         string "0,2" or int64: layer indices            attention.layers
 //   attention_variables      string "0,6" or int64: variable indices (of N)  attention.variables
-//   attention_average_heads  bool                                             attention.average_heads
+//   attention_average_heads  bool attention.average_heads
 //
 // Attention is enabled by listing the "attention" output, not by a parameter. Any other
 // name, or a value of the wrong type, is INVALID_ARGUMENT naming the parameter.
