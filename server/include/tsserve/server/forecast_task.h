@@ -1,6 +1,7 @@
 #pragma once
-// A Forecast or Encode request on its way through the batcher: the validated input, the
-// result the processor fills, and how to end the call.
+// A Forecast (tsserve.v1 Forecast or the Open Inference Protocol's ModelInfer) or Encode
+// request on its way through the batcher: the validated input, the result the processor
+// fills, and how to end the call.
 //
 // Ownership: the handler creates the task and submits it; on acceptance the batcher
 // owns it until complete() runs the completion, which answers the caller (finishes the

@@ -1,6 +1,7 @@
 #pragma once
-// The whole server, assembled from its parts: model -> runner -> batchers -> service ->
-// gRPC server (with health and reflection) and the metrics endpoint.
+// The whole server, assembled from its parts: model -> runner -> batchers -> services
+// (tsserve.v1 and the Open Inference Protocol, over the same batchers) -> gRPC server (with
+// health and reflection) and the metrics endpoint.
 //
 // Lifecycle: start() returns once the model is loaded and warmed up and both listeners
 // are bound; health is SERVING from then on. shutdown() drains: health NOT_SERVING, new
