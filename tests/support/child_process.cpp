@@ -150,7 +150,8 @@ std::string http_get(int port, const std::string& path) {
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   std::string reply;
   if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) {
-    const std::string request = "GET " + path + " HTTP/1.0\r\nHost: localhost\r\n\r\n";
+    const std::string request =
+        "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
     if (::write(fd, request.data(), request.size()) == static_cast<ssize_t>(request.size())) {
       char buffer[8192];
       ssize_t n;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "child_process.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "inference/grpc_service.grpc.pb.h"
 #include "tsserve/model/patchtst.h"
@@ -72,11 +73,8 @@ model::PatchTST& reference_model();
 // A ForecastRequest for N variables of T points (seeded random walk), raw units.
 v1::ForecastRequest forecast_request(int64_t variables, int64_t points, uint64_t seed);
 
-// The value of one sample line `series` (name with labels, as printed) in an exposition;
-// -1 when absent.
-double metric_value(const std::string& exposition, const std::string& series);
-
-// A plain HTTP GET on 127.0.0.1:port; returns the body ("" on failure).
-std::string http_get(int port, const std::string& path);
+// Scraping helpers shared with the end-to-end tests (tests/support/child_process.h).
+using tsserve::testing::http_get;
+using tsserve::testing::metric_value;
 
 }  // namespace tsserve::server::testing
