@@ -33,12 +33,18 @@ std::shared_ptr<grpc::ChannelCredentials> credentials(const TlsOptions& tls) {
   return grpc::SslCredentials(ssl);
 }
 
-// gRPC's retry policy (gRFC A6) as a service config; applies to every method.
-std::string retry_service_config(int max_attempts) {
-  return R"({"methodConfig": [{"name": [{}], "retryPolicy": {"maxAttempts": )" +
-         std::to_string(max_attempts) +
-         R"(, "initialBackoff": "0.05s", "maxBackoff": "1s", "backoffMultiplier": 2,
-             "retryableStatusCodes": ["UNAVAILABLE"]}}]})";
+// The channel's service config: round_robin over every address the target resolves to
+// (a headless Service's DNS name gives one per pod; gRPC's default, pick_first, would send
+// every call to the first), and gRPC's retry policy (gRFC A6) when retries are asked for.
+std::string service_config(int max_attempts) {
+  std::string config = R"({"loadBalancingConfig": [{"round_robin": {}}])";
+  if (max_attempts > 1) {
+    config += R"(, "methodConfig": [{"name": [{}], "retryPolicy": {"maxAttempts": )" +
+              std::to_string(max_attempts) +
+              R"(, "initialBackoff": "0.05s", "maxBackoff": "1s", "backoffMultiplier": 2,
+                 "retryableStatusCodes": ["UNAVAILABLE"]}}])";
+  }
+  return config + "}";
 }
 
 }  // namespace
@@ -49,12 +55,8 @@ std::shared_ptr<grpc::Channel> make_channel(const ChannelOptions& options) {
   if (!options.tls.server_name.empty()) {
     args.SetSslTargetNameOverride(options.tls.server_name);
   }
-  if (options.max_attempts > 1) {
-    args.SetInt(GRPC_ARG_ENABLE_RETRIES, 1);
-    args.SetServiceConfigJSON(retry_service_config(options.max_attempts));
-  } else {
-    args.SetInt(GRPC_ARG_ENABLE_RETRIES, 0);
-  }
+  args.SetInt(GRPC_ARG_ENABLE_RETRIES, options.max_attempts > 1 ? 1 : 0);
+  args.SetServiceConfigJSON(service_config(options.max_attempts));
   return grpc::CreateCustomChannel(options.target, credentials(options.tls), args);
 }
 

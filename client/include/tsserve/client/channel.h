@@ -1,6 +1,8 @@
 #pragma once
 // Channels to a tsserve: plain or TLS (server-verified, optionally with a client
-// certificate for mutual TLS), with retries off unless asked for.
+// certificate for mutual TLS), with retries off unless asked for, balancing calls
+// round-robin over every address the target resolves to (dns:///name of a headless
+// Kubernetes Service: one address per pod).
 
 #include <grpcpp/channel.h>
 
