@@ -267,7 +267,8 @@ std::vector<ConfigOption> make_options() {
       [](auto& c) -> auto& { return c.batching.max_batch_rows; }, 1));
   options.push_back(number_option(
       {"max_queue_delay_ms", "Batching", "MS",
-       "How long the oldest queued request waits for company (milliseconds)"},
+       "How long the oldest queued request waits for company (milliseconds); 0 = a free "
+       "worker takes what is queued at once"},
       [](auto& c) -> auto& { return c.batching.max_queue_delay_ms; }, 0.0));
   options.push_back(integer_option(
       {"max_queue_rows", "Batching", "INT", "Rows queued at most; more get RESOURCE_EXHAUSTED"},

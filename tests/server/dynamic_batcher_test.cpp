@@ -198,7 +198,7 @@ BatcherOptions options_with(std::size_t max_batch_rows, Clock::duration max_queu
 TEST(BatcherOptionsTest, DefaultsAreValidAndProblemsAreNamed) {
   const BatcherOptions defaults;
   EXPECT_EQ(defaults.max_batch_rows, 448u);
-  EXPECT_EQ(defaults.max_queue_delay, 2ms);
+  EXPECT_EQ(defaults.max_queue_delay, 0ms);
   EXPECT_EQ(defaults.max_queue_rows, 8192u);
   EXPECT_EQ(defaults.workers, 1u);
   EXPECT_EQ(defaults.validate(), "");

@@ -68,7 +68,7 @@ TEST(ServerConfigTest, DefaultsWithoutArgumentsOrEnvironment) {
   EXPECT_EQ(config.model.instances, 1);
   EXPECT_TRUE(config.model.batch_invariant);
   EXPECT_EQ(config.batching.max_batch_rows, 448);
-  EXPECT_EQ(config.batching.max_queue_delay_ms, 2.0);
+  EXPECT_EQ(config.batching.max_queue_delay_ms, 0.0);
   EXPECT_EQ(config.batching.max_queue_rows, 8192);
   EXPECT_EQ(config.batching.max_encode_tokens, 4096);
   EXPECT_EQ(config.server.grpc_address, "0.0.0.0:50051");
@@ -293,7 +293,7 @@ TEST(ServerConfigTest, HelpListsEveryOptionWithItsDefaultAndEnvironmentVariable)
     EXPECT_THAT(help, HasSubstr("(default: " + shown + "; env: " + env + ")"));
   }
   EXPECT_THAT(help, HasSubstr("(default: 448; env: TSSERVE_MAX_BATCH_ROWS)"));
-  EXPECT_THAT(help, HasSubstr("(default: 2.0; env: TSSERVE_MAX_QUEUE_DELAY_MS)"));
+  EXPECT_THAT(help, HasSubstr("(default: 0.0; env: TSSERVE_MAX_QUEUE_DELAY_MS)"));
   EXPECT_THAT(help, HasSubstr("(default: true; env: TSSERVE_BATCH_INVARIANT)"));
   EXPECT_THAT(help, HasSubstr("(default: 0.0.0.0:9464; env: TSSERVE_METRICS_ADDRESS)"));
   EXPECT_THAT(help, Not(HasSubstr("not even read")));

@@ -39,8 +39,9 @@ namespace tsserve::server {
 struct BatcherOptions {
   // Rows (series) in one forward pass at most.
   std::size_t max_batch_rows = 448;
-  // How long the oldest queued task may wait for company before its batch runs anyway.
-  Clock::duration max_queue_delay = std::chrono::milliseconds(2);
+  // How long the oldest queued task may wait for company before its batch runs anyway;
+  // 0: a free worker takes what is queued at once (batches form while it is busy).
+  Clock::duration max_queue_delay = std::chrono::milliseconds(0);
   // Rows queued at most (excluding batches being processed); more is kQueueFull.
   std::size_t max_queue_rows = 8192;
   // Worker threads, one per model instance.

@@ -56,7 +56,12 @@ struct ModelOptions {
 
 struct BatchingOptions {
   int max_batch_rows = 448;
-  double max_queue_delay_ms = 2.0;
+  // 0: work-conserving. An idle worker takes what is queued at once; requests arriving
+  // while it computes wait for the next batch and share it. On CPU this model's cost per
+  // row is flat in the batch size, so waiting for company only adds latency (BENCHMARKS.md:
+  // 2 ms queued at concurrency 1, no throughput gained). A GPU, where wide batches are
+  // cheaper per row, may want a few milliseconds.
+  double max_queue_delay_ms = 0.0;
   int max_queue_rows = 8192;
   // Patch tokens in one Encode batch at most.
   int max_encode_tokens = 4096;
