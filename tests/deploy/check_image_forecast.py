@@ -14,12 +14,10 @@ import os
 import subprocess
 import sys
 
-import torch
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tests", "reference"))
-from check_forecast_csv import parse_table, write_csv  # noqa: E402
+from check_forecast_csv import parse_table, random_window, reference_forecast, write_csv  # noqa: E402
 from make_bundled_model_fixture import load_reference  # noqa: E402
 
 
@@ -31,14 +29,8 @@ def main():
     os.makedirs(args.out, exist_ok=True)
 
     model, config = load_reference()
-    scaler = config["scaler"]
-    columns = scaler["columns"]
-    mean = torch.tensor(scaler["mean"], dtype=torch.float64)
-    std = torch.tensor(scaler["std"], dtype=torch.float64)
-    torch.manual_seed(5)
-    raw = mean + std * (torch.randn(400, len(columns), dtype=torch.float64).cumsum(0) * 0.1)
-    # Round to what the CSV holds, so both sides read the same numbers.
-    raw = torch.tensor([[float("%.6f" % v) for v in row] for row in raw.tolist()], dtype=torch.float64)
+    columns = config["scaler"]["columns"]
+    raw = random_window(config, seed=5)
     csv_path = os.path.join(args.out, "image_window.csv")
     write_csv(csv_path, columns, raw)
 
@@ -50,9 +42,7 @@ def main():
     assert "scaler applied: True" in run.stdout, run.stdout
     printed = parse_table(run.stdout, columns)
 
-    window = ((raw[-config["seq_len"]:] - mean) / std).float().unsqueeze(0)
-    with torch.no_grad():
-        expected = model(window)[0].double() * std + mean
+    expected = reference_forecast(model, config, raw)
     error = (printed - expected).abs().max().item()
     print("max |container - PyTorch reference| = %.2e over %d x %d values" % (error, *expected.shape))
     assert printed.shape == expected.shape, (printed.shape, expected.shape)

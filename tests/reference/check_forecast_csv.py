@@ -32,6 +32,27 @@ def write_csv(path, columns, values, bad_cell=None):
             f.write(",".join([stamp] + cells) + "\n")
 
 
+def random_window(config, seed, rows=400):
+    """Raw values [rows, columns]: seeded random walks around the model's scaler, rounded to
+    the 6 decimals write_csv keeps, so a CSV reader and the reference see the same numbers."""
+    scaler = config["scaler"]
+    mean = torch.tensor(scaler["mean"], dtype=torch.float64)
+    std = torch.tensor(scaler["std"], dtype=torch.float64)
+    torch.manual_seed(seed)
+    raw = mean + std * (torch.randn(rows, len(mean), dtype=torch.float64).cumsum(0) * 0.1)
+    return torch.tensor([[float("%.6f" % v) for v in row] for row in raw.tolist()], dtype=torch.float64)
+
+
+def reference_forecast(model, config, raw):
+    """The PyTorch reference's forecast [F, columns] of the last seq_len rows, raw units."""
+    scaler = config["scaler"]
+    mean = torch.tensor(scaler["mean"], dtype=torch.float64)
+    std = torch.tensor(scaler["std"], dtype=torch.float64)
+    window = ((raw[-config["seq_len"]:] - mean) / std).float().unsqueeze(0)
+    with torch.no_grad():
+        return model(window)[0].double() * std + mean
+
+
 def parse_table(stdout, columns):
     lines = stdout.strip().splitlines()
     header = lines[1].split()
@@ -48,13 +69,8 @@ def main():
     os.makedirs(args.out, exist_ok=True)
 
     model, config = load_reference()
-    scaler = config["scaler"]
-    columns = scaler["columns"]
-    mean = torch.tensor(scaler["mean"], dtype=torch.float64)
-    std = torch.tensor(scaler["std"], dtype=torch.float64)
-    torch.manual_seed(99)
-    raw = mean + std * (torch.randn(400, len(columns), dtype=torch.float64).cumsum(0) * 0.1)
-    raw = torch.tensor([[float("%.6f" % v) for v in row] for row in raw.tolist()], dtype=torch.float64)
+    columns = config["scaler"]["columns"]
+    raw = random_window(config, seed=99)
 
     csv_path = os.path.join(args.out, "etth1_layout.csv")
     write_csv(csv_path, columns, raw)
@@ -62,9 +78,7 @@ def main():
     assert run.returncode == 0, run.stderr
     printed = parse_table(run.stdout, columns)
 
-    window = ((raw[-config["seq_len"]:] - mean) / std).float().unsqueeze(0)
-    with torch.no_grad():
-        expected = model(window)[0].double() * std + mean
+    expected = reference_forecast(model, config, raw)
     # The tool prints 4 decimals; anything beyond rounding is a real difference.
     error = (printed - expected).abs().max().item()
     print("max |tool - reference| = %.2e over %d x %d values" % (error, *expected.shape))
