@@ -40,7 +40,7 @@ cleanup  # what an interrupted earlier run left
 # (fresh-check's pristine root: "remount /, flags: 0x44000: invalid argument"). There the
 # test says SKIPPED (exit 77, CTest's skip) instead of failing or pretending to pass.
 if ! probe=$(tar -c --files-from /dev/null | podman import --quiet - localhost/tsserve-probe 2>&1); then
-  if echo "$probe" | grep -q "remount"; then
+  if grep -q "remount" <<<"$probe"; then
     echo "SKIPPED: podman cannot apply layers in this root: $probe"
     exit 77
   fi

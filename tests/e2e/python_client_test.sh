@@ -23,9 +23,11 @@ with open(sys.argv[1], "w") as f:
                 ",".join("%.4f" % (5 + i + 2 * math.sin(r / 12 + i) + random.gauss(0, 0.2)) for i in range(7)) + "\n")
 PY
 out=$(/usr/bin/python3 "$root/client/python/forecast_from_csv.py" --target "127.0.0.1:$port" "$work/window.csv")
-echo "$out" | head -4
-echo "$out" | grep -q "scaler applied: True" || { echo "FAIL: scaler not applied" >&2; exit 1; }
-[ "$(echo "$out" | grep -cE '^ +[0-9]+ ')" = 96 ] || { echo "FAIL: expected 96 forecast rows" >&2; exit 1; }
+# Here-strings, not `echo | head`: a reader that stops early (head, grep -q) would end
+# echo with SIGPIPE, and pipefail would fail the test at random.
+head -4 <<<"$out"
+grep -q "scaler applied: True" <<<"$out" || { echo "FAIL: scaler not applied" >&2; exit 1; }
+[ "$(grep -cE '^ +[0-9]+ ' <<<"$out")" = 96 ] || { echo "FAIL: expected 96 forecast rows" >&2; exit 1; }
 
 /usr/bin/python3 "$root/tests/e2e/reflection_check.py" "127.0.0.1:$port" "$work"
 
