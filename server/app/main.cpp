@@ -3,11 +3,12 @@
 // environment variable. With no arguments it serves the bundled model on :50051 and
 // metrics on :9464. SIGTERM or SIGINT drains (admitted requests finish) and exits 0.
 
-#include <pthread.h>
 #include <spdlog/spdlog.h>
 
-#include <csignal>
 #include <cstdio>
+#include <cstring>
+
+#include "stop_signals.h"
 
 #include "tsserve/server/inference_server.h"
 #include "tsserve/server/logging.h"
@@ -15,13 +16,9 @@
 
 int main(int argc, char** argv) {
   using namespace tsserve::server;
-  // Signals are blocked in every thread (gRPC's and LibTorch's inherit the mask) and taken
-  // here with sigwait, so shutdown runs on an ordinary thread, not in a signal handler.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  // First thing: a SIGTERM during start-up is kept and drains as soon as the server is up.
+  // Shutdown runs here on the main thread, never in a signal handler (stop_signals.h).
+  install_stop_signal_handlers();
 
   const ConfigLoadResult parsed = load_server_config(argc, argv, process_environment());
   if (parsed.outcome != ConfigLoadResult::Outcome::kRun) {
@@ -44,8 +41,7 @@ int main(int argc, char** argv) {
               server->metrics_port());
   std::fflush(stdout);
 
-  int signal_number = 0;
-  sigwait(&stop_signals, &signal_number);
+  const int signal_number = wait_for_stop_signal();
   spdlog::info("received {}; draining for at most {} s", strsignal(signal_number),
                config.server.drain_timeout_s);
   const bool drained = server->shutdown(std::chrono::milliseconds(
