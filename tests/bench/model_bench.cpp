@@ -89,19 +89,10 @@ void BM_PatchTSTForward(benchmark::State& state) {
       benchmark::Counter(static_cast<double>(rows), benchmark::Counter::kIsIterationInvariantRate);
 }
 
-// The tiny model of make_tiny_model.py (T=16, F=4, D=8, 1 layer): its forward time is
-// what a server serving it adds nothing to but its own overhead.
+// The tiny model (tiny_model_shape): the forward time a served tiny model's latency is
+// compared with, to show the serving overhead.
 void BM_TinyForward(benchmark::State& state) {
-  ModelConfig config;
-  config.seq_len = 16;
-  config.pred_len = 4;
-  config.d_model = 8;
-  config.n_heads = 2;
-  config.e_layers = 1;
-  config.d_ff = 16;
-  config.patch_len = 8;
-  config.stride = 8;
-  config.norm = FinalNorm::kBatch;
+  const ModelConfig config = tsserve::testing::tiny_model_shape();
   PatchTST model(config);
   const at::Tensor series = torch::randn({state.range(0), config.seq_len});
   at::InferenceMode guard;

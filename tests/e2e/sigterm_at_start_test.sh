@@ -8,21 +8,10 @@ set -euo pipefail
 tsserve=$1
 work=$(mkdir -p "$2" && cd "$2" && pwd)
 starts=${3:-12}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+source "$root/tests/e2e/tsserve_process.sh"
 for i in $(seq 1 "$starts"); do
-  rm -f "$work/stdout"; mkfifo "$work/stdout"
-  "$tsserve" --threads 2 --grpc-address 127.0.0.1:0 --metrics-address 127.0.0.1:0 \
-    >"$work/stdout" 2>"$work/tsserve.log" &
-  server=$!
-  exec 3<"$work/stdout"
-  read -r -t 120 ready <&3 || { cat "$work/tsserve.log"; echo "FAIL: start $i: no listening line" >&2; exit 1; }
-  kill -TERM "$server"
-  status=0
-  wait "$server" || status=$?
-  exec 3<&-
-  if [ "$status" -ne 0 ] || ! grep -q "stopped (drained)" "$work/tsserve.log"; then
-    cat "$work/tsserve.log"
-    echo "FAIL: start $i: exit $status after a SIGTERM right after '$ready'" >&2
-    exit 1
-  fi
+  start_tsserve "$tsserve" "$work" --threads 2
+  stop_tsserve  # SIGTERM at once; fails unless drained and exit 0
 done
 echo "PASS: $starts starts, each SIGTERMed at once, drained and exited 0"

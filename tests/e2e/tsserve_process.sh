@@ -1,15 +1,16 @@
 # Sourced by the end-to-end scripts: start the tsserve binary on loopback port 0 and stop
 # it with SIGTERM, checking that it drains and exits 0.
-#   start_tsserve TSSERVE_BINARY WORK_DIR   sets $server (pid), $port (gRPC) and $log
+#   start_tsserve TSSERVE_BINARY WORK_DIR [OPTION ...]   sets $server (pid), $port (gRPC) and $log
 #   stop_tsserve                            SIGTERM, wait, "stopped (drained)" in the log
 
 start_tsserve() {
   local tsserve=$1 work=$2 ready
+  shift 2
   log="$work/tsserve.log"
   # The server prints one "tsserve listening ..." line on stdout once it serves; reading it
   # through a FIFO waits for exactly that event (bounded by read -t), no polling.
   rm -f "$work/stdout"; mkfifo "$work/stdout"
-  "$tsserve" --grpc-address 127.0.0.1:0 --metrics-address 127.0.0.1:0 >"$work/stdout" 2>"$log" &
+  "$tsserve" --grpc-address 127.0.0.1:0 --metrics-address 127.0.0.1:0 "$@" >"$work/stdout" 2>"$log" &
   server=$!
   trap 'kill -KILL $server 2>/dev/null || true' EXIT
   exec 3<"$work/stdout"

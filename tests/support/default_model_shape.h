@@ -22,4 +22,20 @@ inline model::ModelConfig default_model_shape(
   return config;
 }
 
+// The tiny model of tests/bench/make_tiny_model.py (T=16, F=4, D=8, 1 layer): its forward
+// takes microseconds, so serving it shows the server's own overhead.
+inline model::ModelConfig tiny_model_shape() {
+  model::ModelConfig config;
+  config.seq_len = 16;
+  config.pred_len = 4;
+  config.d_model = 8;
+  config.n_heads = 2;
+  config.e_layers = 1;
+  config.d_ff = 16;
+  config.patch_len = 8;
+  config.stride = 8;
+  config.norm = model::FinalNorm::kBatch;
+  return config;
+}
+
 }  // namespace tsserve::testing
