@@ -18,6 +18,8 @@ packages=(
   libcairo2-dev fonts-dejavu-core
   # tests and benchmarks (matplotlib draws the plots of BENCHMARKS.md)
   libgtest-dev libgmock-dev libbenchmark-dev prometheus python3-matplotlib
+  # security tests make a throw-away CA and certificates
+  openssl
   # Python reference, fixtures and training (only /usr/bin/python3 sees these)
   python3 python3-torch python3-numpy python3-grpcio python3-grpc-tools
   # deployment tests (tests/deploy): the dashboard and k8s checks read YAML; the image

@@ -12,6 +12,7 @@
 
 #include "tsserve/model/checkpoint_loader.h"
 #include "tsserve/server/batch_processors.h"
+#include "tsserve/server/bearer_token.h"
 #include "tsserve/server/forecast_service.h"
 #include "tsserve/server/model_info.h"
 #include "tsserve/server/model_runner.h"
@@ -47,6 +48,11 @@ std::shared_ptr<grpc::ServerCredentials> credentials(const ServerConfig& config)
   return grpc::SslServerCredentials(options);
 }
 
+const char* transport_security(const ServerConfig& config) {
+  if (config.server.tls_cert.empty()) return "plaintext";
+  return config.server.tls_ca.empty() ? "TLS" : "mutual TLS";
+}
+
 model::PatchTST load_model(const ServerConfig& config) {
   model::ModelConfig model_config = model::load_model_config(
       config.model.model_config.empty() ? model::config_path_for(config.model.model)
@@ -63,6 +69,21 @@ model::PatchTST load_model(const ServerConfig& config) {
   model_config.batch_invariant = config.model.batch_invariant;
   return model::load_patchtst(config.model.model, model_config);
 }
+
+// Takes gRPC's reflection service off one server: its plugin, once linked, registers
+// itself with every server builder in the process.
+class WithoutReflection final : public grpc::ServerBuilderOption {
+ public:
+  void UpdateArguments(grpc::ChannelArguments*) override {}
+  void UpdatePlugins(std::vector<std::unique_ptr<grpc::ServerBuilderPlugin>>* plugins) override {
+    plugins->erase(std::remove_if(plugins->begin(), plugins->end(),
+                                  [](const std::unique_ptr<grpc::ServerBuilderPlugin>& plugin) {
+                                    return dynamic_cast<grpc::reflection::ProtoServerReflectionPlugin*>(
+                                               plugin.get()) != nullptr;
+                                  }),
+                   plugins->end());
+  }
+};
 
 // Feeds batch figures to the metrics and keeps the queue-depth gauge current.
 class MetricsObserver final : public BatchObserver {
@@ -85,7 +106,8 @@ class InferenceServerImpl final : public InferenceServer {
  public:
   explicit InferenceServerImpl(const ServerConfig& config) : config_(config) {
     if (!config.server.auth_token_file.empty()) {
-      throw std::runtime_error("auth_token_file: bearer tokens are not supported yet");
+      auth_ = std::make_unique<BearerTokenCheck>(
+          BearerTokenCheck::from_file(config.server.auth_token_file));
     }
     if (!config.server.metrics_address.empty()) {
       metrics_ = std::make_unique<ServerMetrics>();
@@ -126,11 +148,13 @@ class InferenceServerImpl final : public InferenceServer {
     context.shape = model_shape_of(model_config);
     context.limits.max_variables = config.batching.max_batch_rows;
     context.limits.max_encode_tokens = config.batching.max_encode_tokens;
+    context.limits.max_response_bytes = config.server.max_message_bytes;
     context.info = model_info_of(model_config, *runner_, config);
     context.forecast_batcher = forecast_batcher_.get();
     context.encode_batcher = encode_batcher_.get();
     context.metrics = metrics_.get();
     context.state = &state_;
+    context.auth = auth_.get();
     // Both protocols over the same model, batchers, metrics and serving state.
     oip_service_ =
         std::make_unique<OipServiceImpl>(context, OipServerInfo{"tsserve", TSSERVE_VERSION});
@@ -144,6 +168,9 @@ class InferenceServerImpl final : public InferenceServer {
     builder.SetMaxSendMessageSize(static_cast<int>(config.server.max_message_bytes));
     builder.RegisterService(service_.get());
     builder.RegisterService(oip_service_.get());
+    // Reflection is gRPC's own service and cannot check a token, so a server that asks for
+    // one does not offer it.
+    if (auth_) builder.SetOption(std::make_unique<WithoutReflection>());
     server_ = builder.BuildAndStart();
     if (!server_ || grpc_port_ == 0) {
       throw std::runtime_error("grpc_address " + config.server.grpc_address +
@@ -151,8 +178,10 @@ class InferenceServerImpl final : public InferenceServer {
     }
     set_serving(true);
     if (metrics_) metrics_->set_ready(true);
-    spdlog::info("serving {} v{} ({}) on {} port {}; metrics {}", model_config.name,
+    spdlog::info("serving {} v{} ({}) on {} port {} ({}{}); metrics {}", model_config.name,
                  model_config.version, model_config.summary(), runner_->device_name(), grpc_port_,
+                 transport_security(config),
+                 auth_ ? ", bearer token required" : "",
                  metrics_ ? "port " + std::to_string(metrics_port()) : std::string("off"));
   }
 
@@ -199,6 +228,7 @@ class InferenceServerImpl final : public InferenceServer {
   }
 
   const ServerConfig config_;
+  std::unique_ptr<BearerTokenCheck> auth_;
   std::unique_ptr<ServerMetrics> metrics_;
   std::unique_ptr<ModelRunner> runner_;
   std::unique_ptr<MetricsObserver> forecast_observer_;

@@ -23,6 +23,17 @@ grpc::ServerUnaryReactor* answer_now(grpc::CallbackServerContext* context, Serve
   return call.get();
 }
 
+// The same for every RPC but the health checks: the caller's token is checked first.
+template <typename Answer>
+grpc::ServerUnaryReactor* answer_authenticated(grpc::CallbackServerContext* context,
+                                               const ServiceContext& service, Method method,
+                                               Answer answer) {
+  return answer_now(context, service.metrics, method, [&] {
+    const grpc::Status authenticated = authenticate(service, *context);
+    return authenticated.ok() ? answer() : authenticated;
+  });
+}
+
 }  // namespace
 
 grpc::Status OipServiceImpl::find_model(const std::string& name, const std::string& version,
@@ -41,6 +52,8 @@ grpc::Status OipServiceImpl::find_model(const std::string& name, const std::stri
 grpc::ServerUnaryReactor* OipServiceImpl::ServerLive(grpc::CallbackServerContext* context,
                                                      const inference::ServerLiveRequest*,
                                                      inference::ServerLiveResponse* response) {
+  // ServerLive and ServerReady are the protocol's health checks: open without a token,
+  // like grpc.health.v1, so probes need no secret.
   // Live whenever it answers: the process is up, starting or draining, and restarting it
   // would not help (a liveness probe that fails during a drain would kill the drain).
   return answer_now(context, context_.metrics, Method::kServerLive, [&] {
@@ -61,7 +74,7 @@ grpc::ServerUnaryReactor* OipServiceImpl::ServerReady(grpc::CallbackServerContex
 grpc::ServerUnaryReactor* OipServiceImpl::ModelReady(grpc::CallbackServerContext* context,
                                                      const inference::ModelReadyRequest* request,
                                                      inference::ModelReadyResponse* response) {
-  return answer_now(context, context_.metrics, Method::kModelReady, [&] {
+  return answer_authenticated(context, context_, Method::kModelReady, [&] {
     grpc::Status status = find_model(request->name(), request->version(), "name", "version");
     if (status.ok()) response->set_ready(context_.state->serving());
     return status;
@@ -71,7 +84,7 @@ grpc::ServerUnaryReactor* OipServiceImpl::ModelReady(grpc::CallbackServerContext
 grpc::ServerUnaryReactor* OipServiceImpl::ServerMetadata(
     grpc::CallbackServerContext* context, const inference::ServerMetadataRequest*,
     inference::ServerMetadataResponse* response) {
-  return answer_now(context, context_.metrics, Method::kServerMetadata, [&] {
+  return answer_authenticated(context, context_, Method::kServerMetadata, [&] {
     response->set_name(server_.name);
     response->set_version(server_.version);
     // No protocol extension (model repository, statistics, shared memory, ...) is served.
@@ -82,7 +95,7 @@ grpc::ServerUnaryReactor* OipServiceImpl::ServerMetadata(
 grpc::ServerUnaryReactor* OipServiceImpl::ModelMetadata(
     grpc::CallbackServerContext* context, const inference::ModelMetadataRequest* request,
     inference::ModelMetadataResponse* response) {
-  return answer_now(context, context_.metrics, Method::kModelMetadata, [&] {
+  return answer_authenticated(context, context_, Method::kModelMetadata, [&] {
     grpc::Status status = find_model(request->name(), request->version(), "name", "version");
     if (status.ok()) *response = oip_model_metadata(context_.shape);
     return status;
@@ -92,7 +105,8 @@ grpc::ServerUnaryReactor* OipServiceImpl::ModelMetadata(
 grpc::ServerUnaryReactor* OipServiceImpl::ModelInfer(grpc::CallbackServerContext* context,
                                                      const inference::ModelInferRequest* request,
                                                      inference::ModelInferResponse* response) {
-  grpc::Status admitted = to_grpc_status(*context_.state);
+  grpc::Status admitted = authenticate(context_, *context);
+  if (admitted.ok()) admitted = to_grpc_status(*context_.state);
   if (admitted.ok()) {
     admitted =
         find_model(request->model_name(), request->model_version(), "model_name", "model_version");

@@ -25,6 +25,9 @@ namespace tsserve::server {
 // gRPC deadline (system clock) -> the batcher's steady clock.
 Clock::time_point steady_deadline(const grpc::CallbackServerContext& context);
 
+// OK, or RESOURCE_EXHAUSTED when an answer of `bytes` exceeds `max_bytes` (0: no limit).
+grpc::Status check_response_size(std::size_t bytes, int64_t max_bytes);
+
 template <typename Task, typename Request, typename Response, typename Decode, typename Encode>
 grpc::ServerUnaryReactor* serve_batched(grpc::CallbackServerContext* context,
                                         const Request& request, Response* response, Method method,
@@ -40,11 +43,19 @@ grpc::ServerUnaryReactor* serve_batched(grpc::CallbackServerContext* context,
     return call.get();
   }
   const ModelShape* model = &shape;
+  const int64_t max_response_bytes = limits.max_response_bytes;
   auto task = std::make_unique<Task>(
       std::move(input), deadline, [call] { return call->ended(); },
-      [call, response, model, encode](Task& done, const TaskStatus& outcome) {
+      [call, response, model, encode, max_response_bytes](Task& done, const TaskStatus& outcome) {
         if (outcome.is_ok()) {
-          call->end([&] { return encode(done.input, *model, std::move(done.output), response); });
+          call->end([&] {
+            const grpc::Status encoded =
+                encode(done.input, *model, std::move(done.output), response);
+            if (!encoded.ok()) return encoded;
+            const grpc::Status fits = check_response_size(response->ByteSizeLong(), max_response_bytes);
+            if (!fits.ok()) response->Clear();
+            return fits;
+          });
         } else {
           call->end(to_grpc_status(outcome));
         }

@@ -10,6 +10,7 @@
 // Thread safety: called by gRPC threads concurrently; the members are constant after
 // construction (the serving state they point to is atomic).
 
+#include "tsserve/server/bearer_token.h"
 #include "tsserve/server/dynamic_batcher.h"
 #include "tsserve/server/model_shape.h"
 #include "tsserve/server/server_metrics.h"
@@ -26,7 +27,11 @@ struct ServiceContext {
   DynamicBatcher* encode_batcher = nullptr;    // not owned
   ServerMetrics* metrics = nullptr;            // not owned; may be null
   const ServingState* state = nullptr;         // not owned; new calls need serving()
+  const BearerTokenCheck* auth = nullptr;      // not owned; null = no authentication
 };
+
+// OK when `context` may call a non-health RPC: no token is configured, or it carries it.
+grpc::Status authenticate(const ServiceContext& service, const grpc::ServerContextBase& context);
 
 class ForecastServiceImpl final : public v1::ForecastService::CallbackService {
  public:
@@ -43,8 +48,8 @@ class ForecastServiceImpl final : public v1::ForecastService::CallbackService {
                                          v1::GetModelInfoResponse* response) override;
 
  private:
-  // The common admission checks (serving, model name); OK when the call may proceed.
-  grpc::Status admit(const std::string& model) const;
+  // The common admission checks (token, serving, model name); OK when the call may proceed.
+  grpc::Status admit(const grpc::ServerContextBase& context, const std::string& model) const;
 
   const ServiceContext context_;
 };

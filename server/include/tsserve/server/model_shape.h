@@ -39,6 +39,10 @@ struct RequestLimits {
   int64_t max_variables = 448;
   // Most tokens in one Encode request; 0: no limit other than the message size.
   int64_t max_encode_tokens = 4096;
+  // Largest answer (serialized bytes): max_message_bytes. gRPC would refuse a bigger one
+  // with a bare "Sent message larger than max"; checking first lets the caller learn why
+  // and what to ask for instead. 0: no limit.
+  int64_t max_response_bytes = 0;
 };
 
 }  // namespace tsserve::server

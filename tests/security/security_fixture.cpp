@@ -1,0 +1,41 @@
+#include "security_fixture.h"
+
+#include <filesystem>
+#include <fstream>
+
+namespace tsserve::testing {
+
+std::unique_ptr<ThrowawayPki> SecurityTest::pki_;
+
+void SecurityTest::SetUpTestSuite() {
+  if (!pki_) {
+    pki_ = std::make_unique<ThrowawayPki>(
+        make_throwaway_pki(std::string(TSSERVE_SECURITY_TEST_OUT) + "/pki"));
+  }
+}
+
+std::string SecurityTest::test_dir() const {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  const std::string dir = std::string(TSSERVE_SECURITY_TEST_OUT) + "/" + info->test_suite_name() +
+                          "." + info->name();
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+std::unique_ptr<ServerProcess> SecurityTest::start_server(const std::vector<std::string>& options) {
+  return std::make_unique<ServerProcess>(TSSERVE_SERVER_BINARY, options);
+}
+
+CommandResult SecurityTest::client(const std::vector<std::string>& args) {
+  std::vector<std::string> argv{TSSERVE_CLIENT_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_command(argv);
+}
+
+std::string SecurityTest::write_file(const std::string& name, const std::string& text) {
+  const std::string path = test_dir() + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+}  // namespace tsserve::testing
