@@ -4,6 +4,7 @@
 #include <torch/nn/module.h>
 
 #include <map>
+#include <unordered_map>
 
 #include "tsserve/model/checkpoint_file.h"
 #include "tsserve/model/model_error.h"
@@ -31,7 +32,8 @@ std::string config_path_for(const std::string& checkpoint_path) {
   return (has_extension ? checkpoint_path.substr(0, dot) : checkpoint_path) + ".json";
 }
 
-StateDict normalise_patchtst_keys(StateDict state, ModelConfig& config, const std::string& origin) {
+StateDict normalise_patchtst_keys(StateDict state, ModelConfig& config, const std::string& origin,
+                                  const std::string& context) {
   const size_t prefix_length = sizeof(kParallelPrefix) - 1;
   bool all_prefixed = !state.empty();
   for (const auto& entry : state) {
@@ -55,9 +57,10 @@ StateDict normalise_patchtst_keys(StateDict state, ModelConfig& config, const st
                      "BatchNorm or encoder.norm.weight for the LayerNorm variant)");
   }
   if (config.norm && *config.norm != *detected) {
-    throw ModelError("checkpoint " + origin + ": the config says norm \"" + to_string(*config.norm) +
-                     "\" but the checkpoint holds the \"" + to_string(*detected) +
-                     "\" variant's keys");
+    throw ModelError("checkpoint " + origin + ": the config says norm \"" +
+                     to_string(*config.norm) + "\" but the checkpoint holds the \"" +
+                     to_string(*detected) + "\" variant's keys" +
+                     (context.empty() ? "" : " (" + context + ")"));
   }
   config.norm = detected;
   return state;
@@ -109,17 +112,77 @@ void load_state_dict_into(torch::nn::Module& module, const StateDict& state,
   for (const auto& name : order) expected.at(name).copy_(*provided.at(name));
 }
 
-PatchTST load_patchtst(const std::string& checkpoint_path, ModelConfig config) {
+void check_config_against_weights(const StateDict& state, const ModelConfig& config,
+                                  const std::string& origin, const std::string& context) {
+  config.validate();  // the products below assume sizes in range
+  std::unordered_map<std::string, const at::Tensor*> by_key;
+  for (const auto& [name, tensor] : state) by_key.emplace(name, &tensor);
+  const std::string suffix = context.empty() ? "" : " (" + context + ")";
+  auto expect = [&](const std::string& key, const std::vector<int64_t>& shape,
+                    const std::string& fields) {
+    const auto it = by_key.find(key);
+    if (it == by_key.end()) {
+      throw ModelError("checkpoint " + origin + ": missing key '" + key + "' (expected shape " +
+                       c10::str(at::IntArrayRef(shape)) + " from the config's " + fields + ")" +
+                       suffix);
+    }
+    if (it->second->sizes() != at::IntArrayRef(shape)) {
+      throw ModelError("checkpoint " + origin + ": key '" + key + "' has shape " +
+                       shape_text(*it->second) + " but the config's " + fields + " give " +
+                       c10::str(at::IntArrayRef(shape)) + suffix);
+    }
+  };
+  const std::string d = "d_model=" + std::to_string(config.d_model);
+  expect("patch_embedding.value_embedding.weight", {config.d_model, config.patch_len},
+         d + ", patch_len=" + std::to_string(config.patch_len));
+  // One layer at a time, stopping at the first absent one, so a huge e_layers costs nothing.
+  for (int64_t i = 0; i < config.e_layers; ++i) {
+    const std::string layer = "encoder.attn_layers." + std::to_string(i) + ".";
+    const std::string fields = "e_layers=" + std::to_string(config.e_layers) + ", " + d;
+    expect(layer + "attention.query_projection.weight", {config.d_model, config.d_model}, fields);
+    expect(layer + "conv1.weight", {config.d_ff, config.d_model, 1},
+           fields + ", d_ff=" + std::to_string(config.d_ff));
+  }
+  expect("head.linear.weight", {config.pred_len, config.d_model * config.patch_count()},
+         "pred_len=" + std::to_string(config.pred_len) + ", " + d + " x " +
+             std::to_string(config.patch_count()) + " patches (seq_len=" +
+             std::to_string(config.seq_len) + ", patch_len=" + std::to_string(config.patch_len) +
+             ", stride=" + std::to_string(config.stride) + ")");
+}
+
+void check_weights_are_finite(const StateDict& state, const std::string& origin) {
+  for (const auto& [name, tensor] : state) {
+    if (!tensor.is_floating_point()) continue;
+    const at::Tensor flat = tensor.reshape(-1);
+    const at::Tensor bad = at::logical_not(at::isfinite(flat)).nonzero();
+    if (bad.numel() == 0) continue;
+    const int64_t index = bad[0][0].item<int64_t>();
+    throw ModelError("checkpoint " + origin + ": key '" + name + "' holds a non-finite value (" +
+                     c10::str(flat[index].item<double>()) + ") at element " +
+                     std::to_string(index) + " of " + std::to_string(flat.numel()) +
+                     "; the weights of a served model must be finite (corrupt file, or a "
+                     "diverged training run?)");
+  }
+}
+
+PatchTST load_patchtst(const std::string& checkpoint_path, ModelConfig config,
+                       const std::string& config_origin) {
+  const std::string origin_of_config =
+      config_origin.empty() ? "config" : "model config " + config_origin;
   StateDict state = normalise_patchtst_keys(read_checkpoint_file(checkpoint_path), config,
-                                            checkpoint_path);
+                                            checkpoint_path, origin_of_config);
+  const std::string context = origin_of_config + ": " + config.summary();
+  check_config_against_weights(state, config, checkpoint_path, context);
   PatchTST model(config);
-  load_state_dict_into(*model, state, checkpoint_path, "config: " + config.summary());
+  load_state_dict_into(*model, state, checkpoint_path, context);
+  check_weights_are_finite(state, checkpoint_path);
   model->eval();
   return model;
 }
 
 PatchTST load_patchtst(const std::string& checkpoint_path) {
-  return load_patchtst(checkpoint_path, load_model_config(config_path_for(checkpoint_path)));
+  const std::string config_path = config_path_for(checkpoint_path);
+  return load_patchtst(checkpoint_path, load_model_config(config_path), config_path);
 }
 
 }  // namespace tsserve::model

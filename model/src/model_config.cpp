@@ -1,10 +1,12 @@
 #include "tsserve/model/model_config.h"
 
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "tsserve/model/model_error.h"
+#include "tsserve/model/patch_embedding.h"
 
 namespace tsserve::model {
 namespace {
@@ -26,6 +28,9 @@ class ConfigReader {
       return;
     }
     if (!it->is_number_integer()) fail(key, "must be an integer, got " + it->dump());
+    if (it->is_number_unsigned() && it->get<uint64_t>() > uint64_t{INT64_MAX}) {
+      fail(key, "must be at most " + std::to_string(INT64_MAX) + ", got " + it->dump());
+    }
     out = it->get<int64_t>();
   }
 
@@ -90,6 +95,15 @@ std::string positive_error(const char* key, int64_t value) {
   return "'" + std::string(key) + "' must be positive, got " + std::to_string(value);
 }
 
+// Sizes travel as int32 (GetModelInfo) and are multiplied together to build the model; this
+// bound, far above any real model, keeps both exact (and seq_len + stride from overflowing).
+std::string at_most_int32_error(const char* key, int64_t value) {
+  constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
+  if (value <= kMax) return "";
+  return "'" + std::string(key) + "' must be at most " + std::to_string(kMax) + ", got " +
+         std::to_string(value);
+}
+
 }  // namespace
 
 std::string ModelConfig::validation_error() const {
@@ -99,6 +113,7 @@ std::string ModelConfig::validation_error() const {
       {"patch_len", patch_len}, {"stride", stride},       {"factor", factor}};
   for (const auto& [key, value] : positives) {
     std::string error = positive_error(key, value);
+    if (error.empty()) error = at_most_int32_error(key, value);
     if (!error.empty()) return error;
   }
   if (d_model % n_heads != 0) {
@@ -108,6 +123,14 @@ std::string ModelConfig::validation_error() const {
   if (seq_len + stride < patch_len) {
     return "'patch_len' (" + std::to_string(patch_len) + ") must be at most seq_len + stride (" +
            std::to_string(seq_len + stride) + ")";
+  }
+  // Checked here, not first at the first forecast (or the warm-up): the table is part of
+  // the weights, so such a config describes no model that can run.
+  if (patch_count() > PositionalEmbeddingImpl::kMaxLength) {
+    return "seq_len " + std::to_string(seq_len) + ", patch_len " + std::to_string(patch_len) +
+           " and stride " + std::to_string(stride) + " give " + std::to_string(patch_count()) +
+           " patches; the position embedding covers at most " +
+           std::to_string(PositionalEmbeddingImpl::kMaxLength);
   }
   return "";
 }

@@ -54,9 +54,10 @@ const char* transport_security(const ServerConfig& config) {
 }
 
 model::PatchTST load_model(const ServerConfig& config) {
-  model::ModelConfig model_config = model::load_model_config(
-      config.model.model_config.empty() ? model::config_path_for(config.model.model)
-                                        : config.model.model_config);
+  const std::string config_path = config.model.model_config.empty()
+                                      ? model::config_path_for(config.model.model)
+                                      : config.model.model_config;
+  model::ModelConfig model_config = model::load_model_config(config_path);
   if (!config.model.attention.empty()) {
     model_config.attention = config.model.attention == "prob" ? model::AttentionKind::kProb
                                                               : model::AttentionKind::kFull;
@@ -67,7 +68,7 @@ model::PatchTST load_model(const ServerConfig& config) {
                                                                    : model::ProbLayout::kCanonical;
   }
   model_config.batch_invariant = config.model.batch_invariant;
-  return model::load_patchtst(config.model.model, model_config);
+  return model::load_patchtst(config.model.model, model_config, config_path);
 }
 
 // Takes gRPC's reflection service off one server: its plugin, once linked, registers

@@ -72,5 +72,20 @@ TEST(ModelConfigErrors, EachNamesTheFieldAndTheExpectation) {
               HasSubstr("'scaler' needs as many mean and std values as columns (1)"));
 }
 
+TEST(ModelConfigErrors, SizesAreBoundedBeforeAnythingIsBuiltFromThem) {
+  EXPECT_THAT(error_of(std::string(kMinimal) + R"(, "seq_len": 4611686018427387904})"),
+              HasSubstr("'seq_len' must be at most 2147483647, got 4611686018427387904"));
+  EXPECT_THAT(error_of(std::string(kMinimal) + R"(, "d_model": 18446744073709551615})"),
+              HasSubstr("'d_model' must be at most 9223372036854775807"));
+  // seq_len + stride would overflow int64 without the bound.
+  EXPECT_THAT(error_of(std::string(kMinimal) + R"(, "seq_len": 9223372036854775807})"),
+              HasSubstr("'seq_len' must be at most 2147483647"));
+  // The position table has 5000 rows: 40000 points in patches of 8 give 5001 patches.
+  EXPECT_THAT(error_of(std::string(kMinimal) + R"(, "seq_len": 40000, "patch_len": 8})"),
+              HasSubstr("seq_len 40000, patch_len 8 and stride 8 give 5001 patches; the position "
+                        "embedding covers at most 5000"));
+  EXPECT_EQ(error_of(std::string(kMinimal) + R"(, "seq_len": 39992, "patch_len": 8})"), "");
+}
+
 }  // namespace
 }  // namespace tsserve::testing

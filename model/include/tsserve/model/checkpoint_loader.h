@@ -19,8 +19,10 @@ std::string config_path_for(const std::string& checkpoint_path);
 
 // Strips a `module.` prefix carried by every key and detects the final norm
 // (encoder.norm.1.* -> batch, encoder.norm.weight -> layer). Fills config.norm, or checks
-// it against the keys when the config already names one.
-StateDict normalise_patchtst_keys(StateDict state, ModelConfig& config, const std::string& origin);
+// it against the keys when the config already names one; `context` (the config's origin)
+// is appended to that message.
+StateDict normalise_patchtst_keys(StateDict state, ModelConfig& config, const std::string& origin,
+                                  const std::string& context = "");
 
 // Copies `state` into the module's parameters and buffers. Throws ModelError naming the
 // first missing key, unexpected key, shape or dtype mismatch; `context` is appended to
@@ -28,8 +30,22 @@ StateDict normalise_patchtst_keys(StateDict state, ModelConfig& config, const st
 void load_state_dict_into(torch::nn::Module& module, const StateDict& state,
                           const std::string& origin, const std::string& context = "");
 
+// Checks the tensors that fix the model's sizes (the patch embedding, every layer's query
+// projection and conv1, the head) against `config`, before the model is built: building
+// allocates what the config claims, so a config that disagrees with the weights
+// (d_model 10^6, e_layers 10^6) must be refused first. After it passes, building costs
+// about what the checkpoint holds. Throws ModelError naming the key and the config fields.
+void check_config_against_weights(const StateDict& state, const ModelConfig& config,
+                                  const std::string& origin, const std::string& context);
+
+// Rejects a weight holding NaN or infinity (a diverged training run, or flipped bits in a
+// format without checksums), naming the key and the element.
+void check_weights_are_finite(const StateDict& state, const std::string& origin);
+
 // Reads the checkpoint (torch.save zip or safetensors) and builds the model from `config`.
-PatchTST load_patchtst(const std::string& checkpoint_path, ModelConfig config);
+// `config_origin` (the config file's path) is named in messages about disagreements.
+PatchTST load_patchtst(const std::string& checkpoint_path, ModelConfig config,
+                       const std::string& config_origin = "");
 
 // As above, reading the config from config_path_for(checkpoint_path).
 PatchTST load_patchtst(const std::string& checkpoint_path);
