@@ -124,10 +124,17 @@ grpc::Status view_series(const inference::ModelInferRequest& request, int index,
                      "send it in one of them");
     }
     const std::string& bytes = request.raw_input_contents(index);
-    if (static_cast<int64_t>(bytes.size()) != 4 * count) {
-      return invalid("raw_input_contents[" + std::to_string(index) + "]: " +
-                     std::to_string(bytes.size()) + " bytes, but " + elements + " of " + kOipFp32 +
-                     ", " + std::to_string(4 * count) + " bytes (4 per element, little-endian)");
+    // A count that fits int64 may still overflow as bytes (shapes near 2^62 elements, found
+    // by tests/fuzz); no message carries that many.
+    int64_t expected = 0;
+    const bool addressable = !__builtin_mul_overflow(count, int64_t{4}, &expected);
+    if (!addressable || static_cast<int64_t>(bytes.size()) != expected) {
+      return invalid("raw_input_contents[" + std::to_string(index) +
+                     "]: " + std::to_string(bytes.size()) + " bytes, but " + elements + " of " +
+                     kOipFp32 + ", " +
+                     (addressable ? std::to_string(expected) + " bytes"
+                                  : std::string("more bytes than a message can carry")) +
+                     " (4 per element, little-endian)");
     }
     *out = view_checked_floats(input.shape(), reinterpret_cast<const unsigned char*>(bytes.data()),
                                count);
@@ -198,7 +205,11 @@ grpc::Status decode_model_infer_request(const inference::ModelInferRequest& requ
       check_variable_names(options.variable_names, g.variables, "parameters[\"variable_names\"]");
   if (!status.ok()) return status;
   ScalerMatch scaler;
-  status = match_scaler(options.scaler_mode, options.variable_names, g.variables, model, &scaler);
+  const ScalerFields scaler_fields{"parameters[\"scaler_mode\"]", "scaler_mode \"required\"",
+                                   "scaler_mode \"none\"", "parameters[\"variable_names\"]",
+                                   field.c_str()};
+  status = match_scaler(options.scaler_mode, options.variable_names, g.variables, model, &scaler,
+                        scaler_fields);
   if (!status.ok()) return status;
   status = resolve_forecast_attention(
       options.attention, model.e_layers, g.variables, &input->attention,

@@ -43,7 +43,8 @@ int64_t match_by_name(const google::protobuf::RepeatedPtrField<std::string>& nam
 
 grpc::Status match_scaler(int scaler_mode,
                           const google::protobuf::RepeatedPtrField<std::string>& variable_names,
-                          int64_t variables, const ModelShape& model, ScalerMatch* out) {
+                          int64_t variables, const ModelShape& model, ScalerMatch* out,
+                          const ScalerFields& fields) {
   out->applied = false;
   out->column.clear();
   if (!v1::ScalerMode_IsValid(scaler_mode)) {
@@ -57,8 +58,9 @@ grpc::Status match_scaler(int scaler_mode,
   if (!model.has_scaler()) {
     if (!required) return grpc::Status::OK;
     return {grpc::StatusCode::FAILED_PRECONDITION,
-            "scaler_mode: SCALER_MODE_REQUIRED, but model \"" + model.name +
-                "\" has no dataset scaler; send SCALER_MODE_NONE or leave it unspecified"};
+            std::string(fields.scaler_mode) + ": " + fields.required + ", but model \"" +
+                model.name + "\" has no dataset scaler; send " + fields.none +
+                " or leave it unspecified"};
   }
   const std::vector<std::string>& columns = model.scaler_columns;
   if (!variable_names.empty()) {
@@ -70,11 +72,10 @@ grpc::Status match_scaler(int scaler_mode,
     out->column.clear();
     if (!required) return grpc::Status::OK;
     return {grpc::StatusCode::INVALID_ARGUMENT,
-            "variable_names: \"" + variable_names.Get(static_cast<int>(unknown)) + "\" (variable " +
-                std::to_string(unknown) +
-                ") is not a column of the model's scaler; SCALER_MODE_REQUIRED needs every "
-                "name to be one of " +
-                describe_columns(columns)};
+            std::string(fields.variable_names) + ": \"" +
+                variable_names.Get(static_cast<int>(unknown)) + "\" (variable " +
+                std::to_string(unknown) + ") is not a column of the model's scaler; " +
+                fields.required + " needs every name to be one of " + describe_columns(columns)};
   }
   if (variables == static_cast<int64_t>(columns.size())) {
     out->column.resize(columns.size());
@@ -84,10 +85,11 @@ grpc::Status match_scaler(int scaler_mode,
   }
   if (!required) return grpc::Status::OK;
   return {grpc::StatusCode::INVALID_ARGUMENT,
-          "series: " + std::to_string(variables) +
+          std::string(fields.series) + ": " + std::to_string(variables) +
               " unnamed variables, but the model's scaler has " + std::to_string(columns.size()) +
-              " columns; SCALER_MODE_REQUIRED needs variable_names from its columns or exactly " +
-              std::to_string(columns.size()) + " variables in column order"};
+              " columns; " + fields.required + " needs " + fields.variable_names +
+              " from its columns or exactly " + std::to_string(columns.size()) +
+              " variables in column order"};
 }
 
 }  // namespace tsserve::server

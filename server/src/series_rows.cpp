@@ -170,11 +170,17 @@ grpc::Status check_series_geometry(const SeriesGeometry& g, const SeriesNames& n
     return invalid(field + ": no variables (N = 0 in " + names.spec.dims + ", " + names.layout +
                    "); send at least one");
   }
-  if (g.rows() > limits.max_variables) {
+  // B * N overflows for hostile shapes whose data is empty (T_in = 0, so any B and N fit
+  // in no bytes); found by tests/fuzz.
+  int64_t rows = 0;
+  const bool overflow = __builtin_mul_overflow(g.samples, g.variables, &rows);
+  if (overflow || rows > limits.max_variables) {
     const std::string count =
         g.samples == 1 ? std::to_string(g.variables) + " variables"
                        : std::to_string(g.samples) + " samples x " + std::to_string(g.variables) +
-                             " variables = " + std::to_string(g.rows()) + " series rows";
+                             " variables = " +
+                             (overflow ? std::string("more than 2^63") : std::to_string(rows)) +
+                             " series rows";
     return invalid(field + ": " + count + "; a request carries at most " +
                    std::to_string(limits.max_variables) + " (max_batch_rows in GetModelInfo)");
   }

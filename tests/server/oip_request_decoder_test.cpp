@@ -264,6 +264,40 @@ TEST(OipRequestDecoderTest, RequiredScalerOnAModelWithoutOneIsAFailedPreconditio
                          grpc::StatusCode::FAILED_PRECONDITION, {"no dataset scaler"}));
 }
 
+// Scaler refusals name what an OIP client sent (its parameters, "required"), not
+// tsserve.v1's fields and enum values. Found by tests/fuzz (oip_request).
+TEST(OipRequestDecoderTest, ScalerRefusalsNameTheProtocolsParameters) {
+  inference::ModelInferRequest request = infer_request(1, 8, 3, ramp(24));
+  set_string_parameter(&request, "scaler_mode", "required");
+  ForecastInput input;
+  OipReply reply;
+  EXPECT_TRUE(has_status(decode(request, &input, &reply, small_model_without_scaler()),
+                         grpc::StatusCode::FAILED_PRECONDITION,
+                         {"parameters[\"scaler_mode\"]: scaler_mode \"required\", but model",
+                          "send scaler_mode \"none\" or leave it unspecified"}));
+  set_string_parameter(&request, "variable_names", "a,zz,c");
+  EXPECT_TRUE(invalid_argument(
+      decode(request), {"parameters[\"variable_names\"]: \"zz\" (variable 1) is not a column",
+                        "scaler_mode \"required\" needs every name"}));
+  request = infer_request(1, 8, 2, ramp(16));
+  set_string_parameter(&request, "scaler_mode", "required");
+  EXPECT_TRUE(
+      invalid_argument(decode(request), {"inputs[0] (\"series\"): 2 unnamed variables",
+                                         "needs parameters[\"variable_names\"] from its columns"}));
+}
+
+// Shapes whose products overflow int64 arithmetic (found by tests/fuzz, oip_request) are
+// refused with a message, not computed with undefined behaviour.
+TEST(OipRequestDecoderTest, ShapesBeyondInt64ArithmeticAreRefused) {
+  // 2^62 elements fit int64, their 2^64 bytes do not.
+  EXPECT_TRUE(
+      invalid_argument(decode(infer_request(int64_t{1} << 62, 1, 1, {}, true)),
+                       {"raw_input_contents[0]: 0 bytes", "more bytes than a message can carry"}));
+  // No data at all (T_in = 0), but B * N = 2^64 series rows.
+  EXPECT_TRUE(invalid_argument(decode(infer_request(int64_t{1} << 32, 0, int64_t{1} << 32, {})),
+                               {"4294967296 samples x 4294967296 variables = more than 2^63"}));
+}
+
 TEST(OipRequestDecoderTest, TensorParametersAndBadIdsAreRefused) {
   inference::ModelInferRequest request = infer_request(1, 8, 3, ramp(24));
   (*request.mutable_inputs(0)->mutable_parameters())["shared_memory_region"].set_string_param("r");

@@ -19,6 +19,18 @@ struct ScalerMatch {
   std::vector<int32_t> column;
 };
 
+// How messages name the scaler's fields and modes: tsserve.v1's by default. Another
+// protocol passes its own, so that a refusal names what its client actually sent (the
+// Open Inference Protocol's parameters["scaler_mode"] = "required", not tsserve.v1's
+// enum).
+struct ScalerFields {
+  const char* scaler_mode = "scaler_mode";
+  const char* required = "SCALER_MODE_REQUIRED";  // the REQUIRED mode, as its client writes it
+  const char* none = "SCALER_MODE_NONE";
+  const char* variable_names = "variable_names";
+  const char* series = "series";
+};
+
 // Matches a request's N = `variables` series (named by `variable_names`, empty or N
 // unique names, already checked) against `model`'s scaler as `scaler_mode` (a
 // v1::ScalerMode value) says:
@@ -29,9 +41,11 @@ struct ScalerMatch {
 //  - NONE: not applied.
 //  - REQUIRED: applied as in auto, or FAILED_PRECONDITION when the model has no scaler,
 //    INVALID_ARGUMENT naming the first unknown name, or the counts when there are no names.
-// INVALID_ARGUMENT for a scaler_mode this server does not know.
+// INVALID_ARGUMENT for a scaler_mode this server does not know. Messages name the fields
+// as `fields` says.
 grpc::Status match_scaler(int scaler_mode,
                           const google::protobuf::RepeatedPtrField<std::string>& variable_names,
-                          int64_t variables, const ModelShape& model, ScalerMatch* out);
+                          int64_t variables, const ModelShape& model, ScalerMatch* out,
+                          const ScalerFields& fields = {});
 
 }  // namespace tsserve::server

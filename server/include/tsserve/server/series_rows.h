@@ -29,6 +29,7 @@ struct SeriesGeometry {
   int64_t points = 0;     // T_in
   int64_t used = 0;       // T: the last `used` points of each variable reach the model
 
+  // REQUIRES: check_series_geometry(*this, ...).ok() (B * N may overflow before).
   int64_t rows() const { return samples * variables; }
   int64_t skipped() const { return points - used; }
   // The model row (b * N + n) and the time index of flat element `flat` of the series.
