@@ -105,11 +105,12 @@ ConfigOption integer_option(const Meta& meta, Field field, std::int64_t min,
 }
 
 template <typename Field>
-ConfigOption number_option(const Meta& meta, Field field, double min) {
+ConfigOption number_option(const Meta& meta, Field field, double min,
+                           double max = std::numeric_limits<double>::max()) {
   ConfigOption option = start(meta);
-  auto store = [field, min](ServerConfig& config, double value,
-                            const std::string& source) -> std::string {
-    std::string error = range_error(value, min, std::numeric_limits<double>::max());
+  auto store = [field, min, max](ServerConfig& config, double value,
+                                 const std::string& source) -> std::string {
+    std::string error = range_error(value, min, max);
     if (!error.empty()) return source + error;
     field(config) = value;
     return "";
@@ -191,7 +192,9 @@ TextCheck one_of(std::vector<std::string> choices, std::string empty_means = "")
 std::string check_device(const std::string& value) {
   if (value == "cpu" || value == "cuda" || value == "auto") return "";
   const std::string prefix = "cuda:";
-  if (value.compare(0, prefix.size(), prefix) == 0) {
+  // Digits only: from_chars alone would take "cuda:-0".
+  if (value.compare(0, prefix.size(), prefix) == 0 &&
+      value.find_first_not_of("0123456789", prefix.size()) == std::string::npos) {
     std::optional<std::int64_t> index = parse_integer(value.substr(prefix.size()));
     if (index && *index >= 0 && *index < 1024) return "";
   }
@@ -227,6 +230,10 @@ std::string check_not_empty(const std::string& value) {
 
 std::vector<ConfigOption> make_options() {
   constexpr int kMaxInt = std::numeric_limits<int>::max();
+  // Durations become std::chrono time in int64 nanoseconds (about 292 years, and the drain
+  // adds them to "now"): 1e300 ms turned into a negative queue delay. A day is far beyond
+  // any useful wait and far from overflowing.
+  constexpr double kOneDaySeconds = 86'400;
   std::vector<ConfigOption> options;
   // Model
   options.push_back(text_option(
@@ -269,7 +276,7 @@ std::vector<ConfigOption> make_options() {
       {"max_queue_delay_ms", "Batching", "MS",
        "How long the oldest queued request waits for company (milliseconds); 0 = a free "
        "worker takes what is queued at once"},
-      [](auto& c) -> auto& { return c.batching.max_queue_delay_ms; }, 0.0));
+      [](auto& c) -> auto& { return c.batching.max_queue_delay_ms; }, 0.0, kOneDaySeconds * 1000));
   options.push_back(integer_option(
       {"max_queue_rows", "Batching", "INT", "Rows queued at most; more get RESOURCE_EXHAUSTED"},
       [](auto& c) -> auto& { return c.batching.max_queue_rows; }, 1));
@@ -290,7 +297,7 @@ std::vector<ConfigOption> make_options() {
   options.push_back(number_option(
       {"drain_timeout_s", "Server", "SECONDS",
        "On SIGTERM, how long queued and in-flight requests may take to finish"},
-      [](auto& c) -> auto& { return c.server.drain_timeout_s; }, 0.0));
+      [](auto& c) -> auto& { return c.server.drain_timeout_s; }, 0.0, kOneDaySeconds));
   options.push_back(text_option(
       {"tls_cert", "Server", "FILE", "Server certificate (PEM); \"\" = plaintext"},
       [](auto& c) -> auto& { return c.server.tls_cert; }));

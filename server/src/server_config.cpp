@@ -33,7 +33,9 @@ class Sources {
   // "448, default" / "100, from --max-queue-rows".
   std::string describe(const ServerConfig& config, const std::string& name) const {
     const ConfigOption* option = config_detail::find_config_option(name);
-    std::string value = option->get(config).dump();
+    // A path from a flag or the environment need not be UTF-8, which dump() would throw on
+    // (found by tests/fuzz: --tls-cert $'\xff' alone aborted tsserve).
+    std::string value = option->get(config).dump(-1, ' ', false, json::error_handler_t::replace);
     auto it = sources_.find(name);
     return value + (it == sources_.end() ? ", default" : ", from " + it->second);
   }
@@ -158,9 +160,26 @@ std::string show_default(const json& value) {
   return value.dump();
 }
 
+// Values from flags, the environment and the file are quoted as given, so a problem could
+// hold a newline or a terminal escape; control bytes are shown as \xNN instead, which keeps
+// each problem on one line (found by tests/fuzz: CLI11 echoes an unexpected argument).
+std::string one_line(const std::string& problem) {
+  std::string line;
+  for (const char c : problem) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      static const char kHex[] = "0123456789abcdef";
+      line += {'\\', 'x', kHex[byte >> 4], kHex[byte & 0xf]};
+    } else {
+      line += c;
+    }
+  }
+  return line;
+}
+
 std::string error_message(const std::vector<std::string>& errors) {
   std::string message;
-  for (const std::string& error : errors) message += error + "\n";
+  for (const std::string& error : errors) message += one_line(error) + "\n";
   return message +
          "Run tsserve --help for every option, its default and its environment "
          "variable.\n";
@@ -281,7 +300,8 @@ std::string to_config_json(const ServerConfig& config) {
   for (const ConfigOption& option : config_options()) {
     document[option.name] = option.get(config);
   }
-  return document.dump(2) + "\n";
+  // Bytes that are not UTF-8 (possible in paths) become U+FFFD: JSON text cannot hold them.
+  return document.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace tsserve::server

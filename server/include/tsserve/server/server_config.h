@@ -126,7 +126,8 @@ ConfigLoadResult load_server_config(int argc, const char* const* argv,
                                     const Environment& environment);
 
 // The options as a config file (pretty JSON, every key), e.g. for the startup log.
-// Loading it back gives the same ServerConfig.
+// Loading it back gives the same ServerConfig, unless a value holds bytes that are not
+// UTF-8 (a path may): JSON cannot, so they are written as U+FFFD.
 std::string to_config_json(const ServerConfig& config);
 
 }  // namespace tsserve::server
