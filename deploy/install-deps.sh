@@ -18,6 +18,8 @@ packages=(
   libcairo2-dev fonts-dejavu-core
   # tests and benchmarks (matplotlib draws the plots of BENCHMARKS.md)
   libgtest-dev libgmock-dev libbenchmark-dev prometheus python3-matplotlib
+  # fuzzing (tests/fuzz/run.sh): clang with libFuzzer and the sanitizer runtimes
+  clang-14 libclang-rt-14-dev
   # security tests make a throw-away CA and certificates
   openssl
   # Python reference, fixtures and training (only /usr/bin/python3 sees these)

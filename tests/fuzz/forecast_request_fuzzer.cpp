@@ -1,0 +1,212 @@
+// Fuzz target: a tsserve.v1 ForecastRequest through check_model_name and
+// decode_forecast_request against the bundled model's shape and the default limits, and
+// what they accept through encode_forecast_response.
+//
+// Input: byte 0 says how the rest becomes a request and which model it meets:
+//   bit 0  0: the rest is a serialized ForecastRequest (what does not parse is skipped);
+//          1: the rest drives the fields one by one (build_request), so that shapes
+//             usually match their data and the deeper rules are reached;
+//   bit 1  0: the model with its dataset scaler; 1: the same model without one.
+// Invariants: a refusal is INVALID_ARGUMENT naming a field (FAILED_PRECONDITION only for
+// SCALER_MODE_REQUIRED without a scaler); an acceptance obeys every rule of the proto, holds
+// exactly the documented rows (request_checks.h) and attention selection, and encodes
+// into a response whose every value sits where forecast_service.proto says.
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "bundled_model_shape.h"
+#include "fuzz_input.h"
+#include "fuzz_target.h"
+#include "request_builder.h"
+#include "request_checks.h"
+#include "response_checks.h"
+#include "tsserve/server/forecast_request_decoder.h"
+#include "tsserve/server/forecast_response_encoder.h"
+#include "tsserve/server/model_selection.h"
+#include "tsserve/server/request_id.h"
+#include "v1_tensor_checks.h"
+
+namespace tsserve::fuzz {
+namespace {
+
+v1::ForecastRequest build_request(FuzzInput& in) {
+  v1::ForecastRequest request;
+  request.set_model(in.pick<std::string>({"", "", "patchtst-etth1", "other"}));
+  const int layout = in.pick<int>({0, 1, 2, 2, 1, 0, 3, -1});
+  request.set_layout(static_cast<v1::SeriesLayout>(layout));
+  const int64_t variables = dimension(in, 7);
+  const int64_t points = dimension(in, in.coin() ? 336 : 336 + in.byte());
+  std::vector<int64_t> shape = layout == 2 ? std::vector<int64_t>{points, variables}
+                                           : std::vector<int64_t>{variables, points};
+  if (in.byte() % 16 == 0) shape.resize(in.byte() % 4, 1);  // another rank
+  v1::Tensor* series = request.mutable_series();
+  series->mutable_shape()->Add(shape.begin(), shape.end());
+  const std::vector<float> values = series_values(in, data_count(in, shape));
+  const int encoding = in.byte() % 8;
+  if (encoding < 4 || encoding == 7) series->set_raw_values(raw_bytes(values));
+  if (encoding >= 4) series->mutable_values()->Add(values.begin(), values.end());
+  if (encoding == 3 && !values.empty()) series->mutable_raw_values()->push_back('\0');
+
+  for (int64_t n = repeat_count(in, variables, 64); n > 0; --n) {
+    request.add_variable_names(variable_name(in, request.variable_names_size()));
+  }
+  const int64_t timestamps = repeat_count(in, points, 4096);
+  const auto start = static_cast<int64_t>(in.bits(4));
+  const int64_t step = in.pick<int64_t>({3600, 1, 3600, 0, -1});
+  for (int64_t t = 0; t < timestamps; ++t) request.add_timestamps(start + t * step);
+  if (timestamps > 0 && in.byte() % 4 == 0) {
+    request.set_timestamps(static_cast<int>(in.below(static_cast<uint64_t>(timestamps))),
+                           static_cast<int64_t>(in.bits(8)));
+  }
+  request.set_scaler_mode(static_cast<v1::ScalerMode>(in.pick<int>({0, 1, 2, 0, 3, -1})));
+
+  v1::AttentionOptions* attention = request.mutable_attention();
+  attention->set_enabled(in.coin());
+  attention->set_average_heads(in.coin());
+  for (int k = in.byte() % 5; k > 0; --k)
+    attention->add_layers(in.pick<int32_t>({0, 1, 2, 3, -1, 2}));
+  const int64_t n = std::clamp<int64_t>(variables, 0, 1 << 20);  // any dimension()
+  for (int k = in.byte() % 5; k > 0; --k) {
+    attention->add_variables(
+        static_cast<int32_t>(in.pick<int64_t>({0, 1, 6, n - 1, n, -1, 1 << 30})));
+  }
+  request.set_request_id(request_id(in));
+  request.set_output_encoding(static_cast<v1::TensorEncoding>(in.pick<int>({0, 1, 2, 3, -2})));
+  return request;
+}
+
+SentSeries sent_series(const v1::ForecastRequest& request) {
+  const v1::Tensor& series = request.series();
+  FUZZ_CHECK(series.shape_size() == 2,
+             "accepted a series of rank " + std::to_string(series.shape_size()));
+  FUZZ_CHECK(series.values_size() == 0 || series.raw_values().empty(),
+             "accepted a series with both values and raw_values");
+  SentSeries sent;
+  sent.by_variable = request.layout() != v1::SERIES_LAYOUT_TIME_BY_VARIABLES;
+  sent.variables = series.shape(sent.by_variable ? 0 : 1);
+  sent.points = series.shape(sent.by_variable ? 1 : 0);
+  sent.values = series.raw_values().empty()
+                    ? std::vector<float>(series.values().begin(), series.values().end())
+                    : floats_of(series.raw_values());
+  FUZZ_CHECK(series.raw_values().size() % 4 == 0, "accepted a ragged raw_values");
+  FUZZ_CHECK(sent.variables >= 1 && sent.variables <= server::RequestLimits{}.max_variables,
+             "accepted N = " + std::to_string(sent.variables));
+  FUZZ_CHECK(sent.points >= 336, "accepted T_in = " + std::to_string(sent.points));
+  FUZZ_CHECK(static_cast<int64_t>(sent.values.size()) == sent.variables * sent.points,
+             "accepted " + std::to_string(sent.values.size()) + " values for its shape");
+  return sent;
+}
+
+void check_accepted(const v1::ForecastRequest& request, const server::ForecastInput& input,
+                    const server::ModelShape& model) {
+  FUZZ_CHECK(v1::SeriesLayout_IsValid(request.layout()), "accepted an unknown layout");
+  FUZZ_CHECK(v1::ScalerMode_IsValid(request.scaler_mode()), "accepted an unknown scaler_mode");
+  const int encoding = request.output_encoding();
+  FUZZ_CHECK(encoding >= 0 && encoding <= 2, "accepted an unknown output_encoding");
+  FUZZ_CHECK(input.raw_output == (encoding == v1::TENSOR_ENCODING_RAW), "raw_output");
+  if (request.request_id().empty()) {
+    FUZZ_CHECK(!input.request_id.empty(), "no request id was generated");
+  } else {
+    FUZZ_CHECK(input.request_id == request.request_id() &&
+                   request.request_id().size() <= server::kMaxRequestIdBytes,
+               "request_id \"" + input.request_id + "\"");
+    for (char c : request.request_id()) FUZZ_CHECK(c >= 0x20 && c <= 0x7e, "request_id byte");
+  }
+
+  const SentSeries sent = sent_series(request);
+  FUZZ_CHECK(input.variables_by_time == sent.by_variable, "variables_by_time");
+  const auto& names = request.variable_names();
+  FUZZ_CHECK(names.empty() || names.size() == sent.variables, "accepted a names count");
+  for (int i = 0; i < names.size(); ++i) {
+    for (int j = 0; j < i; ++j) FUZZ_CHECK(names.Get(i) != names.Get(j), "accepted a repeat");
+  }
+  const auto& timestamps = request.timestamps();
+  FUZZ_CHECK(timestamps.empty() || timestamps.size() == sent.points, "accepted a stamps count");
+  for (int i = 1; i < timestamps.size(); ++i) {
+    FUZZ_CHECK(timestamps.Get(i) > timestamps.Get(i - 1), "accepted unordered timestamps");
+  }
+  const std::vector<int32_t> columns =
+      expected_scaler_columns(request.scaler_mode(), names, sent.variables, model);
+  FUZZ_CHECK(request.scaler_mode() != v1::SCALER_MODE_REQUIRED || !columns.empty(),
+             "SCALER_MODE_REQUIRED accepted without the scaler applying");
+  check_rows(input, sent, columns, model);
+
+  const v1::AttentionOptions& attention = request.attention();
+  FUZZ_CHECK(input.attention.enabled == attention.enabled(), "attention.enabled");
+  if (attention.enabled()) {
+    FUZZ_CHECK(input.attention.average_heads == attention.average_heads(), "average_heads");
+    check_indices(input.attention.layers, attention.layers(), model.e_layers, "layers");
+    check_indices(input.attention.variables, attention.variables(), sent.variables, "variables");
+  }
+}
+
+void check_response(server::ForecastInput& input, const server::ModelShape& model) {
+  server::ForecastOutput output;
+  output.forecast = numbered_forecast(input.variables, model.pred_len);
+  bool fits = false;
+  output.attention = marked_attention(input.attention, model.n_heads, model.patch_count, &fits);
+  output.batch_rows = static_cast<int32_t>(input.variables);
+  v1::ForecastResponse response;
+  const grpc::Status status =
+      server::encode_forecast_response(input, model, std::move(output), &response);
+  FUZZ_CHECK(status.ok(), "encode_forecast_response: " + status.error_message());
+
+  const int64_t n = input.variables;
+  const std::vector<int64_t> shape = input.variables_by_time
+                                         ? std::vector<int64_t>{n, model.pred_len}
+                                         : std::vector<int64_t>{model.pred_len, n};
+  check_forecast_values(response_floats(response.forecast(), shape, input.raw_output), input,
+                        model);
+  FUZZ_CHECK(response.model_name() == model.name && response.model_version() == model.version,
+             "model name or version");
+  FUZZ_CHECK(response.request_id() == input.request_id, "request_id not echoed");
+  FUZZ_CHECK(response.input_points_used() == model.seq_len, "input_points_used");
+  FUZZ_CHECK(response.scaler_applied() == input.scaler_applied, "scaler_applied");
+  FUZZ_CHECK(response.timing().batch_rows() == n, "timing.batch_rows");
+  if (fits) {
+    check_attention_maps(response.attention(), input.attention, model.n_heads, model.patch_count,
+                         input.raw_output);
+  } else {
+    FUZZ_CHECK(response.attention().empty(), "attention maps nobody computed");
+  }
+}
+
+}  // namespace
+}  // namespace tsserve::fuzz
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace tsserve;
+  if (size == 0) return 0;
+  v1::ForecastRequest request;
+  if ((data[0] & 1) == 0) {
+    if (!request.ParseFromArray(data + 1, static_cast<int>(size - 1))) return 0;
+  } else {
+    fuzz::FuzzInput in(data + 1, size - 1);
+    request = fuzz::build_request(in);
+  }
+  const server::ModelShape model = fuzz::bundled_model_shape((data[0] & 2) == 0);
+
+  const grpc::Status picked = server::check_model_name(request.model(), {model.name});
+  FUZZ_CHECK(picked.ok() == (request.model().empty() || request.model() == model.name),
+             "check_model_name: " + picked.error_message());
+  if (!picked.ok()) {
+    FUZZ_CHECK(picked.error_code() == grpc::StatusCode::NOT_FOUND, picked.error_message());
+    fuzz::check_names_field(picked.error_message(), {"model"});
+  }
+
+  server::ForecastInput input;
+  const grpc::Status status =
+      server::decode_forecast_request(request, model, server::RequestLimits{}, &input);
+  if (!status.ok()) {
+    fuzz::check_refusal(status,
+                        {"request_id", "layout", "output_encoding", "series", "variable_names",
+                         "timestamps", "scaler_mode", "attention.layers", "attention.variables"},
+                        request.scaler_mode() == v1::SCALER_MODE_REQUIRED && !model.has_scaler());
+    return 0;
+  }
+  fuzz::check_accepted(request, input, model);
+  fuzz::check_response(input, model);
+  return 0;
+}

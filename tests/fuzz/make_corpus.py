@@ -1,0 +1,410 @@
+"""Writes the fuzz targets' seed corpora, tests/fuzz/corpus/<target>/, from real things:
+requests serialized by protobuf from the project's protos, checkpoints written by
+PyTorch's torch.save (the tiny PatchTST of tests/bench/make_tiny_model.py and a state_dict
+with shared views and every storage dtype), safetensors files as the reference writer lays
+them out, and the project's own config files. A few seeds are refused inputs, so that
+every refusal path starts covered. Deterministic: a rerun rewrites the same bytes.
+
+    /usr/bin/python3 tests/fuzz/make_corpus.py [--out tests/fuzz/corpus]
+
+Input layouts (the first byte of a request seed chooses how the target reads the rest; see
+each *_fuzzer.cpp): 0x00 + a serialized message; 0x01 + bytes that drive the fields.
+"""
+
+import argparse
+import collections
+import io
+import json
+import math
+import os
+import random
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import zipfile
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "tests", "reference"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "bench"))
+import make_tiny_model  # noqa: E402
+import patchtst_reference as ref  # noqa: E402
+
+COLUMNS = ["HUFL", "HULL", "MUFL", "MULL", "LUFL", "LULL", "OT"]
+PROTO_MODE, BUILT_MODE = b"\x00", b"\x01"
+RAW_ENCODING = 2  # tensor.proto TENSOR_ENCODING_RAW; checked against tensor_pb2 in main()
+
+
+def load_protos():
+    """The project's protos compiled to Python with grpc_tools, imported from a temp dir."""
+    out = tempfile.mkdtemp(prefix="tsserve-fuzz-protos-")
+    protos = ["tsserve/v1/tensor.proto", "tsserve/v1/attention.proto",
+              "tsserve/v1/forecast_service.proto", "inference/grpc_service.proto"]
+    subprocess.run([sys.executable, "-m", "grpc_tools.protoc", "-I", os.path.join(ROOT, "proto"),
+                    "--python_out", out] + protos, check=True)
+    sys.path.insert(0, out)
+    from tsserve.v1 import attention_pb2, forecast_service_pb2, tensor_pb2  # noqa: E402
+    from inference import grpc_service_pb2  # noqa: E402
+    return attention_pb2, forecast_service_pb2, tensor_pb2, grpc_service_pb2, out
+
+
+def series(variables, points, seed=0):
+    """[variables][points] smooth, ETTh1-like values."""
+    return [[10.0 * math.sin(0.1 * t + v + seed) + v for t in range(points)]
+            for v in range(variables)]
+
+
+def flat(rows):
+    return [x for row in rows for x in row]
+
+
+def transpose(rows):
+    return [list(col) for col in zip(*rows)]
+
+
+def raw(values):
+    return struct.pack("<%df" % len(values), *values)
+
+
+def built_seeds(count, seed):
+    """Bytes that drive a builder: arbitrary, deterministic."""
+    rng = random.Random(seed)
+    return [BUILT_MODE + bytes(rng.randrange(256) for _ in range(rng.randrange(16, 96)))
+            for _ in range(count)]
+
+
+# --------------------------------------------------------------------------------------
+# Requests
+
+
+def forecast_seeds(pb):
+    seeds = {}
+
+    def request(rows, names=(), by_time=False, raw_values=False, **fields):
+        r = pb.ForecastRequest(**fields)
+        data = transpose(rows) if by_time else rows
+        r.series.shape.extend([len(data), len(data[0])])
+        if raw_values:
+            r.series.raw_values = raw(flat(data))
+        else:
+            r.series.values.extend(flat(data))
+        r.layout = pb.SERIES_LAYOUT_TIME_BY_VARIABLES if by_time else pb.SERIES_LAYOUT_VARIABLES_BY_TIME
+        r.variable_names.extend(names)
+        return r
+
+    etth1 = request(series(7, 336), COLUMNS, request_id="seed-etth1",
+                    timestamps=[1467331200 + 3600 * t for t in range(336)])
+    etth1.attention.enabled = True
+    etth1.attention.layers.extend([0, 2])
+    etth1.attention.variables.extend([6])
+    etth1.attention.average_heads = True
+    etth1.output_encoding = RAW_ENCODING
+    seeds["etth1_named_attention"] = etth1
+    seeds["by_time_raw_positional_required"] = request(
+        series(7, 340, 1), by_time=True, raw_values=True, scaler_mode=pb.SCALER_MODE_REQUIRED)
+    seeds["one_named_variable"] = request(series(1, 336, 2), ["OT"])
+    seeds["unscaled_all_attention"] = request(series(3, 336, 3), ["x", "y", "z"],
+                                              attention={"enabled": True})
+    seeds["scaler_none_model_name"] = request(series(2, 400, 4), ["OT", "HUFL"],
+                                              scaler_mode=pb.SCALER_MODE_NONE,
+                                              model="patchtst-etth1")
+    bad = series(2, 336, 5)
+    bad[1][17] = float("nan")
+    seeds["refused_nan"] = request(bad)
+    seeds["refused_too_short"] = request(series(7, 335))
+    seeds["refused_repeated_name"] = request(series(2, 336), ["OT", "OT"])
+    out = {name + ".bin": PROTO_MODE + r.SerializeToString(deterministic=True) for name, r in seeds.items()}
+    # Bit 1 of the first byte: the model without a scaler, where REQUIRED is refused.
+    out["no_scaler_required.bin"] = b"\x02" + seeds["by_time_raw_positional_required"].SerializeToString(deterministic=True)
+    out.update(("built_%d.bin" % i, s) for i, s in enumerate(built_seeds(6, 1)))
+    return out
+
+
+def encode_seeds(pb):
+    def request(length, width=16, raw_values=False, **fields):
+        r = pb.EncodeRequest(**fields)
+        values = [0.01 * i - 3.0 for i in range(length * width)]
+        r.tokens.shape.extend([length, width])
+        if raw_values:
+            r.tokens.raw_values = raw(values)
+        else:
+            r.tokens.values.extend(values)
+        return r
+
+    seeds = {
+        "patch_tokens": request(42, request_id="seed-encode"),
+        "raw_attention": request(5, raw_values=True, attention={"enabled": True, "layers": [1]},
+                                 output_encoding=RAW_ENCODING),
+        "averaged_heads": request(2, attention={"enabled": True, "average_heads": True}),
+        "refused_width": request(4, width=15),
+        "refused_variables": request(3, attention={"enabled": True, "variables": [0]}),
+    }
+    out = {name + ".bin": PROTO_MODE + r.SerializeToString(deterministic=True) for name, r in seeds.items()}
+    out.update(("built_%d.bin" % i, s) for i, s in enumerate(built_seeds(4, 2)))
+    return out
+
+
+def attention_seeds(apb):
+    def seed(layers_minus_one, variables, options, oip_names=False):
+        head = bytes([layers_minus_one | (8 if oip_names else 0), variables & 0xFF,
+                      variables >> 8, 0])
+        return head + options.SerializeToString(deterministic=True)
+
+    A = apb.AttentionOptions
+    out = {
+        "all.bin": seed(2, 7, A(enabled=True)),
+        "chosen.bin": seed(2, 7, A(enabled=True, layers=[2, 0], variables=[6, 1],
+                                   average_heads=True)),
+        "disabled_with_lists.bin": seed(2, 7, A(enabled=False, layers=[9], variables=[-1])),
+        "refused_layer.bin": seed(2, 7, A(enabled=True, layers=[3])),
+        "refused_repeat_oip.bin": seed(2, 448, A(enabled=True, variables=[5, 5]), True),
+    }
+    rng = random.Random(3)
+    for i in range(4):
+        out["built_%d.bin" % i] = bytes([rng.randrange(256), rng.randrange(256), 0, 1]) + bytes(
+            rng.randrange(256) for _ in range(24))
+    return out
+
+
+def oip_seeds(ipb):
+    def request(samples, points, variables, raw_input=False, outputs=(), parameters=None,
+                datatype="FP32", **fields):
+        r = ipb.ModelInferRequest(model_name="patchtst-etth1", **fields)
+        series_input = r.inputs.add(name="series", datatype=datatype,
+                                    shape=[samples, points, variables])
+        values = flat(flat(transpose(series(variables, points, b)) for b in range(samples)))
+        if raw_input:
+            r.raw_input_contents.append(raw(values))
+        else:
+            series_input.contents.fp32_contents.extend(values)
+        for name in outputs:
+            r.outputs.add(name=name)
+        for key, value in (parameters or {}).items():
+            param = r.parameters[key]
+            if isinstance(value, bool):
+                param.bool_param = value
+            elif isinstance(value, int):
+                param.int64_param = value
+            else:
+                param.string_param = value
+        return r
+
+    seeds = {
+        "etth1_named": request(1, 336, 7, id="seed-oip",
+                               parameters={"variable_names": ",".join(COLUMNS)}),
+        "batch_raw_attention": request(2, 340, 3, raw_input=True,
+                                       outputs=["forecast", "attention"],
+                                       parameters={"attention_layers": "0,2",
+                                                   "attention_variables": 1,
+                                                   "attention_average_heads": True,
+                                                   "scaler_mode": "none"}),
+        "positional_required": request(1, 336, 7, parameters={"scaler_mode": "required"}),
+        "attention_only": request(1, 336, 1, outputs=["attention"]),
+        "refused_datatype": request(1, 336, 7, datatype="FP64"),
+        "refused_parameter": request(1, 336, 2, parameters={"scaler": "none"}),
+    }
+    out = {name + ".bin": PROTO_MODE + r.SerializeToString(deterministic=True) for name, r in seeds.items()}
+    out["no_scaler_required.bin"] = b"\x02" + seeds["positional_required"].SerializeToString(deterministic=True)
+    out.update(("built_%d.bin" % i, s) for i, s in enumerate(built_seeds(6, 4)))
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# Checkpoints
+
+
+def tiny_state_dict():
+    """The tiny PatchTST's state_dict, its positional table cut to the 4 rows the model
+    reads (the full 5000 x 8 table is 160 KB: big for a seed, slow to mutate)."""
+    torch.manual_seed(0)
+    sd = ref.PatchTST(make_tiny_model.CONFIG).eval().state_dict()
+    key = "patch_embedding.position_embedding.pe"
+    sd[key] = sd[key][:, :4].clone()
+    return sd
+
+
+def views_state_dict():
+    """Shared storages, views with offsets and strides, a Parameter, every storage dtype."""
+    torch.manual_seed(1)
+    base = torch.arange(12, dtype=torch.float32).reshape(3, 4)
+    sd = collections.OrderedDict()
+    sd["weight"] = torch.nn.Parameter(base.clone())
+    sd["weight_t"] = sd["weight"].data.t()
+    sd["row"] = sd["weight"].data[1]
+    sd["column"] = sd["weight"].data[:, 2]
+    sd["scalar"] = torch.tensor(3.5)
+    sd["empty"] = torch.empty(0, 4)
+    for dtype in [torch.float64, torch.float16, torch.bfloat16, torch.int64, torch.int32,
+                  torch.int16, torch.int8, torch.uint8, torch.bool]:
+        sd["t_" + str(dtype).split(".")[1]] = (torch.arange(6) % 3).to(dtype).reshape(2, 3)
+    return sd
+
+
+def torch_save_bytes(obj, **kwargs):
+    buffer = io.BytesIO()
+    torch.save(obj, buffer, **kwargs)
+    return buffer.getvalue()
+
+
+def without_crcs(archive):
+    """The archive with every CRC-32 zeroed (local and central headers), as a writer that
+    leaves them out stores it: the reader then skips the check, so mutated records reach
+    the parsers behind it."""
+    data = bytearray(archive)
+    with zipfile.ZipFile(io.BytesIO(archive)) as z:
+        for info in z.infolist():
+            data[info.header_offset + 14:info.header_offset + 18] = b"\0\0\0\0"
+    p = data.rfind(b"PK\x05\x06")
+    (directory_offset,) = struct.unpack_from("<I", data, p + 16)
+    q = directory_offset
+    while data[q:q + 4] == b"PK\x01\x02":
+        data[q + 16:q + 20] = b"\0\0\0\0"
+        names, extra, comment = struct.unpack_from("<HHH", data, q + 28)
+        q += 46 + names + extra + comment
+    return bytes(data)
+
+
+SAFETENSORS_DTYPES = {
+    torch.float64: "F64", torch.float32: "F32", torch.float16: "F16", torch.bfloat16: "BF16",
+    torch.int64: "I64", torch.int32: "I32", torch.int16: "I16", torch.int8: "I8",
+    torch.uint8: "U8", torch.bool: "BOOL",
+}
+
+
+def safetensors_bytes(tensors, metadata=None):
+    """The safetensors layout (as tests/reference/make_checkpoint_files.py writes it)."""
+    header, chunks, offset = {}, [], 0
+    if metadata is not None:
+        header["__metadata__"] = metadata
+    for name, t in tensors.items():
+        t = t.detach().contiguous()
+        data = (t.view(torch.int16) if t.dtype == torch.bfloat16 else t).numpy().tobytes()
+        header[name] = {"dtype": SAFETENSORS_DTYPES[t.dtype], "shape": list(t.shape),
+                        "data_offsets": [offset, offset + len(data)]}
+        chunks.append(data)
+        offset += len(data)
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 8)
+    return struct.pack("<Q", len(text)) + text + b"".join(chunks)
+
+
+def checkpoint_file_seeds():
+    tiny = torch_save_bytes(tiny_state_dict())
+    views = torch_save_bytes(views_state_dict())
+    small = collections.OrderedDict(list(views_state_dict().items())[4:])
+    return {
+        "tiny_patchtst.pt": tiny,
+        "tiny_patchtst_no_crc.pt": without_crcs(tiny),
+        "views_dtypes.pt": views,
+        "views_dtypes_no_crc.pt": without_crcs(views),
+        "tiny_patchtst.safetensors": safetensors_bytes(tiny_state_dict(), {"format": "pt"}),
+        "dtypes.safetensors": safetensors_bytes(small),
+        # The legacy format's head: its magic number and protocol version (what follows
+        # names storages by memory address, so it changes from run to run).
+        "legacy_format_head.pt": torch_save_bytes({"w": torch.ones(2)},
+                                                  _use_new_zipfile_serialization=False)[:24],
+        "training_checkpoint.pt": torch_save_bytes({"model": {"w": torch.ones(2)}, "epoch": 3}),
+    }
+
+
+def pickle_records(archive):
+    """data.pkl, then data/0, data/1, ... of a torch.save archive, as the torch_pickle
+    target reads them: each a 4-byte little-endian length and the bytes."""
+    with zipfile.ZipFile(io.BytesIO(archive)) as z:
+        records = {info.filename.split("/", 1)[1]: z.read(info) for info in z.infolist()}
+    ordered = [records["data.pkl"]]
+    key = 0
+    while "data/%d" % key in records:
+        ordered.append(records["data/%d" % key])
+        key += 1
+    return b"".join(struct.pack("<I", len(r)) + r for r in ordered)
+
+
+def torch_pickle_seeds():
+    return {
+        "tiny_patchtst.bin": pickle_records(torch_save_bytes(tiny_state_dict())),
+        "views_dtypes.bin": pickle_records(torch_save_bytes(views_state_dict())),
+        "training_checkpoint.bin": pickle_records(
+            torch_save_bytes({"model": {"w": torch.ones(2)}, "epoch": 3})),
+    }
+
+
+# --------------------------------------------------------------------------------------
+# Server config: part 0 is the config file, then NUL-separated arguments and TSSERVE_*=v.
+
+
+def config_seed(file_text, *parts):
+    return b"\0".join([file_text.encode()] + [p.encode() for p in parts])
+
+
+def k8s_config():
+    """The config file of deploy/k8s/configmap.yaml."""
+    with open(os.path.join(ROOT, "deploy", "k8s", "configmap.yaml")) as f:
+        text = f.read()
+    return text[text.index("{"):text.rindex("}") + 1]
+
+
+def server_config_seeds():
+    readme_example = json.dumps({"model": "/models/etth1.pt", "device": "cuda:0", "instances": 2,
+                                 "max_queue_delay_ms": 1.5, "batch_invariant": True,
+                                 "log_format": "json"})
+    return {
+        "k8s_configmap.bin": config_seed(k8s_config()),
+        "readme_example.bin": config_seed(readme_example),
+        "comments_tls_pair.bin": config_seed(
+            '// TLS from files\n{"tls_cert": "server.pem", "tls_key": "server.key",\n'
+            ' /* mutual */ "tls_ca": "ca.pem"}'),
+        "flags.bin": config_seed("", "--threads", "2", "--max-batch-rows", "64",
+                                 "--max-queue-rows=128", "--attention", "prob",
+                                 "--metrics-address", ""),
+        "environment.bin": config_seed("", "TSSERVE_LOG_FORMAT=json", "TSSERVE_THREADS=4",
+                                       "TSSERVE_BATCH_INVARIANT=off", "TSSERVE_DEVICE=auto"),
+        "config_from_environment.bin": config_seed('{"log_level": "debug"}',
+                                                   "TSSERVE_CONFIG=@config", "--config", "@config"),
+        "help.bin": config_seed("", "--help"),
+        "refused_unknown_key.bin": config_seed('{"max_batch_row": 64, "threads": "2"}'),
+        "refused_ranges.bin": config_seed("", "--threads", "0", "--max-queue-rows", "7",
+                                          "TSSERVE_MAX_QUEUE_DELAY_MS=-1"),
+        "refused_json.bin": config_seed('{"threads": 2,'),
+        "refused_tls_half.bin": config_seed("", "--tls-cert", "server.pem"),
+        "refused_same_port.bin": config_seed("", "--grpc-address", "0.0.0.0:9000",
+                                             "--metrics-address", "0.0.0.0:9000"),
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default=os.path.join(HERE, "corpus"))
+    out = parser.parse_args().out
+    attention_pb2, forecast_pb2, tensor_pb2, inference_pb2, proto_dir = load_protos()
+    assert tensor_pb2.TENSOR_ENCODING_RAW == RAW_ENCODING
+    corpora = {
+        "forecast_request": forecast_seeds(forecast_pb2),
+        "encode_request": encode_seeds(forecast_pb2),
+        "attention_selection": attention_seeds(attention_pb2),
+        "oip_request": oip_seeds(inference_pb2),
+        "checkpoint_file": checkpoint_file_seeds(),
+        "torch_pickle": torch_pickle_seeds(),
+        "server_config": server_config_seeds(),
+    }
+    shutil.rmtree(proto_dir)
+    total = 0
+    for target, files in corpora.items():
+        folder = os.path.join(out, target)
+        shutil.rmtree(folder, ignore_errors=True)
+        os.makedirs(folder)
+        for name, data in files.items():
+            with open(os.path.join(folder, name), "wb") as f:
+                f.write(data)
+        size = sum(len(d) for d in files.values())
+        total += size
+        print("%-20s %3d files %8d bytes" % (target, len(files), size))
+    print("%-20s %3s       %8d bytes" % ("total", "", total))
+
+
+if __name__ == "__main__":
+    main()
