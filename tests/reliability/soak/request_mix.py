@@ -128,7 +128,7 @@ class RequestMix:
         forecast("infinite_value", edited(put(7, float("-inf"))), code.INVALID_ARGUMENT)
         forecast("unknown_model", self.series_request(rows, model="no-such-model"), code.NOT_FOUND)
         too_many = self.info.max_batch_rows + 1
-        if too_many * T * 4 < self.message_limit // 2:
+        if too_many * T * 4 + 4096 < self.message_limit:  # packed floats plus framing
             forecast("too_many_variables", self.series_request(seeded_series(8, too_many, T)),
                      code.INVALID_ARGUMENT)
         oversize_rows = self.message_limit // (4 * T) + 8
