@@ -4,8 +4,8 @@
         --tsserve build/server/tsserve --cases DIR/cases.json --work DIR/runs
 
 A bad case passes when tsserve exits on its own with a status in 1..127 (no signal, so no
-crash and no abort), prints exactly one error line that names the file and holds the
-expected phrase, never prints its "tsserve listening" line, and never answers a Forecast
+crash and no abort), prints one error line (all of stderr, bar an invalid option's usage
+hint) that names the file and holds the expected phrase, never prints its "tsserve listening" line, and never answers a Forecast
 on its gRPC port (probed from launch until exit; the metrics endpoint, which starts
 before the model loads, must never report ready). A control case passes when the same
 probe gets a Forecast answered and SIGTERM then drains it to exit 0.
@@ -145,6 +145,9 @@ def run_case(case, args, stubs, log_dir):
             problems.append("metrics reported ready 1")
         if len(error_lines) > 1:
             problems.append("%d error lines, expected 1: %r" % (len(error_lines), error_lines))
+        if error_lines and len(lines) != 1:
+            # The logged refusal is the whole of stderr: no second line, no stack trace.
+            problems.append("stderr has %d lines besides the message" % (len(lines) - 1))
         if not message:
             problems.append("nothing on stderr")
         if case["names"] not in message:
