@@ -280,6 +280,11 @@ std::vector<ConfigOption> make_options() {
   options.push_back(integer_option(
       {"max_queue_rows", "Batching", "INT", "Rows queued at most; more get RESOURCE_EXHAUSTED"},
       [](auto& c) -> auto& { return c.batching.max_queue_rows; }, 1));
+  options.push_back(number_option(
+      {"max_queue_wait_ms", "Batching", "MS",
+       "Refuse (RESOURCE_EXHAUSTED) a request expected to wait longer in the queue, from the "
+       "recent model time per row (milliseconds); 0 = no bound in time"},
+      [](auto& c) -> auto& { return c.batching.max_queue_wait_ms; }, 0.0));
   options.push_back(integer_option(
       {"max_encode_tokens", "Batching", "INT", "Patch tokens in one Encode batch at most"},
       [](auto& c) -> auto& { return c.batching.max_encode_tokens; }, 1));

@@ -25,6 +25,9 @@ std::string BatcherOptions::validate() const {
   if (max_queue_delay < Clock::duration::zero()) {
     return "max_queue_delay is negative; it must be 0 or more";
   }
+  if (max_queue_wait < Clock::duration::zero()) {
+    return "max_queue_wait is negative; it must be 0 (no bound in time) or more";
+  }
   if (max_queue_rows < max_batch_rows) {
     return "max_queue_rows (" + std::to_string(max_queue_rows) +
            ") must be at least max_batch_rows (" + std::to_string(max_batch_rows) +
@@ -42,6 +45,8 @@ const char* to_string(SubmitResult result) {
       return "accepted";
     case SubmitResult::kQueueFull:
       return "queue full";
+    case SubmitResult::kQueueWaitTooLong:
+      return "expected queue wait too long";
     case SubmitResult::kShuttingDown:
       return "shutting down";
     case SubmitResult::kTooManyRows:
@@ -86,6 +91,12 @@ SubmitResult DynamicBatcher::submit(std::unique_ptr<BatchTask>& task) {
     }
     if (rows > options_.max_queue_rows - queued_rows_) {
       return SubmitResult::kQueueFull;
+    }
+    if (options_.max_queue_wait > Clock::duration::zero()) {
+      const auto wait = wait_estimate_.wait_behind(queued_rows_, options_.workers);
+      if (wait && *wait > options_.max_queue_wait) {
+        return SubmitResult::kQueueWaitTooLong;
+      }
     }
     // A waiting worker's decision changes only when the queue stops being empty (a new
     // oldest task to time) or the rows reach a full batch; other arrivals need no wake-up.
@@ -158,11 +169,16 @@ void DynamicBatcher::work() {
       drop.task->complete(drop.status);
     }
     dropped.clear();
-    if (!batch.tasks.empty()) {
+    const bool ran = !batch.tasks.empty();
+    if (ran) {
       process(batch);
     }
+    const Clock::time_point finished = clock_.now();
     batch.tasks.clear();  // tasks are destroyed outside the lock
     lock.lock();
+    if (ran) {
+      wait_estimate_.record_batch(batch.rows, finished - batch.started);
+    }
   }
 }
 

@@ -135,6 +135,8 @@ class InferenceServerImpl final : public InferenceServer {
     batching.max_queue_delay = std::chrono::duration_cast<Clock::duration>(
         std::chrono::duration<double, std::milli>(config.batching.max_queue_delay_ms));
     batching.max_queue_rows = static_cast<std::size_t>(config.batching.max_queue_rows);
+    batching.max_queue_wait = std::chrono::duration_cast<Clock::duration>(
+        std::chrono::duration<double, std::milli>(config.batching.max_queue_wait_ms));
     batching.workers = static_cast<std::size_t>(config.model.instances);
     forecast_batcher_ = std::make_unique<DynamicBatcher>(
         batching, forecast_processor(*runner_, forecast_observer_.get()));
@@ -196,7 +198,8 @@ class InferenceServerImpl final : public InferenceServer {
     std::lock_guard<std::mutex> lock(shutdown_mutex_);
     if (stopped_) return drained_;
     const auto deadline = std::chrono::system_clock::now() + timeout;
-    spdlog::info("draining: {} rows queued for Forecast, {} for Encode",
+    spdlog::info("draining: {} calls in flight; {} rows queued for Forecast, {} for Encode",
+                 metrics_ ? std::to_string(metrics_->inflight()) : std::string("uncounted"),
                  forecast_batcher_->queued_rows(), encode_batcher_->queued_rows());
     set_serving(false);  // from here new calls get UNAVAILABLE; admitted ones finish
     if (metrics_) metrics_->set_ready(false);
@@ -211,7 +214,9 @@ class InferenceServerImpl final : public InferenceServer {
     server_->Shutdown(std::min(deadline, now + std::chrono::seconds(1)));
     server_->Wait();
     stopped_ = true;
-    spdlog::info("stopped ({})", drained_ ? "drained" : "drain timeout passed");
+    spdlog::info("stopped ({}); calls answered since start: {}",
+                 drained_ ? "drained" : "drain timeout passed",
+                 metrics_ ? metrics_->answered_summary() : "not counted (metrics off)");
     return drained_;
   }
 

@@ -217,6 +217,27 @@ void ServerMetrics::set_model_info(const std::string& name, const std::string& v
   model_info_->Set(1.0);
 }
 
+std::string ServerMetrics::answered_summary() const {
+  std::string summary;
+  for (Method method : kMethods) {
+    std::string codes;
+    for (int code = 0; code < kStatusCodeCount; ++code) {
+      const auto count = static_cast<long long>(
+          requests_[index_of(method)][static_cast<std::size_t>(code)]->Value());
+      if (count == 0) continue;
+      codes += (codes.empty() ? "" : ", ") + std::string(status_code_name(code)) + " " +
+               std::to_string(count);
+    }
+    if (codes.empty()) continue;
+    summary += (summary.empty() ? "" : "; ") + std::string(method_name(method)) + ": " + codes;
+  }
+  return summary.empty() ? "none" : summary;
+}
+
+std::int64_t ServerMetrics::inflight() const {
+  return static_cast<std::int64_t>(inflight_->Value());
+}
+
 std::string ServerMetrics::exposition() const {
   return prometheus::TextSerializer().Serialize(registry_->Collect());
 }

@@ -1,5 +1,7 @@
 #include "tsserve/server/status_mapping.h"
 
+#include <chrono>
+#include <cstdio>
 #include <string>
 
 namespace tsserve::server {
@@ -30,6 +32,15 @@ grpc::Status to_grpc_status(SubmitResult refusal, std::size_t rows, const Batche
       return {grpc::StatusCode::RESOURCE_EXHAUSTED, "the queue is full (at most " +
                                                         std::to_string(options.max_queue_rows) +
                                                         " rows may wait); retry with backoff"};
+    case SubmitResult::kQueueWaitTooLong: {
+      char limit[32];
+      std::snprintf(limit, sizeof limit, "%g",
+                    std::chrono::duration<double, std::milli>(options.max_queue_wait).count());
+      return {grpc::StatusCode::RESOURCE_EXHAUSTED,
+              std::string("the server is overloaded: a request now would wait in the queue "
+                          "longer than max_queue_wait_ms (") +
+                  limit + " ms); retry with backoff"};
+    }
     case SubmitResult::kShuttingDown:
       return {grpc::StatusCode::UNAVAILABLE, "the server is shutting down"};
     case SubmitResult::kTooManyRows:

@@ -676,5 +676,90 @@ TEST(DynamicBatcherTest, TwoWorkersProcessConcurrentlyWithoutLosingOrDuplicating
   EXPECT_EQ(max_active, 2) << "the two workers never processed batches at the same time";
 }
 
+TEST(BatcherOptionsTest, MaxQueueWaitIsOffByDefaultAndNeverNegative) {
+  EXPECT_EQ(BatcherOptions{}.max_queue_wait, Clock::duration::zero());
+  BatcherOptions options;
+  options.max_queue_wait = -1ms;
+  EXPECT_THAT(options.validate(), HasSubstr("max_queue_wait is negative"));
+}
+
+// The time bound: the first batch teaches the batcher 1 ms per row (its processor moves
+// the fake clock by a millisecond per row); then, with the worker held in a second batch,
+// tasks are admitted while the rows ahead of them would take at most max_queue_wait (5 ms)
+// and refused beyond, and the refused task stays with the caller.
+TEST(DynamicBatcherTest, RefusesATaskExpectedToWaitLongerThanMaxQueueWait) {
+  FakeClock clock;
+  Outcomes outcomes;
+  Recorder recorder;
+  Gate entered;
+  Gate release;
+  BatcherOptions options = options_with(8, 0ms);
+  options.max_queue_wait = 5ms;
+  DynamicBatcher batcher(options, recorder.processor([&](Batch& batch, std::size_t index) {
+    if (index == 0) clock.advance(std::chrono::milliseconds(batch.rows));
+    if (index == 1) {
+      entered.open();
+      release.wait();
+    }
+    complete_all(batch);
+  }),
+                         clock);
+  // Nothing is known before the first batch: a full queue of work is admitted.
+  ASSERT_EQ(submit(batcher, 1, 8, outcomes), SubmitResult::kAccepted);
+  ASSERT_TRUE(outcomes.await_count(1));
+  ASSERT_EQ(submit(batcher, 2, 1, outcomes), SubmitResult::kAccepted);
+  ASSERT_TRUE(entered.wait());
+
+  EXPECT_EQ(submit(batcher, 3, 3, outcomes), SubmitResult::kAccepted);  // behind 0 rows
+  EXPECT_EQ(submit(batcher, 4, 2, outcomes), SubmitResult::kAccepted);  // behind 3: 3 ms
+  EXPECT_EQ(submit(batcher, 5, 1, outcomes), SubmitResult::kAccepted);  // behind 5: 5 ms
+  auto refused = std::make_unique<TestTask>(6, 1, outcomes);            // behind 6: 6 ms
+  EXPECT_EQ(batcher.submit(refused), SubmitResult::kQueueWaitTooLong);
+  ASSERT_NE(refused, nullptr) << "a refused task stays with the caller";
+  EXPECT_FALSE(refused->completed());
+  EXPECT_EQ(batcher.queued_rows(), 6u);
+
+  release.open();
+  ASSERT_TRUE(outcomes.await_count(5));
+  for (int id = 1; id <= 5; ++id) {
+    EXPECT_THAT(outcomes.codes(id), ElementsAre(TaskCode::kOk)) << "task " << id;
+  }
+  EXPECT_THAT(outcomes.of(6), IsEmpty());
+  // Nothing is queued now, so the same task is admitted.
+  EXPECT_EQ(batcher.submit(refused), SubmitResult::kAccepted);
+  ASSERT_TRUE(outcomes.await_count(6));
+  EXPECT_THAT(outcomes.codes(6), ElementsAre(TaskCode::kOk));
+}
+
+// The same queue with no time bound admits everything up to max_queue_rows.
+TEST(DynamicBatcherTest, WithoutMaxQueueWaitOnlyRowsBoundTheQueue) {
+  FakeClock clock;
+  Outcomes outcomes;
+  Recorder recorder;
+  Gate entered;
+  Gate release;
+  BatcherOptions options = options_with(8, 0ms);
+  options.max_queue_rows = 16;
+  DynamicBatcher batcher(options, recorder.processor([&](Batch& batch, std::size_t index) {
+    if (index == 0) clock.advance(std::chrono::milliseconds(batch.rows));
+    if (index == 1) {
+      entered.open();
+      release.wait();
+    }
+    complete_all(batch);
+  }),
+                         clock);
+  ASSERT_EQ(submit(batcher, 1, 8, outcomes), SubmitResult::kAccepted);
+  ASSERT_TRUE(outcomes.await_count(1));
+  ASSERT_EQ(submit(batcher, 2, 1, outcomes), SubmitResult::kAccepted);
+  ASSERT_TRUE(entered.wait());
+  for (int id = 3; id <= 6; ++id) {
+    EXPECT_EQ(submit(batcher, id, 4, outcomes), SubmitResult::kAccepted) << "task " << id;
+  }
+  EXPECT_EQ(submit(batcher, 7, 1, outcomes), SubmitResult::kQueueFull);
+  release.open();
+  ASSERT_TRUE(outcomes.await_count(6));
+}
+
 }  // namespace
 }  // namespace tsserve::server

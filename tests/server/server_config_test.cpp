@@ -279,7 +279,7 @@ TEST(ServerConfigTest, HelpListsEveryOptionWithItsDefaultAndEnvironmentVariable)
   EXPECT_THAT(help, HasSubstr("TSSERVE_CONFIG"));
   // Every option is a key of the config JSON.
   const nlohmann::json defaults = nlohmann::json::parse(to_config_json(ServerConfig{}));
-  ASSERT_EQ(defaults.size(), 23u);
+  ASSERT_EQ(defaults.size(), 24u);
   for (const auto& [key, value] : defaults.items()) {
     SCOPED_TRACE(key);
     std::string flag = "--" + key;
@@ -304,6 +304,16 @@ TEST(ServerConfigTest, ArgvOverloadSkipsTheProgramName) {
   ConfigLoadResult result = load_server_config(3, argv, fixed_environment({}));
   ASSERT_EQ(result.outcome, Outcome::kRun) << result.message;
   EXPECT_EQ(result.config.model.threads, 3);
+}
+
+// The time bound of the queue: off by default, milliseconds from every source, never
+// negative.
+TEST(ServerConfigTest, MaxQueueWaitIsOffByDefaultAndNeverNegative) {
+  EXPECT_EQ(load_ok({}).batching.max_queue_wait_ms, 0.0);
+  EXPECT_EQ(load_ok({"--max-queue-wait-ms", "150"}).batching.max_queue_wait_ms, 150.0);
+  EXPECT_EQ(load_ok({}, {{"TSSERVE_MAX_QUEUE_WAIT_MS", "2.5"}}).batching.max_queue_wait_ms, 2.5);
+  EXPECT_THAT(load_error({"--max-queue-wait-ms", "-1"}),
+              HasSubstr("--max-queue-wait-ms must be at least 0"));
 }
 
 }  // namespace

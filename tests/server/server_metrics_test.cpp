@@ -185,6 +185,24 @@ TEST(ServerMetricsTest, RequestsAreCountedByMethodAndCodeWithLatency) {
                 "tsserve_request_duration_seconds_sum{method=\"Encode\",protocol=\"v1\"} 0.0625");
 }
 
+// The drain's last log line says what was answered, because /metrics is gone by then.
+TEST(ServerMetricsTest, AnsweredSummaryListsTheNonZeroCountsByMethodAndCode) {
+  ServerMetrics metrics;
+  EXPECT_EQ(metrics.answered_summary(), "none");
+  for (int i = 0; i < 3; ++i) metrics.record_request(Method::kForecast, 0, 0.001);
+  metrics.record_request(Method::kForecast, 14, 0.001);  // UNAVAILABLE
+  metrics.record_request(Method::kGetModelInfo, 0, 0.001);
+  EXPECT_EQ(metrics.answered_summary(), "Forecast: OK 3, UNAVAILABLE 1; GetModelInfo: OK 1");
+}
+
+TEST(ServerMetricsTest, InflightReadsTheGauge) {
+  ServerMetrics metrics;
+  metrics.add_inflight(+1);
+  metrics.add_inflight(+1);
+  metrics.add_inflight(-1);
+  EXPECT_EQ(metrics.inflight(), 1);
+}
+
 TEST(ServerMetricsTest, BatchesCountRowsAndComputeTime) {
   ServerMetrics metrics;
   metrics.record_batch(7, 0.5);

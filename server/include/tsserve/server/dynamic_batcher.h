@@ -9,6 +9,12 @@
 // kDeadlineExceeded), and runs the processor on its own thread. Each worker is one model
 // instance, so `workers` batches run at once.
 //
+// Admission is bounded twice: in rows (max_queue_rows, kQueueFull) and, when
+// max_queue_wait is set, in time: a task whose expected wait (queue_wait_estimate.h: the
+// rows ahead of it at the recent model time per row) is over max_queue_wait is refused
+// (kQueueWaitTooLong), so under overload an admitted task waits about max_queue_wait plus
+// the batch running at most, and the refusal costs a few arithmetic steps under the lock.
+//
 // A task with more rows than max_batch_rows is refused (kTooManyRows), not split:
 // splitting would make one request finish in pieces from several batches, and the handler
 // can tell the caller the limit in one precise message.
@@ -33,6 +39,7 @@
 
 #include "tsserve/server/batch_task.h"
 #include "tsserve/server/clock.h"
+#include "tsserve/server/queue_wait_estimate.h"
 
 namespace tsserve::server {
 
@@ -44,6 +51,9 @@ struct BatcherOptions {
   Clock::duration max_queue_delay = std::chrono::milliseconds(0);
   // Rows queued at most (excluding batches being processed); more is kQueueFull.
   std::size_t max_queue_rows = 8192;
+  // A task expected to wait longer than this in the queue is refused (kQueueWaitTooLong);
+  // 0: no bound in time, only max_queue_rows.
+  Clock::duration max_queue_wait = Clock::duration::zero();
   // Worker threads, one per model instance.
   std::size_t workers = 1;
 
@@ -52,10 +62,11 @@ struct BatcherOptions {
 };
 
 enum class SubmitResult {
-  kAccepted,      // the batcher owns the task and will complete it
-  kQueueFull,     // -> RESOURCE_EXHAUSTED
-  kShuttingDown,  // -> UNAVAILABLE
-  kTooManyRows,   // task.rows() > max_batch_rows: it can never run; -> INVALID_ARGUMENT
+  kAccepted,          // the batcher owns the task and will complete it
+  kQueueFull,         // -> RESOURCE_EXHAUSTED
+  kQueueWaitTooLong,  // expected queue wait > max_queue_wait; -> RESOURCE_EXHAUSTED
+  kShuttingDown,      // -> UNAVAILABLE
+  kTooManyRows,       // task.rows() > max_batch_rows: it can never run; -> INVALID_ARGUMENT
 };
 
 const char* to_string(SubmitResult result);
@@ -140,9 +151,10 @@ class DynamicBatcher {
   // Notified when a worker may have something to do: a task arrives in an empty queue,
   // the queued rows reach max_batch_rows, tasks remain after a batch was taken, shutdown.
   std::condition_variable work_available_;
-  std::deque<Queued> queue_;     // guarded by mutex_
-  std::size_t queued_rows_ = 0;  // guarded by mutex_; sum of queue_[i].rows
-  bool stopping_ = false;        // guarded by mutex_
+  std::deque<Queued> queue_;         // guarded by mutex_
+  std::size_t queued_rows_ = 0;      // guarded by mutex_; sum of queue_[i].rows
+  bool stopping_ = false;            // guarded by mutex_
+  QueueWaitEstimate wait_estimate_;  // guarded by mutex_; fed by every processed batch
 
   std::mutex join_mutex_;             // serialises shutdown()'s joins
   std::vector<std::thread> workers_;  // guarded by join_mutex_ once constructed

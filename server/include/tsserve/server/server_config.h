@@ -63,6 +63,11 @@ struct BatchingOptions {
   // cheaper per row, may want a few milliseconds.
   double max_queue_delay_ms = 0.0;
   int max_queue_rows = 8192;
+  // Refuse a request expected to wait longer than this in the queue (the rows ahead of it
+  // at the recent model time per row), so an admitted request's latency is bounded in
+  // time whatever the model's speed; 0 = off, only max_queue_rows bounds the queue (8192
+  // rows at this CPU model's ~5000 rows/s is 1.6 s of queue).
+  double max_queue_wait_ms = 0.0;
   // Patch tokens in one Encode batch at most.
   int max_encode_tokens = 4096;
 };

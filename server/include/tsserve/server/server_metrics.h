@@ -102,6 +102,13 @@ class ServerMetrics {
 
   // The registry in Prometheus text format (exactly what /metrics serves).
   std::string exposition() const;
+
+  // requests_total so far, for the log line that ends a drain (the endpoint is gone by the
+  // time anyone could scrape it): "Forecast: OK 120, UNAVAILABLE 3; GetModelInfo: OK 1",
+  // leaving out what is 0; "none" when no call finished.
+  std::string answered_summary() const;
+  // RPCs started and not finished now (the inflight_requests gauge).
+  std::int64_t inflight() const;
   // For other collectors that want to join the same endpoint.
   const std::shared_ptr<prometheus::Registry>& registry() const { return registry_; }
 
