@@ -4,6 +4,8 @@
 
 #include <unistd.h>
 
+#include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 
@@ -44,6 +46,35 @@ std::function<void(const LoadProgress&)> progress_printer(const std::string& lab
   };
 }
 
+// SIGINT/SIGTERM end the run early and still print what was measured (as wrk and ghz
+// do); a second one kills as usual. The handler only stores atomics.
+std::atomic<LoadGenerator*> running_generator{nullptr};
+
+extern "C" void stop_running_bench(int signal_number) {
+  if (LoadGenerator* generator = running_generator.load()) generator->stop();
+  std::signal(signal_number, SIG_DFL);
+}
+
+class StopOnSignals {
+ public:
+  explicit StopOnSignals(LoadGenerator& generator) {
+    running_generator.store(&generator);
+    previous_int_ = std::signal(SIGINT, stop_running_bench);
+    previous_term_ = std::signal(SIGTERM, stop_running_bench);
+  }
+  ~StopOnSignals() {
+    std::signal(SIGINT, previous_int_);
+    std::signal(SIGTERM, previous_term_);
+    running_generator.store(nullptr);
+  }
+  StopOnSignals(const StopOnSignals&) = delete;
+  StopOnSignals& operator=(const StopOnSignals&) = delete;
+
+ private:
+  void (*previous_int_)(int) = SIG_DFL;
+  void (*previous_term_)(int) = SIG_DFL;
+};
+
 int run_bench(const BenchFlags& flags) {
   const auto targets = resolve_targets(flags.connection);
   const CallSettings settings = call_settings(flags.connection);
@@ -53,12 +84,16 @@ int run_bench(const BenchFlags& flags) {
   }
 
   int points = flags.points;
-  if (points == 0) {  // the model's input length
-    TsserveClient client(channels.front().channel, settings);
+  // The model's input length, from the first target that answers (one may be down).
+  for (size_t i = 0; points == 0; ++i) {
+    TsserveClient client(channels[i].channel, settings);
     v1::ModelInfo info;
     const grpc::Status status = client.model_info("", &info);
-    if (!status.ok()) return report_call_failure("GetModelInfo", status, client, targets.front());
-    points = info.seq_len();
+    if (status.ok()) {
+      points = info.seq_len();
+    } else if (i + 1 == channels.size()) {
+      return report_call_failure("GetModelInfo", status, client, targets[i]);
+    }
   }
 
   LoadStage base;
@@ -76,7 +111,9 @@ int run_bench(const BenchFlags& flags) {
                           synthetic_forecast_request(flags.variables, points, flags.attention,
                                                      flags.raw, flags.seed));
   std::vector<StageRecord> records;
+  const StopOnSignals stop_on_signals(generator);
   for (double value : sweep) {
+    if (generator.stop_requested()) break;
     LoadStage stage = base;
     if (stage.open_loop) {
       stage.rate = value;

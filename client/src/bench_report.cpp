@@ -84,6 +84,10 @@ nlohmann::ordered_json stage_json(const StageRecord& record, int rows_per_reques
   json["requests_ok"] = record.ok;
   json["requests_failed"] = record.errors();
   json["errors"] = record.errors_by_code;
+  auto& error_latency = json["error_latency_ms"] = nlohmann::ordered_json::object();
+  for (const auto& [code, latencies] : record.error_latencies) {
+    error_latency[code] = milliseconds_json(summarize_latencies(latencies));
+  }
   json["not_sent"] = record.not_sent;
   json["throughput_rps"] = throughput(record);
   json["rows_per_second"] = throughput(record) * rows_per_request;
@@ -93,8 +97,10 @@ nlohmann::ordered_json stage_json(const StageRecord& record, int rows_per_reques
                     {"batch_rows_mean", mean(record.batch_rows)}};
   auto& targets = json["targets"] = nlohmann::ordered_json::object();
   for (const auto& [name, counts] : record.per_target) {
-    targets[name] = {{"ok", counts.ok}, {"errors", counts.errors}};
+    targets[name] = {
+        {"ok", counts.ok}, {"errors", counts.errors}, {"errors_by_code", counts.errors_by_code}};
   }
+  json["stopped_early"] = record.stopped_early;
   return json;
 }
 
@@ -136,8 +142,12 @@ void write_bench_table(std::ostream& out, const BenchDescription& description,
   }
   for (const auto& record : records) {
     for (const auto& [code, count] : record.errors_by_code) {
-      out << "  " << stage_label(record.stage) << ": " << count << " x " << code << "\n";
+      const LatencySummary latency = summarize_latencies(record.error_latencies.at(code));
+      std::snprintf(line, sizeof line, " (answered in p50 %.2f ms, p99 %.2f ms)", latency.p50 * 1e3,
+                    latency.p99 * 1e3);
+      out << "  " << stage_label(record.stage) << ": " << count << " x " << code << line << "\n";
     }
+    if (record.stopped_early) out << "  " << stage_label(record.stage) << ": stopped early\n";
     if (record.not_sent > 0) {
       out << "  " << stage_label(record.stage) << ": " << record.not_sent
           << " sends skipped (client at max outstanding)\n";
@@ -147,7 +157,9 @@ void write_bench_table(std::ostream& out, const BenchDescription& description,
     for (const auto& record : records) {
       out << "  " << stage_label(record.stage) << " per target:";
       for (const auto& [name, counts] : record.per_target) {
-        out << " " << name << " ok " << counts.ok << " err " << counts.errors << ";";
+        out << " " << name << " ok " << counts.ok << " err " << counts.errors;
+        for (const auto& [code, count] : counts.errors_by_code) out << " " << code << " " << count;
+        out << ";";
       }
       out << "\n";
     }

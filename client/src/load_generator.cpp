@@ -25,6 +25,12 @@ Clock::duration to_duration(double seconds) {
   return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
 }
 
+// How long a target whose call failed UNAVAILABLE stays out of the rotation. Its channel
+// still says READY for a moment after its server died (the closed connection reaches the
+// state a little after the failed calls), and a draining server stays connected while it
+// refuses; a second later the channel state tells (not connected: still skipped).
+constexpr std::chrono::seconds kEjection{1};
+
 }  // namespace
 
 int64_t StageRecord::errors() const {
@@ -43,6 +49,8 @@ class LoadGenerator::Run {
       stubs_.push_back(v1::ForecastService::NewStub(target.channel));
     }
     record_.stage = stage;
+    for (const auto& target : generator.targets_) record_.per_target[target.name];
+    ejected_until_.assign(generator.targets_.size(), Clock::time_point{});
   }
 
   StageRecord execute(const std::function<void(const LoadProgress&)>& on_progress,
@@ -70,6 +78,7 @@ class LoadGenerator::Run {
     }
     record_.elapsed_seconds =
         last_end_ > measure_begin_ ? seconds_between(measure_begin_, last_end_) : 0;
+    record_.stopped_early = generator_.stop_requested();
     return std::move(record_);
   }
 
@@ -84,6 +93,7 @@ class LoadGenerator::Run {
 
   // Holding mutex_: whether the stage wants another call started at `now`.
   bool may_start(Clock::time_point now) const {
+    if (generator_.stop_requested()) return false;
     if (stage_.requests > 0) return recorded_started_ < stage_.requests;
     return now < measure_end_;
   }
@@ -94,7 +104,7 @@ class LoadGenerator::Run {
     call->scheduled = scheduled;
     call->recorded = Clock::now() >= measure_begin_;
     if (call->recorded) ++recorded_started_;
-    call->target = next_target_++ % stubs_.size();
+    call->target = pick_target(Clock::now());
     prepare_context(call->context, generator_.settings_);
     ++outstanding_;
     stubs_[call->target]->async()->Forecast(&call->context, &generator_.request_, &call->response,
@@ -105,11 +115,36 @@ class LoadGenerator::Run {
 
   void on_done(Call* call, const grpc::Status& status) {
     const Clock::time_point end = Clock::now();
-    std::unique_ptr<Call> owned(call);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
+        ejected_until_[call->target] = end + kEjection;
+      }
+      if (call->recorded) record(*call, status, end);
+      if (!stage_.open_loop && may_start(end)) start_call(end);
+    }
+    // The call's context holds a reference to its channel, so it goes before the stage can
+    // end: were it the last reference once the caller has let the channels go, the
+    // channel's teardown would run on this gRPC thread and join the thread itself (gRPC
+    // 1.51 then ran its completion queue after deleting it: a SIGSEGV at about 1 bench
+    // exit in 60 with a target down).
+    delete call;
     std::lock_guard<std::mutex> lock(mutex_);
-    if (call->recorded) record(*call, status, end);
-    if (!stage_.open_loop && may_start(end)) start_call(end);
     if (--outstanding_ == 0) all_ended_.notify_all();
+  }
+
+  // Holding mutex_. Round-robin over the targets that can take a call (connected, not
+  // ejected; see the header); a skipped idle channel is asked to connect, so a target that
+  // lost its connection comes back. With none available, plain round-robin.
+  size_t pick_target(Clock::time_point now) {
+    const size_t count = stubs_.size();
+    for (size_t tried = 0; tried < count; ++tried) {
+      const size_t candidate = next_target_++ % count;
+      const auto& channel = generator_.targets_[candidate].channel;
+      const bool connected = channel->GetState(/*try_to_connect=*/true) == GRPC_CHANNEL_READY;
+      if (connected && now >= ejected_until_[candidate]) return candidate;
+    }
+    return next_target_++ % count;
   }
 
   // Holding mutex_.
@@ -117,8 +152,11 @@ class LoadGenerator::Run {
     last_end_ = std::max(last_end_, end);
     TargetCounts& counts = record_.per_target[generator_.targets_[call.target].name];
     if (!status.ok()) {
-      ++record_.errors_by_code[status_code_name(status.error_code())];
+      const std::string code = status_code_name(status.error_code());
+      ++record_.errors_by_code[code];
+      record_.error_latencies[code].push_back(seconds_between(call.scheduled, end));
       ++counts.errors;
+      ++counts.errors_by_code[code];
       return;
     }
     ++record_.ok;
@@ -173,6 +211,7 @@ class LoadGenerator::Run {
   int outstanding_ = 0;
   int64_t recorded_started_ = 0;
   uint64_t next_target_ = 0;
+  std::vector<Clock::time_point> ejected_until_;  // by target; see kEjection
   StageRecord record_;
 };
 
@@ -193,8 +232,32 @@ StageRecord LoadGenerator::run(const LoadStage& stage,
   if (stage.requests <= 0 && !(stage.duration_seconds > 0)) {
     throw std::invalid_argument("duration: must be > 0 seconds when no request count is given");
   }
+  if (stop_requested()) {
+    StageRecord skipped;
+    skipped.stage = stage;
+    skipped.stopped_early = true;
+    for (const auto& target : targets_) skipped.per_target[target.name];
+    return skipped;
+  }
+  if (!connected_) connect_all();
   Run run(*this, stage);
   return run.execute(on_progress, progress_interval);
+}
+
+void LoadGenerator::connect_all() {
+  connected_ = true;
+  const auto deadline = std::chrono::system_clock::now() + settings_.timeout;
+  for (const auto& target : targets_) target.channel->GetState(/*try_to_connect=*/true);
+  // Until each channel has connected or failed its first attempt (a target that is down
+  // fails at once on a refused port; waiting for READY would wait the whole timeout).
+  for (const auto& target : targets_) {
+    grpc_connectivity_state state = target.channel->GetState(/*try_to_connect=*/true);
+    while (state != GRPC_CHANNEL_READY && state != GRPC_CHANNEL_TRANSIENT_FAILURE &&
+           !stop_requested()) {
+      if (!target.channel->WaitForStateChange(state, deadline)) break;
+      state = target.channel->GetState(/*try_to_connect=*/true);
+    }
+  }
 }
 
 v1::ForecastRequest synthetic_forecast_request(int variables, int points, bool attention,

@@ -6,9 +6,17 @@
 // politely slower client). Calls are gRPC async callbacks spread round-robin over the
 // channels (one per target). Open-loop latency counts from the scheduled send time, so a
 // late sender never hides queueing (no coordinated omission).
+//
+// Targets that are down: round-robin skips a target whose channel is not connected, and
+// for a second one whose call just failed UNAVAILABLE (its server died or is draining),
+// while another target can take the call; so when a replica dies only its calls in flight
+// fail, and it rejoins the rotation once its channel reconnects. When no target can,
+// every target takes its turn, so the failures show. Every channel is connected (or has
+// failed to) before the first stage.
 
 #include <grpcpp/channel.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -38,6 +46,7 @@ struct LoadStage {
 struct TargetCounts {
   int64_t ok = 0;
   int64_t errors = 0;
+  std::map<std::string, int64_t> errors_by_code;  // "UNAVAILABLE" -> count
 };
 
 // Everything recorded about the calls started after the warm-up.
@@ -51,7 +60,12 @@ struct StageRecord {
   std::vector<double> server_queue;     // Timing.queue_seconds, successful calls
   std::vector<double> server_compute;   // Timing.compute_seconds
   std::vector<double> batch_rows;       // Timing.batch_rows
+  // Seconds from the scheduled send to the failure, by code: how fast errors come back
+  // (a shedding server should refuse at once, not after a queue wait).
+  std::map<std::string, std::vector<double>> error_latencies;
+  // Every target, including one that got no call (its channel never connected).
   std::map<std::string, TargetCounts> per_target;
+  bool stopped_early = false;           // stop() ended the stage before its end
 
   int64_t errors() const;
 };
@@ -79,11 +93,26 @@ class LoadGenerator {
                   const std::function<void(const LoadProgress&)>& on_progress = {},
                   std::chrono::milliseconds progress_interval = std::chrono::milliseconds(500));
 
+  // Ends the running stage early (no new calls; those in flight finish and are recorded)
+  // and makes later run() calls return at once, marked stopped_early. Only stores to a
+  // lock-free atomic, so a signal handler may call it (Ctrl-C prints what was measured).
+  void stop() noexcept { stop_requested_.store(true, std::memory_order_relaxed); }
+  bool stop_requested() const noexcept {
+    return stop_requested_.load(std::memory_order_relaxed);
+  }
+
  private:
   class Run;
+  // Waits (bounded by the call timeout) for every channel to connect, so the first calls
+  // of a stage are not spread by connection order; a target still down is then skipped.
+  void connect_all();
+
   std::vector<Target> targets_;
   CallSettings settings_;
   v1::ForecastRequest request_;
+  bool connected_ = false;
+  std::atomic<bool> stop_requested_{false};
+  static_assert(std::atomic<bool>::is_always_lock_free, "stop() must be async-signal-safe");
 };
 
 // The request a bench sends: `variables` seeded random walks of `points` points.
