@@ -1,0 +1,109 @@
+"""Drain: SIGTERM a real tsserve while the real `tsserve-client bench` keeps it busy.
+
+The bench runs closed loop (--concurrency calls always in flight, so the queue is never
+empty); once the server has answered --warm-calls Forecasts, it gets SIGTERM. Then:
+
+- it exits 0 within its drain timeout, and logs "stopped (drained)";
+- it was under load: its own count of calls in flight when the drain began is >= 1;
+- zero admitted calls lost: the server's own counts (its last log line) are OK and
+  UNAVAILABLE only, so every call its handlers saw was answered OK or refused; and the
+  bench received exactly as many OKs as the server sent, so every answer arrived;
+- every call the bench sent ended OK or UNAVAILABLE (never INTERNAL, UNKNOWN,
+  DEADLINE_EXCEEDED), with one exception that is gRPC's, not ours: a call still arriving
+  (its request not yet read, so no handler has seen it) when the server calls
+  grpc::Server::Shutdown is cancelled by gRPC core with CANCELLED rather than UNAVAILABLE
+  (grpc/grpc#41785, open). Such calls were never admitted (the server's counts above show
+  no CANCELLED), and there can be at most as many as the bench had in flight: both checked;
+- late calls got UNAVAILABLE (from the draining server, then from the closed port).
+
+Prints sent / ok / unavailable / lost, the exit code and the drain time.
+"""
+
+import argparse
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tsserve_fleet import (BackgroundBench, Failure, Server, answered_summary, check,  # noqa: E402
+                           stage_errors, wait_until)
+
+ALLOWED = {"OK", "UNAVAILABLE"}
+# What gRPC core answers a call it had not yet handed to a handler when Shutdown began.
+NOT_ADMITTED = "CANCELLED"
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--tsserve", required=True)
+    parser.add_argument("--client", required=True)
+    parser.add_argument("--work", required=True)
+    parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--warm-calls", type=int, default=200,
+                        help="Forecasts answered before the SIGTERM")
+    parser.add_argument("--drain-timeout-s", type=float, default=30.0)
+    return parser.parse_args()
+
+
+def main():
+    args = parse_args()
+    os.makedirs(args.work, exist_ok=True)
+    server = Server(args.tsserve, args.work, "drain-tsserve",
+                    ["--drain-timeout-s", str(args.drain_timeout_s)])
+    # A long stage that SIGINT ends; --warmup-s 0 so every call is counted.
+    bench = BackgroundBench(args.client, [server.target],
+                            ["--concurrency", args.concurrency, "--duration-s", 600, "--warmup-s", 0])
+    try:
+        wait_until(lambda: server.forecasts() >= args.warm_calls, 120,
+                   "%d Forecasts answered before the SIGTERM" % args.warm_calls)
+        code, drain_s = server.terminate(timeout_s=args.drain_timeout_s + 60)
+        stage = bench.stop()["stages"][0]
+    finally:
+        bench.ensure_stopped()
+        server.ensure_stopped()
+
+    log = server.log()
+    in_flight = re.search(r"draining: (\d+) calls in flight; (\d+) rows queued", log)
+    answered = answered_summary(log) or {}
+    server_codes = answered.get("Forecast", {})
+    errors = stage_errors(stage)
+    sent = stage["requests_ok"] + stage["requests_failed"]
+    unexpected = {c: n for c, n in errors.items() if c not in ALLOWED | {NOT_ADMITTED}}
+    not_admitted = errors.get(NOT_ADMITTED, 0)
+    server_lost = {c: n for c, n in server_codes.items() if c not in ALLOWED}
+    lost = sum(server_lost.values()) + abs(server_codes.get("OK", 0) - stage["requests_ok"])
+    print("drain under closed-loop load (concurrency %d), SIGTERM after %d Forecasts:" %
+          (args.concurrency, args.warm_calls))
+    print("  bench: sent %d, ok %d, unavailable %d, cancelled by gRPC before admission %d, "
+          "other codes %s" % (sent, stage["requests_ok"], errors.get("UNAVAILABLE", 0), not_admitted,
+                              unexpected or "none"))
+    print("  server: %s calls in flight and %s rows queued at SIGTERM; answered since start: %s" % (
+        in_flight.group(1) if in_flight else "?", in_flight.group(2) if in_flight else "?",
+        server_codes))
+    print("  admitted calls lost: %d; exit %d in %.2f s (drain timeout %g s)" % (
+        lost, code, drain_s, args.drain_timeout_s))
+
+    check(code == 0, "exit %d, not 0; log:\n%s" % (code, log[-3000:]))
+    check("stopped (drained)" in log, "no 'stopped (drained)' in the log:\n%s" % log[-3000:])
+    check(drain_s <= args.drain_timeout_s, "the drain took %.1f s, over the %g s timeout" % (
+        drain_s, args.drain_timeout_s))
+    check(in_flight and int(in_flight.group(1)) >= 1,
+          "the SIGTERM did not come under load: %s" % (in_flight.group(0) if in_flight else "no drain line"))
+    check(not unexpected, "calls ended with codes other than OK/UNAVAILABLE: %s" % unexpected)
+    check(not server_lost, "the server ended admitted Forecasts with %s" % server_lost)
+    check(server_codes.get("OK", 0) == stage["requests_ok"],
+          "the server answered %d Forecasts OK, the bench received %d" % (
+              server_codes.get("OK", 0), stage["requests_ok"]))
+    check(not_admitted <= args.concurrency,
+          "%d calls CANCELLED, more than the %d the bench can have in flight" % (
+              not_admitted, args.concurrency))
+    check(errors.get("UNAVAILABLE", 0) >= 1, "no late call was refused UNAVAILABLE")
+    print("PASS: drained under load, exit 0, every admitted call answered OK, late ones UNAVAILABLE")
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except Failure as failure:
+        print("FAIL: %s" % failure, file=sys.stderr)
+        sys.exit(1)
