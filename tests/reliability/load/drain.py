@@ -13,7 +13,9 @@ empty); once the server has answered --warm-calls Forecasts, it gets SIGTERM. Th
   (its request not yet read, so no handler has seen it) when the server calls
   grpc::Server::Shutdown is cancelled by gRPC core with CANCELLED rather than UNAVAILABLE
   (grpc/grpc#41785, open). Such calls were never admitted (the server's counts above show
-  no CANCELLED), and there can be at most as many as the bench had in flight: both checked;
+  no CANCELLED), and only calls in transit at that moment are hit: at most two per call
+  the bench keeps in flight (the one in transit, and its re-send if that arrives before
+  gRPC's GOAWAY); both checked;
 - late calls got UNAVAILABLE (from the draining server, then from the closed port).
 
 Prints sent / ok / unavailable / lost, the exit code and the drain time.
@@ -94,8 +96,8 @@ def main():
     check(server_codes.get("OK", 0) == stage["requests_ok"],
           "the server answered %d Forecasts OK, the bench received %d" % (
               server_codes.get("OK", 0), stage["requests_ok"]))
-    check(not_admitted <= args.concurrency,
-          "%d calls CANCELLED, more than the %d the bench can have in flight" % (
+    check(not_admitted <= 2 * args.concurrency,
+          "%d calls CANCELLED, more than twice the %d the bench keeps in flight" % (
               not_admitted, args.concurrency))
     check(errors.get("UNAVAILABLE", 0) >= 1, "no late call was refused UNAVAILABLE")
     print("PASS: drained under load, exit 0, every admitted call answered OK, late ones UNAVAILABLE")
