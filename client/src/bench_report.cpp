@@ -88,6 +88,7 @@ nlohmann::ordered_json stage_json(const StageRecord& record, int rows_per_reques
   for (const auto& [code, latencies] : record.error_latencies) {
     error_latency[code] = milliseconds_json(summarize_latencies(latencies));
   }
+  json["error_examples"] = record.error_examples;
   json["not_sent"] = record.not_sent;
   json["throughput_rps"] = throughput(record);
   json["rows_per_second"] = throughput(record) * rows_per_request;

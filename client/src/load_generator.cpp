@@ -155,6 +155,7 @@ class LoadGenerator::Run {
       const std::string code = status_code_name(status.error_code());
       ++record_.errors_by_code[code];
       record_.error_latencies[code].push_back(seconds_between(call.scheduled, end));
+      record_.error_examples.emplace(code, status.error_message());
       ++counts.errors;
       ++counts.errors_by_code[code];
       return;

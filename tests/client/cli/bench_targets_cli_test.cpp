@@ -23,6 +23,8 @@ TEST_F(CliTest, ErrorsAreReportedPerTargetWithTheirLatency) {
   const auto& latency = stage["error_latency_ms"]["INVALID_ARGUMENT"];
   EXPECT_GT(latency["p50"].get<double>(), 0);
   EXPECT_LE(latency["p50"].get<double>(), latency["max"].get<double>());
+  EXPECT_THAT(stage["error_examples"]["INVALID_ARGUMENT"].get<std::string>(),
+              ::testing::HasSubstr("336"));
   EXPECT_EQ(stage["stopped_early"], false);
 
   const auto table = client(

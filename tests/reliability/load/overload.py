@@ -94,6 +94,7 @@ def main():
     bench = lambda extra: run_bench(args.client, [server.target], extra)  # noqa: E731
     failures = []
     rows = []
+    refusal = ""  # what a shed call was told
     try:
         with RssPeak(server.pid) as rss:
             saturation = bench(["--concurrency", args.concurrency, "--duration-s", args.stage_s,
@@ -118,6 +119,10 @@ def main():
             label = "%gx capacity" % multiple
             if f["other_errors"]:
                 failures.append("%s: errors other than RESOURCE_EXHAUSTED: %s" % (label, f["other_errors"]))
+            why = stage["error_examples"].get("RESOURCE_EXHAUSTED", "")
+            refusal = refusal or why
+            if f["shed"] and wait_ms > 0 and "max_queue_wait_ms" not in why:
+                failures.append("%s: the refusal does not name max_queue_wait_ms: %r" % (label, why))
             # Other processes on the machine can make the capacity stage slow and a later stage
             # fast: a stage the server kept up with (served at least 90% of what was offered)
             # had nothing to shed. The highest multiple must always shed.
@@ -160,6 +165,7 @@ def main():
               "send; shed = RESOURCE_EXHAUSTED" % (wait_ms, "time bound" if wait_ms > 0 else
                                                    "rows bound only", args.stage_s))
         print_table(rows)
+        print("a shed call is told: %s" % (refusal or "(none shed)"))
         print("drain after the run: exit %d in %.2f s" % (code, seconds))
     finally:
         server.ensure_stopped()

@@ -63,6 +63,8 @@ struct StageRecord {
   // Seconds from the scheduled send to the failure, by code: how fast errors come back
   // (a shedding server should refuse at once, not after a queue wait).
   std::map<std::string, std::vector<double>> error_latencies;
+  // The first message of each error code: why calls failed, in the server's words.
+  std::map<std::string, std::string> error_examples;
   // Every target, including one that got no call (its channel never connected).
   std::map<std::string, TargetCounts> per_target;
   bool stopped_early = false;           // stop() ended the stage before its end
