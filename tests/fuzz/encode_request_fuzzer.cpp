@@ -10,7 +10,6 @@
 // output [L, D] in the requested encoding with the maps in layer order.
 
 #include <cmath>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -73,7 +72,7 @@ void check_accepted(const v1::EncodeRequest& request, const server::EncodeInput&
                  " tokens");
   for (std::size_t i = 0; i < sent.size(); ++i) {
     FUZZ_CHECK(std::isfinite(sent[i]), "accepted a non-finite token value");
-    FUZZ_CHECK(std::memcmp(&sent[i], &input.values[i], sizeof(float)) == 0,
+    FUZZ_CHECK(same_bits(sent[i], input.values[i]),
                "token value " + std::to_string(i) + " changed");
   }
   FUZZ_CHECK(input.raw_output == (request.output_encoding() == v1::TENSOR_ENCODING_RAW),

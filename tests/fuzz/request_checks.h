@@ -49,6 +49,16 @@ inline void check_refusal(const grpc::Status& status, std::initializer_list<cons
   check_names_field(status.error_message(), fields);
 }
 
+// Whether two floats are the same bits: "copied exactly" tells -0.0 from 0.0, and every
+// value compared here is finite.
+inline bool same_bits(float a, float b) {
+  uint32_t a_bits;
+  uint32_t b_bits;
+  std::memcpy(&a_bits, &a, sizeof a_bits);
+  std::memcpy(&b_bits, &b, sizeof b_bits);
+  return a_bits == b_bits;
+}
+
 // A series as the request sent it: `samples` blocks of [variables, points] (by variable)
 // or [points, variables] (by time), row-major.
 struct SentSeries {
@@ -133,9 +143,9 @@ inline void check_rows(const server::ForecastInput& input, const SentSeries& sen
         FUZZ_CHECK(std::isfinite(expected), "accepted a value that overflows once scaled");
       }
       const float got = input.rows[static_cast<std::size_t>(row * used + t)];
-      FUZZ_CHECK(std::memcmp(&got, &expected, sizeof got) == 0,
-                 "row " + std::to_string(row) + " point " + std::to_string(t) + ": " +
-                     std::to_string(got) + ", expected " + std::to_string(expected));
+      FUZZ_CHECK(same_bits(got, expected), "row " + std::to_string(row) + " point " +
+                                               std::to_string(t) + ": " + std::to_string(got) +
+                                               ", expected " + std::to_string(expected));
     }
   }
 }

@@ -82,7 +82,7 @@ bool host_port(const std::string& value) {
 void check_duration(double value, double unit, const char* name) {
   FUZZ_CHECK(std::isfinite(value) && value >= 0,
              std::string(name) + " accepted as " + std::to_string(value));
-  FUZZ_CHECK(value * unit * 1e9 < static_cast<double>(std::numeric_limits<int64_t>::max() / 2),
+  FUZZ_CHECK(value * unit * 1e9 < 0.5 * static_cast<double>(std::numeric_limits<int64_t>::max()),
              std::string(name) + " " + std::to_string(value) + " overflows a clock in nanoseconds");
 }
 
