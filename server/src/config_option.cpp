@@ -284,7 +284,7 @@ std::vector<ConfigOption> make_options() {
       {"max_queue_wait_ms", "Batching", "MS",
        "Refuse (RESOURCE_EXHAUSTED) a request expected to wait longer in the queue, from the "
        "recent model time per row (milliseconds); 0 = no bound in time"},
-      [](auto& c) -> auto& { return c.batching.max_queue_wait_ms; }, 0.0));
+      [](auto& c) -> auto& { return c.batching.max_queue_wait_ms; }, 0.0, kOneDaySeconds * 1000));
   options.push_back(integer_option(
       {"max_encode_tokens", "Batching", "INT", "Patch tokens in one Encode batch at most"},
       [](auto& c) -> auto& { return c.batching.max_encode_tokens; }, 1));

@@ -107,6 +107,7 @@ void check_accepted(const ServerConfig& config) {
   FUZZ_CHECK(batching.max_queue_rows >= batching.max_batch_rows,
              "max_queue_rows below max_batch_rows");
   check_duration(batching.max_queue_delay_ms, 1e-3, "max_queue_delay_ms");
+  check_duration(batching.max_queue_wait_ms, 1e-3, "max_queue_wait_ms");
 
   const auto& server = config.server;
   FUZZ_CHECK(host_port(server.grpc_address) || (server.grpc_address.compare(0, 5, "unix:") == 0 &&

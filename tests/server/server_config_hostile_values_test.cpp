@@ -67,16 +67,17 @@ TEST(ServerConfigHostileValuesTest, ANumberBeyondDoubleInTheFileIsAnError) {
 
 TEST(ServerConfigHostileValuesTest, DurationsStopAtADay) {
   // 1e300 ms once became a negative queue delay (a float -> int64 overflow in std::chrono).
-  for (const char* flag : {"--max-queue-delay-ms", "--drain-timeout-s"}) {
+  for (const char* flag : {"--max-queue-delay-ms", "--max-queue-wait-ms", "--drain-timeout-s"}) {
     const ConfigLoadResult result = load({flag, "1e300"});
     EXPECT_EQ(result.outcome, Outcome::kError) << flag;
     EXPECT_NE(result.message.find(std::string(flag) + " must be at most"), std::string::npos)
         << result.message;
   }
-  const ConfigLoadResult day =
-      load({"--max-queue-delay-ms", "86400000", "--drain-timeout-s", "86400"});
+  const ConfigLoadResult day = load({"--max-queue-delay-ms", "86400000", "--max-queue-wait-ms",
+                                     "86400000", "--drain-timeout-s", "86400"});
   ASSERT_EQ(day.outcome, Outcome::kRun) << day.message;
   EXPECT_EQ(day.config.batching.max_queue_delay_ms, 86400000.0);
+  EXPECT_EQ(day.config.batching.max_queue_wait_ms, 86400000.0);
   EXPECT_EQ(day.config.server.drain_timeout_s, 86400.0);
 }
 
