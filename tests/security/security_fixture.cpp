@@ -1,5 +1,7 @@
 #include "security_fixture.h"
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -9,8 +11,10 @@ std::unique_ptr<ThrowawayPki> SecurityTest::pki_;
 
 void SecurityTest::SetUpTestSuite() {
   if (!pki_) {
-    pki_ = std::make_unique<ThrowawayPki>(
-        make_throwaway_pki(std::string(TSSERVE_SECURITY_TEST_OUT) + "/pki"));
+    // One PKI per process: CTest runs each test in its own process, several at once, and
+    // a shared folder would have one process read a key another is still writing.
+    pki_ = std::make_unique<ThrowawayPki>(make_throwaway_pki(
+        std::string(TSSERVE_SECURITY_TEST_OUT) + "/pki-" + std::to_string(::getpid())));
   }
 }
 
