@@ -160,17 +160,26 @@ def proc_status_kib(pid, field):
     return 0
 
 
-class RssPeak:
-    """The highest VmRSS of a process seen while the `with` block runs (sampled every
-    50 ms on a thread: a measurement, nothing waits on it)."""
+class ServerPeaks:
+    """The highest VmRSS of a server process, and the most calls it held in flight
+    (tsserve_inflight_requests), seen while the `with` block runs. Sampled every 50 ms on a
+    thread: a measurement, nothing waits on it."""
 
-    def __init__(self, pid):
-        self.pid, self.peak_kib = pid, 0
+    def __init__(self, server):
+        self.server, self.peak_kib, self.peak_inflight = server, 0, 0
         self._stop = threading.Event()
+
+    def _take(self):
+        self.peak_kib = max(self.peak_kib, proc_status_kib(self.server.pid, "VmRSS"))
+        try:
+            inflight = self.server.metric_sum("tsserve_inflight_requests")
+        except OSError:  # the process is gone, or its metrics listener is
+            return
+        self.peak_inflight = max(self.peak_inflight, int(inflight))
 
     def _sample(self):
         while True:
-            self.peak_kib = max(self.peak_kib, proc_status_kib(self.pid, "VmRSS"))
+            self._take()
             if self._stop.wait(0.05):
                 return
 
@@ -182,7 +191,7 @@ class RssPeak:
     def __exit__(self, *exc):
         self._stop.set()
         self._thread.join()
-        self.peak_kib = max(self.peak_kib, proc_status_kib(self.pid, "VmRSS"))
+        self._take()
 
 
 def bench_command(client, targets, args):
