@@ -2,12 +2,17 @@
 
 #include <spdlog/spdlog.h>
 
+#include "tsserve/server/happens_before.h"
+
 namespace tsserve::server {
 
 std::shared_ptr<UnaryCall> UnaryCall::start(ServerMetrics* metrics, Method method,
                                             std::chrono::steady_clock::time_point deadline) {
   std::shared_ptr<UnaryCall> call(new UnaryCall(metrics, method, deadline));
   call->self_ = call;
+  // gRPC calls OnCancel/OnDone, maybe on another thread, only once the handler has
+  // returned this reactor (happens_before.h says why TSan needs telling).
+  happens_before(call.get());
   return call;
 }
 
@@ -40,6 +45,7 @@ void UnaryCall::finish(const grpc::Status& status) {
   // Finish may run OnDone at once, which drops gRPC's reference: keep this object alive
   // until we return.
   const std::shared_ptr<UnaryCall> keep = self_;
+  happens_before(this);  // OnDone, on a gRPC thread, follows Finish
   Finish(status);
 }
 
@@ -49,6 +55,7 @@ void UnaryCall::finish(const grpc::Status& status) {
 constexpr std::chrono::milliseconds kDeadlineTransitMargin{50};
 
 void UnaryCall::OnCancel() {
+  happens_after(this);
   // gRPC cancels a call whose deadline passed as well; say which it was.
   if (deadline_ != std::chrono::steady_clock::time_point::max() &&
       std::chrono::steady_clock::now() >= deadline_ - kDeadlineTransitMargin) {
@@ -59,6 +66,9 @@ void UnaryCall::OnCancel() {
   }
 }
 
-void UnaryCall::OnDone() { self_.reset(); }
+void UnaryCall::OnDone() {
+  happens_after(this);
+  self_.reset();
+}
 
 }  // namespace tsserve::server

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "server_harness.h"
+#include "tsserve/server/happens_before.h"
 
 namespace tsserve::server::testing {
 namespace {
@@ -256,8 +257,11 @@ TEST(ForecastService, FullQueueShedsAndDrainLosesNothingAdmitted) {
   CallCounter all(2);
   for (int i = 0; i < 2; ++i) {
     requests[i].set_scaler_mode(v1::SCALER_MODE_NONE);
+    // The callback runs on a gRPC thread after the call starts (happens_before.h).
+    happens_before(&statuses);
     harness.stub().async()->Forecast(&contexts[i], &requests[i], &responses[i],
                                      [&, i](grpc::Status status) {
+                                       happens_after(&statuses);
                                        statuses[i] = std::move(status);
                                        if (statuses[i].error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) shed.done();
                                        all.done();
