@@ -1,6 +1,7 @@
 #include "stop_signals.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -42,6 +43,15 @@ void install_stop_signal_handlers() {
 int wait_for_stop_signal() {
   char byte = 0;
   for (;;) {
+    // poll first, then read: the same for the kernel, but ThreadSanitizer runs a signal's
+    // handler at once only in calls it knows can block (poll does, read in GCC 12's does
+    // not); otherwise it defers the handler until this thread next synchronises, which a
+    // thread asleep in read never does, and a SIGTERM would be lost.
+    pollfd readable{signal_pipe[0], POLLIN, 0};
+    if (::poll(&readable, 1, -1) < 0 && errno != EINTR) {
+      throw std::runtime_error("cannot wait on the signal pipe: " + std::string(strerror(errno)));
+    }
+    if (readable.revents == 0) continue;  // EINTR: wait again (a closed pipe: read says so)
     const ssize_t n = ::read(signal_pipe[0], &byte, 1);
     if (n == 1) return static_cast<unsigned char>(byte);
     if (n < 0 && errno == EINTR) continue;

@@ -53,7 +53,9 @@ case $mode in
     # the like called from inside uninstrumented libraries (libgrpc, LibTorch, OpenBLAS)
     # are not checked, since the locks and atomics that order those calls are invisible
     # too (TSan's documented setting for uninstrumented libraries). Our code is checked.
-    export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:ignore_noninstrumented_modules=1:suppressions=$here/tsan.supp:print_suppressions=0"
+    # history_size=7: the most memory of past accesses per thread, so both stacks of a
+    # report are restored (a lost one cannot be matched against the suppressions).
+    export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:ignore_noninstrumented_modules=1:history_size=7:suppressions=$here/tsan.supp:print_suppressions=0"
     ;;
   *) usage ;;
 esac
