@@ -5,5 +5,5 @@
 # --device cuda). Takes about 15 minutes on 2 cores with the defaults.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-bash "$root/deploy/build.sh" --target tsserve tsserve-client model_bench
+bash "$root/deploy/build.sh" --target tsserve tsserve-client model_bench grpc_floor_server
 exec /usr/bin/python3 "$root/tests/bench/run_benchmarks.py" "$@"

@@ -10,7 +10,11 @@ this one run on this machine, side by side:
   3. the same sweep with batching off (a batch is one request);
   4. a Python gRPC server with the same weights in PyTorch eager (tests/bench/python_server.py);
   5. Full vs ProbSparse vs Informer's naive ProbSparse attention, time and peak memory;
-  6. the cost of a request with attention maps vs without.
+  6. the cost of a request with attention maps vs without;
+  7. the gRPC floor: a server of the same protocol that computes nothing
+     (tests/bench/grpc_floor_server.cpp), answering inline or from a worker thread, with the
+     bundled and the tiny model's request shapes: what tsserve's serving overhead is
+     measured against.
 Tables, the targets' verdicts and PNG plots (docs/bench/) go to BENCHMARKS.md, followed by
 the hand-written analysis in tests/bench/benchmark_notes.md.
 """
@@ -68,6 +72,7 @@ class Bench:
         self.client = os.path.join(self.build, "client", "tsserve-client")
         self.tsserve = os.path.join(self.build, "server", "tsserve")
         self.model_bench = os.path.join(self.build, "tests", "bench", "model_bench")
+        self.floor_server = os.path.join(self.build, "tests", "bench", "grpc_floor_server")
         self.results = {}
 
     # ------------------------------------------------------------------ runners
@@ -123,6 +128,15 @@ class Bench:
                        check=True)
         with self.tsserve_server("--model", os.path.join(tiny_dir, "tiny.pt")) as server:
             r["tiny"] = self.sweep(server.target, "tiny model", "1", ["--variables", "1"])
+        # The floor servers have no GetModelInfo: the request shapes are given, the same as
+        # the bundled model's (7 x 336 in, 96 x 7 out) and the tiny model's (1 x 16, 4 x 1).
+        for shape, horizon, request in (("bundled", 96, ["--variables", "7", "--points", "336"]),
+                                         ("tiny", 4, ["--variables", "1", "--points", "16"])):
+            for answer in ("inline", "worker"):
+                argv = [self.floor_server, "--answer", answer, "--horizon", str(horizon)]
+                with Server(argv, "grpc-floor") as server:
+                    r["floor_%s_%s" % (shape, answer)] = self.sweep(
+                        server.target, "gRPC floor, %s, %s shape" % (answer, shape), "1", request)
 
         batch_rows = sorted({max(1, round(s["server"]["batch_rows_mean"])) for s in r["tsserve"]})
         r["forward"] = self.run_model_bench("BM_PatchTSTForward/rows:7/invariant:1$|BM_PatchTSTForwardAt|BM_TinyForward",
@@ -262,6 +276,75 @@ def plot(results, images):
     plt.close(fig)
 
 
+def ceilings(results, on, py, overhead_us):
+    """What no server could beat on this machine, from this run's own figures: the missed
+    targets' explanations, computed rather than asserted."""
+    best = max((forward_rows(b) / (b["real_time"] / 1e3), forward_rows(b))
+               for b in results["forward"] if forward_rows(b))
+    best_rps = best[0] / 7  # requests of 7 rows
+    out = ["## Ceilings on this machine (computed from the figures above)", "",
+           "A server with no overhead at all would serve at most the in-process limit: %.0f rows/s"
+           " (its best batch, %d rows) = %.0f requests/s of 7 rows." % (best[0], best[1], best_rps)]
+    if 32 in on and 32 in py:
+        py_rps, py_p99 = py[32]["throughput_rps"], py[32]["latency_ms"]["p99"]
+        # Little's law: 32 calls always in flight at X calls/s spend 32 / X s each on average,
+        # and a p99 is at least the mean.
+        least_ms = 32 / best_rps * 1e3
+        out += ["",
+                "* vs the Python server at concurrency 32, throughput: at most %.0f / %.0f = **%.1fx**"
+                " (target 10x). tsserve measured %.1fx." % (
+                    best_rps, py_rps, best_rps / py_rps, on[32]["throughput_rps"] / py_rps),
+                "* vs the Python server at concurrency 32, p99: 32 calls in flight at %.0f calls/s"
+                " wait %.1f ms on average (Little's law), so p99 >= %.1f ms = **%.2f** of Python's"
+                " %.1f ms (target 0.2). tsserve measured %.2f." % (
+                    best_rps, least_ms, least_ms, least_ms / py_p99, py_p99,
+                    on[32]["latency_ms"]["p99"] / py_p99)]
+    if "floor_bundled_inline" in results:
+        out += ["* serving overhead: the gRPC floor (no model; gRPC, protobuf and the same client)"
+                " is %.0f us at concurrency 1 with the bundled request, against a target of 150 us"
+                " over the model's forward." % (results["floor_bundled_inline"][0]["latency_ms"]["p50"] * 1e3)]
+    forward7 = forward_ms(results["forward"], 7)
+    off = by_concurrency(results["unbatched"])
+    batching_measured = ("%.1fx" % (on[32]["throughput_rps"] / off[32]["throughput_rps"])
+                         if 32 in on and 32 in off else "nothing at concurrency 32")
+    if forward7:
+        # Unbatched, a request costs its own forward plus the per-call overhead; batched, at
+        # least its share of the best batch. Batching saves no more than the difference.
+        unbatched_ms = forward7 + overhead_us / 1e3
+        batched_ms = 7 / best[0] * 1e3
+        out += ["* batching: one request (7 rows) runs at %.0f rows/s in-process and the best batch"
+                " at %.0f rows/s, so the arithmetic is no cheaper in a batch. Unbatched, a request"
+                " costs at most its forward plus the whole serving overhead, %.2f + %.2f ms;"
+                " batched, at least its share of the best batch, %.2f ms: batching can multiply"
+                " throughput by at most **%.1fx** here (target 4x). tsserve measured %s." % (
+                    7 / (forward7 / 1e3), best[0], forward7, overhead_us / 1e3, batched_ms,
+                    unbatched_ms / batched_ms, batching_measured)]
+    return out + [""]
+
+
+def overhead_table(results, overhead_us, tiny_overhead_us):
+    """Serving overhead beside the gRPC floor (no model, same protocol, same client)."""
+    if "floor_bundled_inline" not in results:  # a --from-json of a run before the floor
+        return []
+    p50_us = {key: results[key][0]["latency_ms"]["p50"] * 1e3 for key in results if key.startswith("floor_")}
+    out = ["## Serving overhead beside the gRPC floor (concurrency 1, p50, us)", "",
+           "`grpc_floor_server` serves the same Forecast RPC with gRPC's callback API, as tsserve"
+           " does, and computes nothing: its answer is a zero forecast of tsserve's size. What it"
+           " takes is gRPC on loopback, protobuf and the client (`tsserve-client bench`, the same"
+           " process as every other figure): no server of this protocol goes below it here.", "",
+           "| | bundled shape (7 x 336 in, 96 x 7 out) | tiny shape (1 x 16 in, 4 x 1 out) |",
+           "|---|---:|---:|",
+           "| gRPC floor: answered in the handler | %.0f | %.0f |" % (
+               p50_us["floor_bundled_inline"], p50_us["floor_tiny_inline"]),
+           "| gRPC floor: answered by a worker thread (tsserve's hand-off) | %.0f | %.0f |" % (
+               p50_us["floor_bundled_worker"], p50_us["floor_tiny_worker"]),
+           "| tsserve: p50 minus the model's forward | %.0f | %.0f |" % (overhead_us, tiny_overhead_us),
+           "| tsserve's own share: that minus the worker floor | %.0f | %.0f |" % (
+               overhead_us - p50_us["floor_bundled_worker"], tiny_overhead_us - p50_us["floor_tiny_worker"]),
+           ""]
+    return out
+
+
 def report(results, args, images_rel):
     m = results["machine"]
     on, off, py = (by_concurrency(results[k]) for k in ("tsserve", "unbatched", "python"))
@@ -301,9 +384,12 @@ def report(results, args, images_rel):
              saturation["rows_per_second"] / limit_rows_per_s),
          saturation["rows_per_second"] / limit_rows_per_s >= 0.9),
         ("Serving overhead at concurrency 1 (p50 minus the model's forward)", "<= 150 us",
-         "bundled model: %.2f ms - %.2f ms = **%.0f us**; tiny model: %.0f us - %.0f us = **%.0f us**" % (
+         "bundled model: %.2f ms - %.2f ms = **%.0f us**; tiny model: %.0f us - %.0f us = **%.0f us**%s" % (
              c1["latency_ms"]["p50"], forward7, overhead_us, tiny["latency_ms"]["p50"] * 1e3,
-             tiny_us or float("nan"), tiny_overhead_us),
+             tiny_us or float("nan"), tiny_overhead_us,
+             "; the gRPC floor alone (no model, same client): %.0f us" % (
+                 results["floor_bundled_inline"][0]["latency_ms"]["p50"] * 1e3)
+             if "floor_bundled_inline" in results else ""),
          overhead_us <= 150),
         ("Batching on vs off at concurrency 32 (throughput)", ">= 4x", "**%.1fx**" % batching_ratio,
          batching_ratio >= 4),
@@ -340,6 +426,9 @@ def report(results, args, images_rel):
     out += ["", "Tiny model (T=16, F=4, D=8, 1 layer), 1 row: forward %.1f us in-process; served at"
             " concurrency 1: p50 %.0f us, p99 %.0f us." % (
                 tiny_us or float("nan"), tiny["latency_ms"]["p50"] * 1e3, tiny["latency_ms"]["p99"] * 1e3), ""]
+
+    out += overhead_table(results, overhead_us, tiny_overhead_us)
+    out += ceilings(results, on, py, overhead_us)
 
     out += ["## Attention: Full vs ProbSparse vs naive ProbSparse (B=1, H=8, E=64, factor 5, one forward)", "",
             "| L | Full ms | Full peak MiB | ProbSparse ms | ProbSparse peak MiB | naive ms | naive peak MiB |",

@@ -1,0 +1,161 @@
+// grpc_floor_server: the floor under tsserve's serving overhead. It serves
+// tsserve.v1.ForecastService/Forecast with gRPC's callback API, exactly as tsserve does,
+// but computes nothing: the answer is a forecast tensor of zeros of the size tsserve
+// would send (horizon x the request's variables). So `tsserve-client bench` against it
+// measures what gRPC on loopback, protobuf and the client cost, which no server of this
+// protocol can go below on this machine.
+//
+//   grpc_floor_server --answer inline|worker [--horizon 96]
+//
+//   inline: Finish inside the handler, on gRPC's thread (no hand-off at all);
+//   worker: the handler queues the call and one worker thread answers it: the hand-off
+//           tsserve makes (gRPC thread -> batcher worker -> Finish), without the batcher.
+// Prints "grpc_port=N" once listening on 127.0.0.1:0; serves until SIGTERM or SIGINT.
+#include <grpcpp/grpcpp.h>
+
+#include <condition_variable>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "tsserve/v1/forecast_service.grpc.pb.h"
+
+namespace {
+
+using tsserve::v1::ForecastRequest;
+using tsserve::v1::ForecastResponse;
+
+// The forecast tsserve would return: [horizon, variables] for the default layout.
+void fill_answer(const ForecastRequest& request, int horizon, ForecastResponse* response) {
+  const auto& shape = request.series().shape();
+  const long variables = shape.size() == 2 ? shape[1] : 1;
+  auto* forecast = response->mutable_forecast();
+  forecast->add_shape(horizon);
+  forecast->add_shape(variables);
+  forecast->mutable_values()->Resize(static_cast<int>(horizon * variables), 0.0f);
+}
+
+struct PendingCall {
+  grpc::ServerUnaryReactor* reactor;
+  const ForecastRequest* request;
+  ForecastResponse* response;
+};
+
+// One worker answering queued calls in order, woken by a condition variable as tsserve's
+// batcher worker is.
+class Worker {
+ public:
+  explicit Worker(int horizon) : horizon_(horizon), thread_([this] { run(); }) {}
+  ~Worker() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_one();
+    thread_.join();
+  }
+  void submit(PendingCall call) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      queue_.push_back(call);
+    }
+    wake_.notify_one();
+  }
+
+ private:
+  void run() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (true) {
+      wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping, nothing left
+      const PendingCall call = queue_.front();
+      queue_.pop_front();
+      lock.unlock();
+      fill_answer(*call.request, horizon_, call.response);
+      call.reactor->Finish(grpc::Status::OK);
+      lock.lock();
+    }
+  }
+
+  const int horizon_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<PendingCall> queue_;
+  bool stopping_ = false;
+  std::thread thread_;  // last: starts once the members above exist
+};
+
+class FloorService final : public tsserve::v1::ForecastService::CallbackService {
+ public:
+  FloorService(int horizon, Worker* worker) : horizon_(horizon), worker_(worker) {}
+
+  grpc::ServerUnaryReactor* Forecast(grpc::CallbackServerContext* context,
+                                     const ForecastRequest* request,
+                                     ForecastResponse* response) override {
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    if (worker_ != nullptr) {
+      worker_->submit({reactor, request, response});
+    } else {
+      fill_answer(*request, horizon_, response);
+      reactor->Finish(grpc::Status::OK);
+    }
+    return reactor;
+  }
+
+ private:
+  const int horizon_;
+  Worker* const worker_;
+};
+
+int usage() {
+  std::fprintf(stderr, "usage: grpc_floor_server --answer inline|worker [--horizon N]\n");
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string answer;
+  int horizon = 96;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--answer") == 0) {
+      answer = argv[i + 1];
+    } else if (std::strcmp(argv[i], "--horizon") == 0) {
+      horizon = std::atoi(argv[i + 1]);
+    } else {
+      return usage();
+    }
+  }
+  if ((answer != "inline" && answer != "worker") || horizon <= 0 || argc % 2 == 0) return usage();
+
+  // Signals are taken synchronously by this thread (sigwait), so nothing runs in a handler.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);  // before any thread starts
+
+  std::unique_ptr<Worker> worker;
+  if (answer == "worker") worker = std::make_unique<Worker>(horizon);
+  FloorService service(horizon, worker.get());
+  int port = 0;
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(&service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (!server || port == 0) {
+    std::fprintf(stderr, "grpc_floor_server: could not listen on 127.0.0.1:0\n");
+    return 1;
+  }
+  std::printf("grpc_port=%d\n", port);
+  std::fflush(stdout);
+
+  int signal_number = 0;
+  sigwait(&stop_signals, &signal_number);
+  server->Shutdown();
+  return 0;
+}
