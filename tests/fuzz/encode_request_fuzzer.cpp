@@ -124,12 +124,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace tsserve;
   if (size == 0) return 0;
   v1::EncodeRequest request;
-  if ((data[0] & 1) == 0) {
-    if (!request.ParseFromArray(data + 1, static_cast<int>(size - 1))) return 0;
-  } else {
-    fuzz::FuzzInput in(data + 1, size - 1);
-    request = fuzz::build_request(in);
-  }
+  if (!fuzz::request_from_bytes(data, size, fuzz::build_request, request)) return 0;
   const server::ModelShape model = fuzz::bundled_model_shape(true);
   server::EncodeInput input;
   const grpc::Status status =

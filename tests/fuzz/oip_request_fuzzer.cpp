@@ -252,12 +252,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace tsserve;
   if (size == 0) return 0;
   inference::ModelInferRequest request;
-  if ((data[0] & 1) == 0) {
-    if (!request.ParseFromArray(data + 1, static_cast<int>(size - 1))) return 0;
-  } else {
-    fuzz::FuzzInput in(data + 1, size - 1);
-    request = fuzz::build_model_infer_request(in);
-  }
+  if (!fuzz::request_from_bytes(data, size, fuzz::build_model_infer_request, request)) return 0;
   const server::ModelShape model = fuzz::bundled_model_shape((data[0] & 2) == 0);
   server::ForecastInput input;
   server::OipReply reply;

@@ -21,14 +21,13 @@ empty); once the server has answered --warm-calls Forecasts, it gets SIGTERM. Th
 Prints sent / ok / unavailable / lost, the exit code and the drain time.
 """
 
-import argparse
 import os
 import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tsserve_fleet import (BackgroundBench, Failure, Server, answered_summary, check,  # noqa: E402
-                           stage_errors, wait_until)
+from tsserve_fleet import (BackgroundBench, Server, answered_summary, check,  # noqa: E402
+                           fleet_arguments, run_main, stage_errors, wait_until)
 
 ALLOWED = {"OK", "UNAVAILABLE"}
 # What gRPC core answers a call it had not yet handed to a handler when Shutdown began.
@@ -36,10 +35,7 @@ NOT_ADMITTED = "CANCELLED"
 
 
 def parse_args():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--tsserve", required=True)
-    parser.add_argument("--client", required=True)
-    parser.add_argument("--work", required=True)
+    parser = fleet_arguments(__doc__)
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--warm-calls", type=int, default=200,
                         help="Forecasts answered before the SIGTERM")
@@ -104,8 +100,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except Failure as failure:
-        print("FAIL: %s" % failure, file=sys.stderr)
-        sys.exit(1)
+    run_main(main)

@@ -30,20 +30,16 @@ Prints the figures; exit 0 when every check held, 1 otherwise (--report-only: pr
 failed, exit 0).
 """
 
-import argparse
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tsserve_fleet import (Failure, Server, ServerPeaks, check, fmt_ms, run_bench,  # noqa: E402
-                           stage_errors)
+from tsserve_fleet import (Failure, Server, ServerPeaks, check, fleet_arguments,  # noqa: E402
+                           fmt_ms, run_bench, run_main, stage_errors)
 
 
 def parse_args():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--tsserve", required=True)
-    parser.add_argument("--client", required=True)
-    parser.add_argument("--work", required=True)
+    parser = fleet_arguments(__doc__)
     parser.add_argument("--stage-s", type=float, default=3.0, help="seconds recorded per stage")
     parser.add_argument("--multiples", default="2,4,8", help="open-loop rates, x capacity")
     parser.add_argument("--concurrency", type=int, default=16, help="closed loop for capacity")
@@ -187,8 +183,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except Failure as failure:
-        print("FAIL: %s" % failure, file=sys.stderr)
-        sys.exit(1)
+    run_main(main)

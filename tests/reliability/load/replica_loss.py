@@ -18,20 +18,17 @@ Checks:
 Prints errors per replica with their codes, throughput per phase and the recovery time.
 """
 
-import argparse
 import os
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tsserve_fleet import (BackgroundBench, Failure, Server, check, wait_until)  # noqa: E402
+from tsserve_fleet import (BackgroundBench, Server, check, fleet_arguments,  # noqa: E402
+                           run_main, wait_until)
 
 
 def parse_args():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--tsserve", required=True)
-    parser.add_argument("--client", required=True)
-    parser.add_argument("--work", required=True)
+    parser = fleet_arguments(__doc__)
     parser.add_argument("--concurrency", type=int, default=12)
     parser.add_argument("--phase-calls", type=int, default=100,
                         help="Forecasts each live replica answers in each phase")
@@ -117,8 +114,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except Failure as failure:
-        print("FAIL: %s" % failure, file=sys.stderr)
-        sys.exit(1)
+    run_main(main)

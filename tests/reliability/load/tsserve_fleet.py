@@ -6,12 +6,14 @@ in /metrics reaching a value), never for time to pass. Figures come from the ben
 --json output, the servers' own /metrics and log, and /proc/PID/status.
 """
 
+import argparse
 import json
 import os
 import re
 import select
 import signal
 import subprocess
+import sys
 import threading
 import time
 import urllib.request
@@ -28,6 +30,25 @@ class Failure(Exception):
 def check(condition, message):
     if not condition:
         raise Failure(message)
+
+
+def fleet_arguments(doc):
+    """The parser every load script starts from: the two binaries and a work folder; the
+    first line of `doc` (the script's docstring) describes it."""
+    parser = argparse.ArgumentParser(description=doc.split("\n")[0])
+    parser.add_argument("--tsserve", required=True)
+    parser.add_argument("--client", required=True)
+    parser.add_argument("--work", required=True)
+    return parser
+
+
+def run_main(main):
+    """Runs a load script's main: a Failure is printed as FAIL and exits 1."""
+    try:
+        main()
+    except Failure as failure:
+        print("FAIL: %s" % failure, file=sys.stderr)
+        sys.exit(1)
 
 
 def wait_until(predicate, timeout_s, what, poll_s=0.05):
