@@ -12,6 +12,7 @@
 
 #include "tsserve/client/csv_window.h"
 #include "tsserve/model/checkpoint_loader.h"
+#include "tsserve/model/malloc_retention.h"
 #include "tsserve/model/model_error.h"
 
 namespace {
@@ -46,6 +47,7 @@ int main(int argc, char** argv) {
 
   try {
     at::set_num_threads(threads);
+    tsserve::model::keep_freed_memory_for_reuse();  // as the server does
     tsserve::model::PatchTST model = tsserve::model::load_patchtst(model_path);
     const auto& config = model->config();
     std::vector<std::string> columns;

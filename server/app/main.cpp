@@ -10,6 +10,8 @@
 
 #include "stop_signals.h"
 
+#include "tsserve/model/malloc_retention.h"
+
 #include "tsserve/server/inference_server.h"
 #include "tsserve/server/logging.h"
 #include "tsserve/server/server_config.h"
@@ -28,6 +30,8 @@ int main(int argc, char** argv) {
   const ServerConfig& config = parsed.config;
   setup_logging(*log_level_from_name(config.logging.log_level),
                 *log_format_from_name(config.logging.log_format));
+  // Before the model's warm-up forwards, so their pages are the ones kept.
+  spdlog::info("malloc: {}", tsserve::model::keep_freed_memory_for_reuse().detail);
 
   std::unique_ptr<InferenceServer> server;
   try {

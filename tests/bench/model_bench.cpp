@@ -20,6 +20,7 @@
 #include "default_model_shape.h"
 #include "naive_prob_attention.h"
 #include "tsserve/model/full_attention.h"
+#include "tsserve/model/malloc_retention.h"
 #include "tsserve/model/patchtst.h"
 #include "tsserve/model/prob_attention.h"
 
@@ -128,6 +129,8 @@ BENCHMARK(BM_PatchTSTAttentionMaps)
 
 int main(int argc, char** argv) {
   CountingCpuAllocator::install();
+  // The server's allocator settings (server/app/main.cpp), so the limit is measured alike.
+  benchmark::AddCustomContext("malloc", tsserve::model::keep_freed_memory_for_reuse().detail);
   const char* threads = std::getenv("TSSERVE_BENCH_THREADS");
   at::set_num_threads(threads ? std::atoi(threads) : 1);
   benchmark::AddCustomContext("torch_threads", std::to_string(at::get_num_threads()));
