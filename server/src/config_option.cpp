@@ -272,6 +272,11 @@ std::vector<ConfigOption> make_options() {
   options.push_back(integer_option(
       {"max_batch_rows", "Batching", "INT", "Series rows in one forward pass at most"},
       [](auto& c) -> auto& { return c.batching.max_batch_rows; }, 1));
+  options.push_back(integer_option(
+      {"preferred_batch_rows", "Batching", "INT",
+       "A worker closes its batch at this many rows and leaves the rest queued for the next "
+       "free instance (a larger request still runs, alone); 0 = max_batch_rows"},
+      [](auto& c) -> auto& { return c.batching.preferred_batch_rows; }, 0));
   options.push_back(number_option(
       {"max_queue_delay_ms", "Batching", "MS",
        "How long the oldest queued request waits for company (milliseconds); 0 = a free "

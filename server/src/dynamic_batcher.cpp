@@ -22,6 +22,11 @@ std::string BatcherOptions::validate() const {
   if (max_batch_rows < 1) {
     return "max_batch_rows is 0; it must be at least 1";
   }
+  if (preferred_batch_rows > max_batch_rows) {
+    return "preferred_batch_rows (" + std::to_string(preferred_batch_rows) +
+           ") must be at most max_batch_rows (" + std::to_string(max_batch_rows) +
+           "), or 0 for max_batch_rows";
+  }
   if (max_queue_delay < Clock::duration::zero()) {
     return "max_queue_delay is negative; it must be 0 or more";
   }
@@ -100,8 +105,8 @@ SubmitResult DynamicBatcher::submit(std::unique_ptr<BatchTask>& task) {
     }
     // A waiting worker's decision changes only when the queue stops being empty (a new
     // oldest task to time) or the rows reach a full batch; other arrivals need no wake-up.
-    wake = queue_.empty() || (queued_rows_ < options_.max_batch_rows &&
-                              queued_rows_ + rows >= options_.max_batch_rows);
+    wake = queue_.empty() || (queued_rows_ < full_batch_rows() &&
+                              queued_rows_ + rows >= full_batch_rows());
     task->enqueued_at_ = clock_.now();
     queued_rows_ += rows;
     queue_.push_back(Queued{std::move(task), rows});
@@ -147,7 +152,7 @@ void DynamicBatcher::work() {
       continue;
     }
     // Draining closes batches at once: nothing more is coming to fill them.
-    if (!stopping_ && queued_rows_ < options_.max_batch_rows) {
+    if (!stopping_ && queued_rows_ < full_batch_rows()) {
       const Clock::time_point close_at =
           saturating_add(queue_.front().task->enqueued_at(), options_.max_queue_delay);
       if (clock_.now() < close_at) {
@@ -182,6 +187,11 @@ void DynamicBatcher::work() {
   }
 }
 
+std::size_t DynamicBatcher::full_batch_rows() const {
+  return options_.preferred_batch_rows > 0 ? options_.preferred_batch_rows
+                                           : options_.max_batch_rows;
+}
+
 void DynamicBatcher::take_batch(Batch& batch, std::vector<Dropped>& dropped) {
   batch.started = clock_.now();
   while (!queue_.empty()) {
@@ -193,7 +203,8 @@ void DynamicBatcher::take_batch(Batch& batch, std::vector<Dropped>& dropped) {
       dropped.push_back(Dropped{std::move(front.task),
                                 {TaskCode::kDeadlineExceeded,
                                  "the deadline passed while the request was queued for a batch"}});
-    } else if (batch.rows + front.rows <= options_.max_batch_rows) {
+    } else if (batch.tasks.empty() || batch.rows + front.rows <= full_batch_rows()) {
+      // The first task always fits: submit() refused any over max_batch_rows.
       batch.rows += front.rows;
       batch.tasks.push_back(std::move(front.task));
     } else {

@@ -132,6 +132,7 @@ class InferenceServerImpl final : public InferenceServer {
 
     BatcherOptions batching;
     batching.max_batch_rows = static_cast<std::size_t>(config.batching.max_batch_rows);
+    batching.preferred_batch_rows = static_cast<std::size_t>(config.batching.preferred_batch_rows);
     batching.max_queue_delay = std::chrono::duration_cast<Clock::duration>(
         std::chrono::duration<double, std::milli>(config.batching.max_queue_delay_ms));
     batching.max_queue_rows = static_cast<std::size_t>(config.batching.max_queue_rows);

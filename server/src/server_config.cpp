@@ -132,6 +132,11 @@ void check_combinations(const ServerConfig& config, const Sources& sources,
                      sources.describe(config, "max_batch_rows") +
                      "), or a full batch could never queue");
   }
+  if (config.batching.preferred_batch_rows > config.batching.max_batch_rows) {
+    errors.push_back("preferred_batch_rows (" + sources.describe(config, "preferred_batch_rows") +
+                     ") must be at most max_batch_rows (" +
+                     sources.describe(config, "max_batch_rows") + "), or 0 for max_batch_rows");
+  }
   const bool cert = sources.is_set(config, "tls_cert");
   const bool key = sources.is_set(config, "tls_key");
   if (cert != key) {

@@ -214,6 +214,10 @@ TEST(BatcherOptionsTest, DefaultsAreValidAndProblemsAreNamed) {
   options.max_batch_rows = 0;
   EXPECT_THAT(options.validate(), HasSubstr("max_batch_rows"));
   options = BatcherOptions{};
+  options.preferred_batch_rows = 449;
+  EXPECT_THAT(options.validate(), HasSubstr("preferred_batch_rows (449) must be at most "
+                                            "max_batch_rows (448)"));
+  options = BatcherOptions{};
   options.max_queue_delay = -1ms;
   EXPECT_THAT(options.validate(), HasSubstr("max_queue_delay"));
   EXPECT_THROW(DynamicBatcher(options, [](Batch&) {}), std::invalid_argument);
@@ -339,6 +343,80 @@ TEST(DynamicBatcherTest, GroupsWholeTasksFifoWithoutExceedingMaxBatchRows) {
     batch_rows.push_back(batch.rows);
   }
   EXPECT_THAT(batch_rows, ElementsAre(10, 9, 6, 9));
+}
+
+// preferred_batch_rows = 4 under max_batch_rows = 10: batches close at 4 rows, FIFO; a
+// 6-row task still runs, alone; the 2-row remainder waits for the delay, as a short
+// batch does.
+TEST(DynamicBatcherTest, PreferredBatchRowsCloseBatchesEarlierAndALargerTaskRunsAlone) {
+  FakeClock clock;
+  Outcomes outcomes;
+  Recorder recorder;
+  Gate entered;
+  Gate release;
+  BatcherOptions options = options_with(10, 2ms);
+  options.preferred_batch_rows = 4;
+  DynamicBatcher batcher(options, recorder.processor([&](Batch& batch, std::size_t index) {
+    if (index == 0) {
+      entered.open();
+      release.wait();
+    }
+    complete_all(batch);
+  }),
+                         clock);
+  const Clock::time_point t0 = clock.now();
+  ASSERT_EQ(submit(batcher, 0, 4, outcomes), SubmitResult::kAccepted);  // full at once
+  ASSERT_TRUE(entered.wait());
+
+  const std::vector<std::size_t> rows = {2, 1, 3, 6, 2};
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    ASSERT_EQ(submit(batcher, static_cast<int>(i) + 1, rows[i], outcomes), SubmitResult::kAccepted);
+  }
+  release.open();
+  ASSERT_TRUE(recorder.await_batches(4));
+  ASSERT_TRUE(clock.await_waiter_until(t0 + 2ms, kBound));  // task 5's 2 rows wait
+  EXPECT_EQ(batcher.queued_rows(), 2u);
+  clock.advance(2ms);
+
+  ASSERT_TRUE(outcomes.await_count(6));
+  EXPECT_THAT(recorder.batch_ids(), ElementsAre(ElementsAre(0), ElementsAre(1, 2), ElementsAre(3),
+                                                ElementsAre(4), ElementsAre(5)));
+  std::vector<std::size_t> batch_rows;
+  for (const SeenBatch& batch : recorder.batches()) {
+    batch_rows.push_back(batch.rows);
+  }
+  EXPECT_THAT(batch_rows, ElementsAre(4, 3, 3, 6, 2));
+}
+
+// Two workers and a preferred batch of one task: while one worker is held in its batch,
+// the other takes the next task rather than both tasks going to the first.
+TEST(DynamicBatcherTest, PreferredBatchRowsShareTheQueueBetweenWorkers) {
+  FakeClock clock;
+  Outcomes outcomes;
+  Recorder recorder;
+  Gate entered;
+  Gate release;
+  BatcherOptions options = options_with(8, Clock::duration::max());
+  options.preferred_batch_rows = 2;
+  options.workers = 2;
+  DynamicBatcher batcher(options, recorder.processor([&](Batch& batch, std::size_t index) {
+    if (index == 0) {
+      entered.open();
+      release.wait();
+    }
+    complete_all(batch);
+  }),
+                         clock);
+  ASSERT_TRUE(clock.await_waiters(2, kBound));
+  ASSERT_EQ(submit(batcher, 1, 2, outcomes), SubmitResult::kAccepted);
+  ASSERT_TRUE(entered.wait());
+  ASSERT_EQ(submit(batcher, 2, 2, outcomes), SubmitResult::kAccepted);
+  ASSERT_TRUE(outcomes.await_count(1)) << "the free worker did not take task 2";
+  EXPECT_THAT(outcomes.codes(2), ElementsAre(TaskCode::kOk));
+  EXPECT_THAT(outcomes.of(1), IsEmpty());
+  release.open();
+  ASSERT_TRUE(outcomes.await_count(2));
+  EXPECT_THAT(recorder.batch_ids(), ElementsAre(ElementsAre(1), ElementsAre(2)));
 }
 
 TEST(DynamicBatcherTest, RefusesATaskWhenTheQueueIsFull) {

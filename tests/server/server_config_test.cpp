@@ -247,6 +247,9 @@ TEST(ServerConfigTest, RulesAcrossOptionsNameWhereEachValueCameFrom) {
   EXPECT_THAT(load_error({"--max-queue-rows", "100"}),
               HasSubstr("max_queue_rows (100, from --max-queue-rows) must be at least "
                         "max_batch_rows (448, default)"));
+  EXPECT_THAT(load_error({"--max-batch-rows", "64"}, {{"TSSERVE_PREFERRED_BATCH_ROWS", "65"}}),
+              HasSubstr("preferred_batch_rows (65, from TSSERVE_PREFERRED_BATCH_ROWS) must be at "
+                        "most max_batch_rows (64, from --max-batch-rows)"));
   EXPECT_THAT(load_error({}, {{"TSSERVE_TLS_CERT", "/tls/cert.pem"}}),
               HasSubstr("tls_cert (\"/tls/cert.pem\", from TSSERVE_TLS_CERT) is set but tls_key "
                         "is not"));
@@ -279,7 +282,7 @@ TEST(ServerConfigTest, HelpListsEveryOptionWithItsDefaultAndEnvironmentVariable)
   EXPECT_THAT(help, HasSubstr("TSSERVE_CONFIG"));
   // Every option is a key of the config JSON.
   const nlohmann::json defaults = nlohmann::json::parse(to_config_json(ServerConfig{}));
-  ASSERT_EQ(defaults.size(), 24u);
+  ASSERT_EQ(defaults.size(), 25u);
   for (const auto& [key, value] : defaults.items()) {
     SCOPED_TRACE(key);
     std::string flag = "--" + key;

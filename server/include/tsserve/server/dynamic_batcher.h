@@ -1,10 +1,12 @@
 #pragma once
 // Dynamic batching of row tasks (batch_task.h) for one model instance group.
 //
-// Tasks queue FIFO. A worker closes a batch when the queued rows reach max_batch_rows or
-// when the oldest queued task has waited max_queue_delay (by the injected Clock), takes
-// whole tasks from the front while they fit (a task is never split, a batch never holds
-// more than max_batch_rows rows, and a task never jumps ahead of an older one), drops
+// Tasks queue FIFO. A worker closes a batch when the queued rows reach a full batch
+// (preferred_batch_rows, else max_batch_rows) or when the oldest queued task has waited
+// max_queue_delay (by the injected Clock), takes whole tasks from the front while they fit
+// in a full batch (a task is never split, a batch never holds more than max_batch_rows
+// rows, a task larger than preferred_batch_rows runs alone, and a task never jumps ahead
+// of an older one), drops
 // the cancelled and expired ones it meets (completing them kCancelled /
 // kDeadlineExceeded), and runs the processor on its own thread. Each worker is one model
 // instance, so `workers` batches run at once.
@@ -44,8 +46,13 @@
 namespace tsserve::server {
 
 struct BatcherOptions {
-  // Rows (series) in one forward pass at most.
+  // Rows (series) in one forward pass at most; a task with more is refused.
   std::size_t max_batch_rows = 448;
+  // A worker stops adding tasks to a batch at this many rows, leaving the rest queued for
+  // the next free worker: with several workers the queue is shared rather than taken by
+  // the first, and no request waits behind one wide batch. A single task with more rows
+  // (up to max_batch_rows) still runs, alone. 0: max_batch_rows.
+  std::size_t preferred_batch_rows = 0;
   // How long the oldest queued task may wait for company before its batch runs anyway;
   // 0: a free worker takes what is queued at once (batches form while it is busy).
   Clock::duration max_queue_delay = std::chrono::milliseconds(0);
@@ -75,7 +82,8 @@ const char* to_string(SubmitResult result);
 struct Batch {
   // FIFO order; none completed yet; no cancelled or expired task at `started`.
   std::vector<std::unique_ptr<BatchTask>> tasks;
-  std::size_t rows = 0;  // sum of tasks[i]->rows(), <= max_batch_rows
+  // sum of tasks[i]->rows(): <= preferred_batch_rows, or one task <= max_batch_rows
+  std::size_t rows = 0;
   // When the worker closed the batch, by the batcher's clock. A task's queue wait is
   // started - task->enqueued_at().
   Clock::time_point started{};
@@ -136,6 +144,8 @@ class DynamicBatcher {
   };
 
   void work();
+  // The rows at which a batch is full: preferred_batch_rows, else max_batch_rows.
+  std::size_t full_batch_rows() const;
   // Moves the tasks of the next batch out of queue_ into `batch`, and the cancelled and
   // expired tasks met on the way into `dropped`. REQUIRES: mutex_ held.
   void take_batch(Batch& batch, std::vector<Dropped>& dropped);
@@ -149,7 +159,7 @@ class DynamicBatcher {
 
   mutable std::mutex mutex_;
   // Notified when a worker may have something to do: a task arrives in an empty queue,
-  // the queued rows reach max_batch_rows, tasks remain after a batch was taken, shutdown.
+  // the queued rows reach a full batch, tasks remain after a batch was taken, shutdown.
   std::condition_variable work_available_;
   std::deque<Queued> queue_;         // guarded by mutex_
   std::size_t queued_rows_ = 0;      // guarded by mutex_; sum of queue_[i].rows
