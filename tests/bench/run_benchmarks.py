@@ -26,6 +26,7 @@ import json
 import os
 import platform
 import re
+import resource
 import select
 import signal
 import subprocess
@@ -89,12 +90,13 @@ class Bench:
                 "--threads", str(self.args.threads), "--workers", "16"]
         return Server(argv, "python-server")
 
-    def sweep(self, target, label, concurrency=None, extra=()):
+    def sweep(self, target, label, concurrency=None, extra=(), warmup=None):
         concurrency = concurrency or self.args.concurrency
+        warmup = self.args.warmup if warmup is None else warmup
         log("%s: concurrency %s" % (label, concurrency))
         out = subprocess.run(
             [self.client, "bench", "--target", target, "--concurrency", concurrency,
-             "--duration-s", str(self.args.duration), "--warmup-s", str(self.args.warmup),
+             "--duration-s", str(self.args.duration), "--warmup-s", str(warmup),
              "--timeout-ms", "60000", "--json"] + list(extra),
             check=True, capture_output=True, text=True).stdout
         return json.loads(out)["stages"]
@@ -110,6 +112,38 @@ class Bench:
             check=True, capture_output=True, text=True, env=env).stdout
         return json.loads(out)["benchmarks"]
 
+    def cpu_per_call(self, server, concurrency, extra):
+        """One closed-loop stage, with the CPU time the server and the client spent per call
+        (us): what a call costs the machine, not only how long it takes."""
+        before_server = process_cpu_seconds(server.process.pid)
+        before_client = children_cpu_seconds()
+        stage = self.sweep(server.target, "CPU per call", concurrency, extra, warmup=0)[0]
+        calls = max(1, stage["requests_ok"])
+        return {"stage": stage,
+                "server_cpu_us": (process_cpu_seconds(server.process.pid) - before_server) / calls * 1e6,
+                "client_cpu_us": (children_cpu_seconds() - before_client) / calls * 1e6}
+
+    def forward_on_every_core(self, rows):
+        """The bundled model's forward at `rows` rows, alone and in one process per core at
+        once: how far the machine's cores add up (they share caches and memory bandwidth)."""
+        pattern = "BM_PatchTSTForward(At)?/rows:%d/invariant:1$" % rows
+        alone = self.run_model_bench(pattern, [rows])
+        log("model_bench %s in %d processes at once" % (pattern, os.cpu_count()))
+        env = dict(os.environ, TSSERVE_BENCH_THREADS=str(self.args.threads), TSSERVE_BENCH_ROWS=str(rows))
+        processes = [subprocess.Popen(
+            [self.model_bench, "--benchmark_filter=" + pattern, "--benchmark_format=json",
+             "--benchmark_min_time=%g" % (2 * self.args.min_time)],
+            stdout=subprocess.PIPE, text=True, env=env) for _ in range(os.cpu_count())]
+        together = []
+        for process in processes:
+            out, _ = process.communicate()
+            if process.returncode != 0:
+                raise RuntimeError("model_bench failed with %d" % process.returncode)
+            together.append(json.loads(out)["benchmarks"])
+        rows_per_s = lambda benchmarks: sum(rows / (b["real_time"] / 1e3) for b in benchmarks) / len(benchmarks)  # noqa: E731
+        return {"rows": rows, "alone_rows_per_s": rows_per_s(alone),
+                "together_rows_per_s": sum(rows_per_s(b) for b in together), "processes": len(together)}
+
     # ------------------------------------------------------------------ measurements
 
     def measure(self):
@@ -122,7 +156,7 @@ class Bench:
             r["maps_on"] = self.sweep(server.target, "with maps", "1,8", ["--attention"])
         with self.tsserve_server("--max-batch-rows", "7", "--max-queue-delay-ms", "0") as server:
             r["unbatched"] = self.sweep(server.target, "tsserve, batching off")
-        with self.tsserve_server("--instances", "2") as server:
+        with self.tsserve_server("--instances", "2", "--preferred-batch-rows", "56") as server:
             r["two_instances"] = self.sweep(server.target, "tsserve, 2 instances")
         with self.python_server() as server:
             r["python"] = self.sweep(server.target, "python server")
@@ -141,9 +175,16 @@ class Bench:
                     r["floor_%s_%s" % (shape, answer)] = self.sweep(
                         server.target, "gRPC floor, %s, %s shape" % (answer, shape), "1", request)
 
+            # What gRPC, protobuf and the client cost the machine per call, at the
+            # concurrency of the Python comparison (ceilings() uses it).
+            with Server([self.floor_server, "--answer", "worker", "--horizon", str(horizon)],
+                        "grpc-floor") as server:
+                r["grpc_cpu_%s" % shape] = self.cpu_per_call(server, "32", request)
+
         batch_rows = sorted({max(1, round(s["server"]["batch_rows_mean"])) for s in r["tsserve"]})
         r["forward"] = self.run_model_bench("BM_PatchTSTForward/rows:7/invariant:1$|BM_PatchTSTForwardAt|BM_TinyForward",
                                             batch_rows)
+        r["forward_every_core"] = self.forward_on_every_core(best_forward(r["forward"])[1])
         r["attention"] = self.run_model_bench(self.args.attention_filter)
         r["maps_model"] = self.run_model_bench("BM_PatchTSTAttentionMaps")
 
@@ -184,6 +225,25 @@ def machine_facts(args):
 
 
 # ---------------------------------------------------------------------- report
+
+
+def process_cpu_seconds(pid):
+    """User + system CPU time of a running process, from /proc."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def children_cpu_seconds():
+    """User + system CPU time of the child processes waited for so far (the client)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def best_forward(forward):
+    """(rows/s, rows) of the in-process forward's best batch."""
+    return max((forward_rows(b) / (b["real_time"] / 1e3), forward_rows(b))
+               for b in forward if forward_rows(b))
 
 
 def by_concurrency(stages):
@@ -281,22 +341,44 @@ def plot(results, images):
     plt.close(fig)
 
 
+def machine_ceiling(results, best_rps):
+    """(requests/s, how it was found): what the whole machine could serve at most.
+
+    Measured, not assumed: the model in one process per core at once (the cores share
+    caches and memory bandwidth, so they do not simply add up), plus the CPU that gRPC,
+    protobuf and the client (on the same machine) spend per call on a server that computes
+    nothing. Each call needs both; the cores supply `cores` CPU-seconds per second."""
+    cores = results["machine"]["cores"]
+    every_core, floor = results.get("forward_every_core"), results.get("grpc_cpu_bundled")
+    if not every_core or not floor:  # a --from-json of a run before these were measured
+        return best_rps * cores, ("every one of its %d cores running the model at the one-instance"
+                                  " rate and none left for gRPC or the load generator" % cores)
+    model_rps = every_core["together_rows_per_s"] / 7
+    grpc_cpu_s = (floor["server_cpu_us"] + floor["client_cpu_us"]) / 1e6
+    machine_rps = cores / (cores / model_rps + grpc_cpu_s)
+    how = ("%d processes running the model's best batch (%d rows) at once reach %.0f rows/s in all"
+           " (%.2fx one alone, %.0f rows/s), %.0f requests/s; gRPC, protobuf and the client cost"
+           " %.0f us of CPU per call (the gRPC floor server at concurrency 32: %.0f us in the server,"
+           " %.0f us in the client). A call needs %.0f us of a core for the model and %.0f us for"
+           " the rest, so %d cores serve at most %.0f requests/s" % (
+               every_core["processes"], every_core["rows"], every_core["together_rows_per_s"],
+               every_core["together_rows_per_s"] / every_core["alone_rows_per_s"],
+               every_core["alone_rows_per_s"], model_rps, grpc_cpu_s * 1e6, floor["server_cpu_us"],
+               floor["client_cpu_us"], cores / model_rps * 1e6, grpc_cpu_s * 1e6, cores, machine_rps))
+    return machine_rps, how
+
+
 def ceilings(results, on, py, overhead_us):
     """What no server could beat on this machine, from this run's own figures: the missed
     targets' explanations, computed rather than asserted."""
-    best = max((forward_rows(b) / (b["real_time"] / 1e3), forward_rows(b))
-               for b in results["forward"] if forward_rows(b))
+    best = best_forward(results["forward"])
     best_rps = best[0] / 7  # requests of 7 rows
-    cores = results["machine"]["cores"]
-    # Every core computing the model at the best batch, nothing left for gRPC or the client
-    # (which runs on the same machine): more than any server can have.
-    machine_rps = best_rps * cores
+    machine_rps, machine_how = machine_ceiling(results, best_rps)
     out = ["## Ceilings on this machine (computed from the figures above)", "",
            "One model instance with no serving overhead would serve at most the in-process limit:"
            " %.0f rows/s (its best batch, %d rows) = %.0f requests/s of 7 rows at %s intra-op"
-           " thread(s). The whole machine, every one of its %d cores running the model and none"
-           " left for gRPC or the load generator, at most %.0f requests/s." % (
-               best[0], best[1], best_rps, results["machine"]["threads"], cores, machine_rps)]
+           " thread(s). The whole machine: %s." % (
+               best[0], best[1], best_rps, results["machine"]["threads"], machine_how)]
     if 32 in on and 32 in py:
         py_rps, py_p99 = py[32]["throughput_rps"], py[32]["latency_ms"]["p99"]
         two = by_concurrency(results.get("two_instances", []))
@@ -434,7 +516,7 @@ def report(results, args, images_rel):
     out.append(sweep_table(results["tsserve"], "tsserve, dynamic batching (defaults)"))
     out.append(sweep_table(results["unbatched"], "tsserve, batching off (`--max-batch-rows 7 --max-queue-delay-ms 0`: a batch is one request)"))
     if "two_instances" in results:
-        out.append(sweep_table(results["two_instances"], "tsserve, two model instances (`--instances 2`: two batcher workers sharing the queue)"))
+        out.append(sweep_table(results["two_instances"], "tsserve, two model instances (`--instances 2 --preferred-batch-rows 56`: two batcher workers sharing the queue in batches of up to 8 requests)"))
     out.append(sweep_table(results["python"], "Python gRPC server, PyTorch eager, one forward per request (`tests/bench/python_server.py`)"))
 
     out += ["## The limit: in-process forward of the bundled model (`model_bench`, batch-invariant path)", "",
