@@ -106,6 +106,9 @@ void check_accepted(const ServerConfig& config) {
   FUZZ_CHECK(batching.max_batch_rows >= 1 && batching.max_encode_tokens >= 1, "batch limits");
   FUZZ_CHECK(batching.max_queue_rows >= batching.max_batch_rows,
              "max_queue_rows below max_batch_rows");
+  FUZZ_CHECK(batching.preferred_batch_rows >= 0 &&
+                 batching.preferred_batch_rows <= batching.max_batch_rows,
+             "preferred_batch_rows outside 0..max_batch_rows");
   check_duration(batching.max_queue_delay_ms, 1e-3, "max_queue_delay_ms");
   check_duration(batching.max_queue_wait_ms, 1e-3, "max_queue_wait_ms");
 
