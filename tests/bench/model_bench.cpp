@@ -128,7 +128,10 @@ BENCHMARK(BM_PatchTSTAttentionMaps)
 }  // namespace
 
 int main(int argc, char** argv) {
-  CountingCpuAllocator::install();
+  // Counting every tensor allocation is only needed for the attention benchmarks' peak
+  // memory; TSSERVE_BENCH_COUNT_MEMORY=0 leaves LibTorch's own allocator in place.
+  const char* count_memory = std::getenv("TSSERVE_BENCH_COUNT_MEMORY");
+  if (count_memory == nullptr || std::string(count_memory) != "0") CountingCpuAllocator::install();
   // The server's allocator settings (server/app/main.cpp), so the limit is measured alike.
   benchmark::AddCustomContext("malloc", tsserve::model::keep_freed_memory_for_reuse().detail);
   const char* threads = std::getenv("TSSERVE_BENCH_THREADS");
