@@ -19,6 +19,7 @@
 #include "counting_cpu_allocator.h"
 #include "default_model_shape.h"
 #include "naive_prob_attention.h"
+#include "tsserve/model/checkpoint_loader.h"
 #include "tsserve/model/full_attention.h"
 #include "tsserve/model/malloc_retention.h"
 #include "tsserve/model/patchtst.h"
@@ -77,12 +78,19 @@ void BM_NaiveProbAttention(benchmark::State& state) {
   });
 }
 
+// The bundled model itself, its weights and its config, as the server loads it (trained
+// weights, not a random initialisation of the same shape: the limit is this model's).
+PatchTST bundled_model(bool batch_invariant) {
+  ModelConfig config = load_model_config(config_path_for(TSSERVE_DEFAULT_MODEL));
+  config.batch_invariant = batch_invariant;
+  return load_patchtst(TSSERVE_DEFAULT_MODEL, config);
+}
+
 void BM_PatchTSTForward(benchmark::State& state) {
   const int64_t rows = state.range(0);
-  const ModelConfig config =
-      tsserve::testing::default_model_shape(AttentionKind::kFull, state.range(1) != 0);
+  PatchTST model = bundled_model(state.range(1) != 0);
+  const ModelConfig& config = model->config();
   torch::manual_seed(0);
-  PatchTST model(config);
   const at::Tensor series = torch::randn({rows, config.seq_len});
   at::InferenceMode guard;
   for (auto _ : state) benchmark::DoNotOptimize(model->forecast_rows(series).forecast);
