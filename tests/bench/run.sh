@@ -2,7 +2,7 @@
 # One command for BENCHMARKS.md: installs the dependencies, builds the server, the client
 # and the micro-benchmarks, then measures everything side by side
 # (tests/bench/run_benchmarks.py; its --help lists the options, e.g. --quick, --threads N,
-# --device cuda). Takes about 15 minutes on 2 cores with the defaults.
+# --device cuda). Takes about 10 minutes on 2 cores with the defaults.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bash "$root/deploy/build.sh" --target tsserve tsserve-client model_bench grpc_floor_server
