@@ -30,8 +30,10 @@ int main(int argc, char** argv) {
   const ServerConfig& config = parsed.config;
   setup_logging(*log_level_from_name(config.logging.log_level),
                 *log_format_from_name(config.logging.log_format));
-  // Before the model's warm-up forwards, so their pages are the ones kept.
-  spdlog::info("malloc: {}", tsserve::model::keep_freed_memory_for_reuse().detail);
+  // Before the model's warm-up forwards, so their pages are the ones kept. Logged once the
+  // server is up: a start that fails says only why.
+  const tsserve::model::MallocRetentionResult retention =
+      tsserve::model::keep_freed_memory_for_reuse();
 
   std::unique_ptr<InferenceServer> server;
   try {
@@ -40,6 +42,7 @@ int main(int argc, char** argv) {
     spdlog::critical("cannot start: {}", e.what());
     return 1;
   }
+  spdlog::info("malloc: {}", retention.detail);
   // One line on stdout for scripts and tests that start the server on port 0.
   std::printf("tsserve listening grpc_port=%d metrics_port=%d\n", server->grpc_port(),
               server->metrics_port());

@@ -105,8 +105,8 @@ SubmitResult DynamicBatcher::submit(std::unique_ptr<BatchTask>& task) {
     }
     // A waiting worker's decision changes only when the queue stops being empty (a new
     // oldest task to time) or the rows reach a full batch; other arrivals need no wake-up.
-    wake = queue_.empty() || (queued_rows_ < full_batch_rows() &&
-                              queued_rows_ + rows >= full_batch_rows());
+    wake = queue_.empty() ||
+           (queued_rows_ < full_batch_rows() && queued_rows_ + rows >= full_batch_rows());
     task->enqueued_at_ = clock_.now();
     queued_rows_ += rows;
     queue_.push_back(Queued{std::move(task), rows});

@@ -122,7 +122,10 @@ void BM_PatchTSTAttentionMaps(benchmark::State& state) {
 // L = 16384: Full needs 8 GiB of scores per forward; the naive gather 1.6 GiB of key copies.
 BENCHMARK(BM_FullAttention)->RangeMultiplier(4)->Range(64, 16384)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ProbAttention)->RangeMultiplier(4)->Range(64, 16384)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_NaiveProbAttention)->RangeMultiplier(4)->Range(64, 16384)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_NaiveProbAttention)
+    ->RangeMultiplier(4)
+    ->Range(64, 16384)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PatchTSTForward)
     ->ArgNames({"rows", "invariant"})
     ->ArgsProduct({{1, 7, 64, 448}, {1, 0}})

@@ -62,8 +62,8 @@ TEST(MallocRetention, FreedForwardSizedBlocksAreReusedWithoutPageFaults) {
   for (int i = 0; i < kRounds; ++i) run_one_forward_pattern();
   const long faults = minor_faults() - before;
   // Returned to the kernel, every round would fault all its pages in again.
-  EXPECT_LT(faults, kPagesPerRound / 4) << faults << " page faults over " << kRounds
-                                        << " rounds of " << kPagesPerRound << " pages";
+  EXPECT_LT(faults, kPagesPerRound / 4)
+      << faults << " page faults over " << kRounds << " rounds of " << kPagesPerRound << " pages";
 }
 
 TEST(MallocRetention, TheOperatorsEnvironmentWins) {

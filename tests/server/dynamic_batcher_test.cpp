@@ -147,6 +147,13 @@ class Recorder {
     std::lock_guard<std::mutex> lock(mutex_);
     return batches_;
   }
+  std::vector<std::size_t> batch_rows() const {
+    std::vector<std::size_t> rows;
+    for (const SeenBatch& batch : batches()) {
+      rows.push_back(batch.rows);
+    }
+    return rows;
+  }
   std::vector<std::vector<int>> batch_ids() const {
     std::vector<std::vector<int>> ids;
     for (const SeenBatch& batch : batches()) {
@@ -181,6 +188,18 @@ class Gate {
   std::condition_variable cv_;
   bool open_ = false;  // guarded by mutex_
 };
+
+// A hook that holds the first batch in the processor (after opening `entered`) until
+// `release` opens, so tasks queue behind it; every batch is then completed OK.
+Recorder::Hook hold_first_batch(Gate& entered, Gate& release) {
+  return [&entered, &release](Batch& batch, std::size_t index) {
+    if (index == 0) {
+      entered.open();
+      release.wait();
+    }
+    complete_all(batch);
+  };
+}
 
 SubmitResult submit(DynamicBatcher& batcher, int id, std::size_t rows, Outcomes& outcomes,
                     Clock::time_point deadline = Clock::time_point::max()) {
@@ -313,14 +332,7 @@ TEST(DynamicBatcherTest, GroupsWholeTasksFifoWithoutExceedingMaxBatchRows) {
   Gate entered;
   Gate release;
   DynamicBatcher batcher(options_with(10, 2ms),
-                         recorder.processor([&](Batch& batch, std::size_t index) {
-                           if (index == 0) {
-                             entered.open();
-                             release.wait();
-                           }
-                           complete_all(batch);
-                         }),
-                         clock);
+                         recorder.processor(hold_first_batch(entered, release)), clock);
   const Clock::time_point t0 = clock.now();
   ASSERT_EQ(submit(batcher, 0, 10, outcomes), SubmitResult::kAccepted);
   ASSERT_TRUE(entered.wait());
@@ -338,11 +350,7 @@ TEST(DynamicBatcherTest, GroupsWholeTasksFifoWithoutExceedingMaxBatchRows) {
   ASSERT_TRUE(outcomes.await_count(8));
   EXPECT_THAT(recorder.batch_ids(), ElementsAre(ElementsAre(0), ElementsAre(1, 2, 3),
                                                 ElementsAre(4, 5), ElementsAre(6, 7)));
-  std::vector<std::size_t> batch_rows;
-  for (const SeenBatch& batch : recorder.batches()) {
-    batch_rows.push_back(batch.rows);
-  }
-  EXPECT_THAT(batch_rows, ElementsAre(10, 9, 6, 9));
+  EXPECT_THAT(recorder.batch_rows(), ElementsAre(10, 9, 6, 9));
 }
 
 // preferred_batch_rows = 4 under max_batch_rows = 10: batches close at 4 rows, FIFO; a
@@ -356,14 +364,7 @@ TEST(DynamicBatcherTest, PreferredBatchRowsCloseBatchesEarlierAndALargerTaskRuns
   Gate release;
   BatcherOptions options = options_with(10, 2ms);
   options.preferred_batch_rows = 4;
-  DynamicBatcher batcher(options, recorder.processor([&](Batch& batch, std::size_t index) {
-    if (index == 0) {
-      entered.open();
-      release.wait();
-    }
-    complete_all(batch);
-  }),
-                         clock);
+  DynamicBatcher batcher(options, recorder.processor(hold_first_batch(entered, release)), clock);
   const Clock::time_point t0 = clock.now();
   ASSERT_EQ(submit(batcher, 0, 4, outcomes), SubmitResult::kAccepted);  // full at once
   ASSERT_TRUE(entered.wait());
@@ -381,11 +382,7 @@ TEST(DynamicBatcherTest, PreferredBatchRowsCloseBatchesEarlierAndALargerTaskRuns
   ASSERT_TRUE(outcomes.await_count(6));
   EXPECT_THAT(recorder.batch_ids(), ElementsAre(ElementsAre(0), ElementsAre(1, 2), ElementsAre(3),
                                                 ElementsAre(4), ElementsAre(5)));
-  std::vector<std::size_t> batch_rows;
-  for (const SeenBatch& batch : recorder.batches()) {
-    batch_rows.push_back(batch.rows);
-  }
-  EXPECT_THAT(batch_rows, ElementsAre(4, 3, 3, 6, 2));
+  EXPECT_THAT(recorder.batch_rows(), ElementsAre(4, 3, 3, 6, 2));
 }
 
 // Two workers and a preferred batch of one task: while one worker is held in its batch,
@@ -399,14 +396,7 @@ TEST(DynamicBatcherTest, PreferredBatchRowsShareTheQueueBetweenWorkers) {
   BatcherOptions options = options_with(8, Clock::duration::max());
   options.preferred_batch_rows = 2;
   options.workers = 2;
-  DynamicBatcher batcher(options, recorder.processor([&](Batch& batch, std::size_t index) {
-    if (index == 0) {
-      entered.open();
-      release.wait();
-    }
-    complete_all(batch);
-  }),
-                         clock);
+  DynamicBatcher batcher(options, recorder.processor(hold_first_batch(entered, release)), clock);
   ASSERT_TRUE(clock.await_waiters(2, kBound));
   ASSERT_EQ(submit(batcher, 1, 2, outcomes), SubmitResult::kAccepted);
   ASSERT_TRUE(entered.wait());
@@ -613,14 +603,7 @@ TEST(DynamicBatcherTest, TasksSubmittedWhileTheProcessorRunsFormTheNextBatch) {
   Gate entered;
   Gate release;
   DynamicBatcher batcher(options_with(100, 2ms),
-                         recorder.processor([&](Batch& batch, std::size_t index) {
-                           if (index == 0) {
-                             entered.open();
-                             release.wait();
-                           }
-                           complete_all(batch);
-                         }),
-                         clock);
+                         recorder.processor(hold_first_batch(entered, release)), clock);
   const Clock::time_point t0 = clock.now();
   ASSERT_EQ(submit(batcher, 1, 1, outcomes), SubmitResult::kAccepted);
   ASSERT_EQ(submit(batcher, 2, 1, outcomes), SubmitResult::kAccepted);
@@ -660,14 +643,7 @@ TEST(DynamicBatcherTest, ASecondWorkerTakesTheRestWhileTheFirstIsBusy) {
   Gate release;
   BatcherOptions options = options_with(4, 2ms);
   options.workers = 2;
-  DynamicBatcher batcher(options, recorder.processor([&](Batch& batch, std::size_t index) {
-    if (index == 0) {
-      entered.open();
-      release.wait();
-    }
-    complete_all(batch);
-  }),
-                         clock);
+  DynamicBatcher batcher(options, recorder.processor(hold_first_batch(entered, release)), clock);
   const Clock::time_point t0 = clock.now();
   ASSERT_TRUE(clock.await_waiters(2, kBound));
   ASSERT_EQ(submit(batcher, 1, 3, outcomes), SubmitResult::kAccepted);

@@ -58,7 +58,7 @@ struct BatchingOptions {
   int max_batch_rows = 448;
   // 0 = max_batch_rows. Below it, a worker leaves the rest of the queue to the next free
   // one; with several instances that shares the work and cuts the tail (BENCHMARKS.md:
-  // p99 at concurrency 32 with 2 instances, 72 -> 46-49 ms at 28-56 rows).
+  // p99 at concurrency 32 with 2 instances, 81-97 -> 48-55 ms at 28-56 rows).
   int preferred_batch_rows = 0;
   // 0: work-conserving. An idle worker takes what is queued at once; requests arriving
   // while it computes wait for the next batch and share it. On CPU this model's cost per
