@@ -147,7 +147,7 @@ class Bench:
             if process.returncode != 0:
                 raise RuntimeError("model_bench failed with %d" % process.returncode)
             together.append(json.loads(out)["benchmarks"])
-        rows_per_s = lambda benchmarks: sum(rows / (b["real_time"] / 1e3) for b in benchmarks) / len(benchmarks)  # noqa: E731
+        rows_per_s = lambda benchmarks: statistics.mean(rows_per_second(b, rows) for b in benchmarks)  # noqa: E731
         return {"rows": rows, "alone_rows_per_s": rows_per_s(alone),
                 "together_rows_per_s": sum(rows_per_s(b) for b in together), "processes": len(together)}
 
@@ -258,9 +258,14 @@ def children_cpu_seconds():
     return usage.ru_utime + usage.ru_stime
 
 
+def rows_per_second(benchmark, rows):
+    """A model_bench forward's rate: `rows` rows per iteration of real_time ms."""
+    return rows / (benchmark["real_time"] / 1e3)
+
+
 def best_forward(forward):
     """(rows/s, rows) of the in-process forward's best batch."""
-    return max((forward_rows(b) / (b["real_time"] / 1e3), forward_rows(b))
+    return max((rows_per_second(b, forward_rows(b)), forward_rows(b))
                for b in forward if forward_rows(b))
 
 
@@ -599,7 +604,7 @@ def report(results, args, images_rel):
     for b in sorted(results["forward"], key=lambda b: forward_rows(b) or 0):
         rows = forward_rows(b)
         if rows:
-            out.append("| %d | %.3f | %.0f |" % (rows, b["real_time"], rows / (b["real_time"] / 1e3)))
+            out.append("| %d | %.3f | %.0f |" % (rows, b["real_time"], rows_per_second(b, rows)))
     out += ["", "Tiny model (T=16, F=4, D=8, 1 layer), 1 row: forward %.1f us in-process; served at"
             " concurrency 1: p50 %.0f us, p99 %.0f us." % (
                 tiny_us or float("nan"), tiny["latency_ms"]["p50"] * 1e3, tiny["latency_ms"]["p99"] * 1e3), ""]
