@@ -33,9 +33,13 @@ echo "--- metrics (http://127.0.0.1:9464/metrics), excerpt:"
 /usr/bin/python3 - <<'PY'
 import urllib.request
 text = urllib.request.urlopen("http://127.0.0.1:9464/metrics", timeout=10).read().decode()
+# Lines that say something: the ready flag and model info, and the request, latency and batch
+# counts that are not zero (every method has a zero code="OK" child from the start).
 for line in text.splitlines():
-    if line.startswith(("tsserve_requests_total{code=\"OK\"", "tsserve_request_duration_seconds_count",
-                        "tsserve_batch_rows_count", "tsserve_ready", "tsserve_model_info")):
+    if line.startswith(("tsserve_ready", "tsserve_model_info")):
+        print(line)
+    elif line.startswith(("tsserve_requests_total{", "tsserve_request_duration_seconds_count",
+                          "tsserve_batch_rows_count")) and float(line.rsplit(" ", 1)[1]) != 0:
         print(line)
 PY
 kill -TERM $server
