@@ -29,7 +29,7 @@ ctest --test-dir "$build" -j "$(nproc)" --timeout 600 --output-on-failure > "$lo
 ctest_rc=$?
 grep -E 'tests passed|Failed|\*\*\*|Skipped' "$logs/ctest.log" | head -40
 # The GPU tests by name, so a skip cannot pass for a run.
-"$build/tests/model_tests" --gtest_filter='Cuda*' > "$logs/cuda_tests.log" 2>&1
+"$build/tests/model_tests" --gtest_filter='*Cuda*' > "$logs/cuda_tests.log" 2>&1
 cuda_rc=$?
 grep -E '^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED|tests ran' "$logs/cuda_tests.log"
 
