@@ -14,16 +14,17 @@ namespace {
 
 using namespace tsserve::model;
 
-void skip_without_cuda() {
-  if (!torch::cuda::is_available()) {
-    GTEST_SKIP() << "no CUDA device visible to LibTorch (a CPU-only build, or no GPU)";
-  }
-}
-
-class CudaParity : public ::testing::TestWithParam<std::string> {
+// GTEST_SKIP in SetUp skips the test body; in a helper it would only leave the helper.
+class CudaTest : public ::testing::Test {
  protected:
-  void SetUp() override { skip_without_cuda(); }
+  void SetUp() override {
+    if (!torch::cuda::is_available()) {
+      GTEST_SKIP() << "no CUDA device visible to LibTorch (a CPU-only build, or no GPU)";
+    }
+  }
 };
+
+class CudaParity : public CudaTest, public ::testing::WithParamInterface<std::string> {};
 
 TEST_P(CudaParity, ForecastMatchesReference) {
   const ReferenceFixture fixture = load_reference_fixture(GetParam());
@@ -62,8 +63,9 @@ const std::string kBundled = std::string(TSSERVE_SOURCE_DIR) + "/model/default/p
 
 // The checkpoint read from disk (to the CPU, as the loader always does), then moved; Full
 // attention as trained and ProbSparse as it can be served.
-TEST(CudaBundledModel, FullAndProbSparseMatchReference) {
-  skip_without_cuda();
+using CudaBundledModel = CudaTest;
+
+TEST_F(CudaBundledModel, FullAndProbSparseMatchReference) {
   const ReferenceFixture fixture = load_reference_fixture("bundled_model");
   ModelConfig prob_config = load_model_config(config_path_for(kBundled));
   prob_config.attention = AttentionKind::kProb;
