@@ -55,9 +55,10 @@ def window_starts(bounds, seq_len, pred_len):
 
 
 def gather(data, starts, seq_len, pred_len):
-    """data [rows,N] float32, starts [n] -> (x [n,T,N], y [n,F,N])."""
-    x = data[starts[:, None] + torch.arange(seq_len)[None, :]]
-    y = data[starts[:, None] + seq_len + torch.arange(pred_len)[None, :]]
+    """data [rows,N] float32, starts [n] -> (x [n,T,N], y [n,F,N]) on data's device."""
+    starts = starts.to(data.device)
+    x = data[starts[:, None] + torch.arange(seq_len, device=data.device)[None, :]]
+    y = data[starts[:, None] + seq_len + torch.arange(pred_len, device=data.device)[None, :]]
     return x, y
 
 

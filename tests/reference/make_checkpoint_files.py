@@ -207,7 +207,9 @@ def main():
 
     def expect(file, tensors):
         for name, t in tensors.items():
-            expected[file + "|" + name] = t.detach().clone().contiguous()
+            # On the CPU: the reader loads every tensor there, whatever device a file names
+            # (DataParallel's state_dict is on cuda:0 where a GPU is visible).
+            expected[file + "|" + name] = t.detach().cpu().clone().contiguous()
 
     model = make_model()
     sd = model.state_dict()

@@ -4,6 +4,8 @@
 #include <c10/core/CPUAllocator.h>
 #include <c10/core/impl/alloc_cpu.h>
 
+#include <cstring>
+
 namespace tsserve::testing {
 namespace {
 
@@ -20,17 +22,26 @@ void release(void* data) {
   c10::free_cpu(base);
 }
 
+c10::DataPtr allocate_counted(size_t bytes) {
+  void* base = c10::alloc_cpu(bytes + kHeader);
+  *static_cast<int64_t*>(base) = static_cast<int64_t>(bytes);
+  void* data = static_cast<char*>(base) + kHeader;
+  const int64_t now = live.fetch_add(static_cast<int64_t>(bytes)) + static_cast<int64_t>(bytes);
+  int64_t seen = peak.load();
+  while (now > seen && !peak.compare_exchange_weak(seen, now)) {
+  }
+  return {data, data, &release, c10::Device(c10::DeviceType::CPU)};
+}
+
+// Written to build on LibTorch 1.x and 2.x without version checks: 1.x declares
+// allocate() const and has no copy_data; 2.x declares allocate() non-const and makes
+// copy_data pure. Of each allocate pair one overrides, the other is never called.
 class Counting final : public c10::Allocator {
  public:
-  c10::DataPtr allocate(size_t bytes) const override {
-    void* base = c10::alloc_cpu(bytes + kHeader);
-    *static_cast<int64_t*>(base) = static_cast<int64_t>(bytes);
-    void* data = static_cast<char*>(base) + kHeader;
-    const int64_t now = live.fetch_add(static_cast<int64_t>(bytes)) + static_cast<int64_t>(bytes);
-    int64_t seen = peak.load();
-    while (now > seen && !peak.compare_exchange_weak(seen, now)) {
-    }
-    return {data, data, &release, c10::Device(c10::DeviceType::CPU)};
+  c10::DataPtr allocate(size_t bytes) const { return allocate_counted(bytes); }
+  c10::DataPtr allocate(size_t bytes) { return allocate_counted(bytes); }
+  void copy_data(void* dest, const void* src, std::size_t count) const {
+    std::memcpy(dest, src, count);
   }
   c10::DeleterFnPtr raw_deleter() const override { return &release; }
 };
