@@ -170,8 +170,9 @@ void ModelConfig::validate() const {
 
 std::string ModelConfig::summary() const {
   std::ostringstream out;
-  out << "model=" << to_string(family) << " seq_len=" << seq_len << " pred_len=" << pred_len
-      << " d_model=" << d_model << " n_heads=" << n_heads << " e_layers=" << e_layers
+  // PatchTST's line stays as it was before there were families (logs and tests read it).
+  if (family != ModelFamily::kPatchTST) out << "model=" << to_string(family) << " ";
+  out << "seq_len=" << seq_len << " pred_len=" << pred_len << " d_model=" << d_model << " n_heads=" << n_heads << " e_layers=" << e_layers
       << " d_ff=" << d_ff;
   if (family == ModelFamily::kPatchTST) {
     out << " patch_len=" << patch_len << " stride=" << stride << " (P=" << patch_count() << ")";

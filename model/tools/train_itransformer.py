@@ -3,8 +3,9 @@
     /usr/bin/python3 model/tools/train_itransformer.py --time-budget 600 > /tmp/train_itr.log 2>&1
     /usr/bin/python3 model/tools/train_itransformer.py --evaluate-only   # re-checks the saved model
 
-TSLib's ETTh1 recipe for iTransformer (scripts/long_term_forecast/ETT_script/iTransformer_ETTh1.sh
-and its defaults): seq_len 96, d_model 128, d_ff 128, 2 layers, 8 heads, gelu, dropout 0.1,
+The ETTh1 recipe of the paper's repository (scripts/multivariate_forecasting/ETT/iTransformer_ETTh1.sh;
+TSLib's script differs only in d_model = d_ff = 128) with TSLib's defaults: seq_len 96,
+d_model 256, d_ff 256, 2 layers, 8 heads, gelu, dropout 0.1,
 embed 'timeF' at freq 'h' (4 calendar tokens), Adam lr 1e-4 halved each epoch, batch 32,
 10 epochs, patience 3. Data split and scaler as train_patchtst.py (evaluate_patchtst.py);
 test MSE/MAE over every test window in the scaled space, as TSLib reports them.
@@ -101,8 +102,9 @@ def main():
     ap.add_argument("--lr-decay", type=float, default=0.5, help="lr multiplier after each epoch")
     ap.add_argument("--batch-size", type=int, default=32)
     ap.add_argument("--dropout", type=float, default=0.1)
-    ap.add_argument("--d-model", type=int, default=128, help="TSLib's script: 128 (the paper's repo: 256)")
-    ap.add_argument("--d-ff", type=int, default=128)
+    ap.add_argument("--d-model", type=int, default=256,
+                    help="the paper's repository's ETTh1 script: 256 (TSLib's: 128, test MSE 0.399)")
+    ap.add_argument("--d-ff", type=int, default=256)
     ap.add_argument("--patience", type=int, default=3, help="epochs without val improvement")
     ap.add_argument("--seed", type=int, default=2021)
     ap.add_argument("--threads", type=int, default=1)

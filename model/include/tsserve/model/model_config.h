@@ -80,7 +80,8 @@ struct ModelConfig {
   // The same check as a message ("" when valid), for callers that name the source.
   std::string validation_error() const;
 
-  // One line for messages and logs: "seq_len=336 pred_len=96 d_model=16 ...".
+  // One line for messages and logs: "seq_len=336 pred_len=96 d_model=16 ..." (an
+  // iTransformer's starts "model=iTransformer" and names its calendar tokens).
   std::string summary() const;
 };
 
