@@ -231,34 +231,42 @@ void check_weights_are_finite(const StateDict& state, const std::string& origin)
   }
 }
 
-PatchTST load_patchtst(const std::string& checkpoint_path, ModelConfig config,
-                       const std::string& config_origin) {
-  const std::string origin_of_config =
-      config_origin.empty() ? "config" : "model config " + config_origin;
-  StateDict state = normalise_patchtst_keys(read_checkpoint_file(checkpoint_path), config,
-                                            checkpoint_path, origin_of_config);
-  const std::string context = origin_of_config + ": " + config.summary();
+namespace {
+
+std::string origin_of_config(const std::string& config_origin) {
+  return config_origin.empty() ? "config" : "model config " + config_origin;
+}
+
+// The steps after the keys are normalised, the same for both families: sizes against the
+// config before anything is allocated, then build, copy, and refuse non-finite weights.
+template <typename Model>
+Model build_from_state(const StateDict& state, const ModelConfig& config,
+                       const std::string& checkpoint_path, const std::string& context) {
   check_config_against_weights(state, config, checkpoint_path, context);
-  PatchTST model(config);
+  Model model(config);
   load_state_dict_into(*model, state, checkpoint_path, context);
   check_weights_are_finite(state, checkpoint_path);
   model->eval();
   return model;
 }
 
+}  // namespace
+
+PatchTST load_patchtst(const std::string& checkpoint_path, ModelConfig config,
+                       const std::string& config_origin) {
+  const std::string origin = origin_of_config(config_origin);
+  StateDict state = normalise_patchtst_keys(read_checkpoint_file(checkpoint_path), config,
+                                            checkpoint_path, origin);
+  return build_from_state<PatchTST>(state, config, checkpoint_path,
+                                    origin + ": " + config.summary());
+}
+
 ITransformer load_itransformer(const std::string& checkpoint_path, ModelConfig config,
                                const std::string& config_origin) {
-  const std::string origin_of_config =
-      config_origin.empty() ? "config" : "model config " + config_origin;
-  const std::string context = origin_of_config + ": " + config.summary();
+  const std::string context = origin_of_config(config_origin) + ": " + config.summary();
   StateDict state = normalise_itransformer_keys(read_checkpoint_file(checkpoint_path), config,
                                                 checkpoint_path, context);
-  check_config_against_weights(state, config, checkpoint_path, context);
-  ITransformer model(config);
-  load_state_dict_into(*model, state, checkpoint_path, context);
-  check_weights_are_finite(state, checkpoint_path);
-  model->eval();
-  return model;
+  return build_from_state<ITransformer>(state, config, checkpoint_path, context);
 }
 
 ITransformer load_itransformer(const std::string& checkpoint_path) {

@@ -16,7 +16,6 @@ state_dict has TSLib's keys. Writes <out>.pt (torch.save(model.state_dict())) an
 
 import argparse
 import calendar
-import copy
 import csv
 import json
 import os
@@ -28,6 +27,7 @@ import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import training_loop  # noqa: E402
 import evaluate_patchtst as ev  # noqa: E402  (data split; also puts tests/reference on sys.path)
 import itransformer_reference as itr  # noqa: E402
 import tslib_timefeatures as tf  # noqa: E402
@@ -129,51 +129,15 @@ def main():
     print("windows:", {k: len(v) for k, v in starts.items()}, flush=True)
 
     model = itr.ITransformer(cfg)
-    opt = torch.optim.Adam(model.parameters(), lr=args.lr)
     loss_fn = torch.nn.MSELoss()
-    gen = torch.Generator().manual_seed(args.seed)
-    best = {"val_mse": float("inf")}
-    epoch_seconds = 0.0
-    epochs_run = 0
-    bad_epochs = 0
-    lr = args.lr
-    for epoch in range(1, args.epochs + 1):
-        elapsed = time.time() - t_start
-        if epochs_run and elapsed + epoch_seconds > args.time_budget:
-            print("time budget reached after %d epochs (%.0f s)" % (epochs_run, elapsed), flush=True)
-            break
-        t0 = time.time()
-        model.train()
-        for g in opt.param_groups:
-            g["lr"] = lr
-        order = starts["train"][torch.randperm(len(starts["train"]), generator=gen)]
-        total, steps = 0.0, 0
-        for i in range(0, len(order), args.batch_size):
-            x, m, y = gather(data, marks, order[i:i + args.batch_size], T, F)
-            opt.zero_grad()
-            loss = loss_fn(model(x, m), y)
-            loss.backward()
-            opt.step()
-            total += float(loss)
-            steps += 1
-        val_mse, val_mae = evaluate(model, data, marks, starts["val"], T, F)
-        epochs_run = epoch
-        epoch_seconds = time.time() - t0
-        print("epoch %d  lr %.2e  train %.4f  val MSE %.4f MAE %.4f  (%.0f s, total %.0f s)"
-              % (epoch, lr, total / steps, val_mse, val_mae, epoch_seconds, time.time() - t_start),
-              flush=True)
-        if val_mse < best["val_mse"]:
-            best = {"val_mse": val_mse, "epoch": epoch, "state": copy.deepcopy(model.state_dict())}
-            bad_epochs = 0
-        else:
-            bad_epochs += 1
-            if bad_epochs >= args.patience:
-                print("early stop: no val improvement for %d epochs" % bad_epochs, flush=True)
-                break
-        lr *= args.lr_decay
 
-    model.load_state_dict(best["state"])
-    model.eval()
+    def batch_loss(batch):
+        x, m, y = gather(data, marks, batch, T, F)
+        return loss_fn(model(x, m), y)
+
+    best, epochs_run = training_loop.train(
+        model, starts["train"], batch_loss,
+        lambda: evaluate(model, data, marks, starts["val"], T, F), args, t_start)
     test_mse, test_mae = evaluate(model, data, marks, starts["test"], T, F)
     train_seconds = time.time() - t_start
     print("best epoch %d  val MSE %.4f  test MSE %.4f MAE %.4f  (paper %.3f / %.3f; %d test windows, %.0f s)"
