@@ -10,7 +10,6 @@ budget stops training early on slow machines. Re-check with evaluate_patchtst.py
 """
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -85,26 +84,10 @@ def main():
           % (best["epoch"], best["val_mse"], test_mse, test_mae, len(starts["test"]), train_seconds),
           flush=True)
 
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    torch.save(model.state_dict(), args.out + ".pt")
-    meta = dict(cfg)
-    meta.update({
-        "name": "patchtst-etth1",
-        "version": "1",
-        "scaler": {"columns": columns, "mean": mean.tolist(), "std": std.tolist()},
-        "training": {
-            "data": "ETTh1", "split": "%d/%d/%d" % (ev.N_TRAIN, ev.N_VAL, ev.N_TEST),
-            "epochs_run": epochs_run, "best_epoch": best["epoch"], "lr": args.lr,
-            "lr_decay": args.lr_decay, "batch_size": args.batch_size, "seed": args.seed,
-            "val_mse": best["val_mse"], "test_mse": test_mse, "test_mae": test_mae,
-            "windows": {k: len(v) for k, v in starts.items()},
-            "train_seconds": round(train_seconds, 1),
-        },
-    })
-    with open(args.out + ".json", "w") as f:
-        json.dump(meta, f, indent=2)
-        f.write("\n")
-    print("wrote %s.pt and %s.json" % (args.out, args.out), flush=True)
+    scaler = {"columns": columns, "mean": mean.tolist(), "std": std.tolist()}
+    split = "%d/%d/%d" % (ev.N_TRAIN, ev.N_VAL, ev.N_TEST)
+    training_loop.save_checkpoint(args, model, cfg, "patchtst-etth1", scaler, best, epochs_run,
+                                  (test_mse, test_mae), starts, split, t_start)
 
 
 if __name__ == "__main__":

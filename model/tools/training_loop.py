@@ -7,6 +7,8 @@ the last epoch's duration says would overrun it.
 """
 
 import copy
+import json
+import os
 import time
 
 import torch
@@ -62,3 +64,26 @@ def train(model, train_starts, batch_loss, validate, args, t_start):
     model.load_state_dict(best["state"])
     model.eval()
     return best, epochs_run
+
+
+def save_checkpoint(args, model, cfg, name, scaler, best, epochs_run, test, starts, split,
+                    t_start, extra=None):
+    """Writes OUT.pt (torch.save(model.state_dict()), as TSLib does) and OUT.json: the config,
+    name, scaler and a training record (test = (MSE, MAE); extra: more record fields)."""
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    torch.save(model.state_dict(), args.out + ".pt")
+    training = {
+        "data": "ETTh1", "split": split,
+        "epochs_run": epochs_run, "best_epoch": best["epoch"], "lr": args.lr,
+        "lr_decay": args.lr_decay, "batch_size": args.batch_size, "seed": args.seed,
+        "val_mse": best["val_mse"], "test_mse": test[0], "test_mae": test[1],
+    }
+    training.update(extra or {})
+    training.update({"windows": {k: len(v) for k, v in starts.items()},
+                     "train_seconds": round(time.time() - t_start, 1)})
+    meta = dict(cfg)
+    meta.update({"name": name, "version": "1", "scaler": scaler, "training": training})
+    with open(args.out + ".json", "w") as f:
+        json.dump(meta, f, indent=2)
+        f.write("\n")
+    print("wrote %s.pt and %s.json" % (args.out, args.out), flush=True)
