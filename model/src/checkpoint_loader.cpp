@@ -31,7 +31,8 @@ std::string shape_text(const at::Tensor& t) { return c10::str(t.sizes()); }
 std::string config_path_for(const std::string& checkpoint_path) {
   const auto slash = checkpoint_path.find_last_of('/');
   const auto dot = checkpoint_path.find_last_of('.');
-  const bool has_extension = dot != std::string::npos && (slash == std::string::npos || dot > slash);
+  const bool has_extension =
+      dot != std::string::npos && (slash == std::string::npos || dot > slash);
   return (has_extension ? checkpoint_path.substr(0, dot) : checkpoint_path) + ".json";
 }
 
@@ -53,10 +54,10 @@ void check_family_of_keys(const StateDict& state, const ModelConfig& config,
     const char* key;
     ModelFamily family;
   };
-  const Marker markers[] = {{kITransformerMarker, ModelFamily::kITransformer},
-                            {kPatchTSTMarker, ModelFamily::kPatchTST},
-                            {"patch_embedding.value_embedding.tokenConv.weight",
-                             ModelFamily::kPatchTST}};
+  const Marker markers[] = {
+      {kITransformerMarker, ModelFamily::kITransformer},
+      {kPatchTSTMarker, ModelFamily::kPatchTST},
+      {"patch_embedding.value_embedding.tokenConv.weight", ModelFamily::kPatchTST}};
   for (const Marker& marker : markers) {
     if (!has_key(state, marker.key) || marker.family == config.family) continue;
     throw ModelError("checkpoint " + origin + ": its keys are " + to_string(marker.family) +
@@ -137,7 +138,8 @@ void load_state_dict_into(torch::nn::Module& module, const StateDict& state,
     }
     if (source.scalar_type() != target.scalar_type()) {
       throw ModelError("checkpoint " + origin + ": key '" + name + "' has dtype " +
-                       std::string(c10::toString(source.scalar_type())) + " but the model expects " +
+                       std::string(c10::toString(source.scalar_type())) +
+                       " but the model expects " +
                        std::string(c10::toString(target.scalar_type())) +
                        " (save the model in float32, e.g. model.float())");
     }
@@ -210,10 +212,10 @@ void check_config_against_weights(const StateDict& state, const ModelConfig& con
   check.expect_encoder_layers(config);
   check.expect("head.linear.weight", {config.pred_len, config.d_model * config.patch_count()},
                "pred_len=" + std::to_string(config.pred_len) + ", " + d + " x " +
-                   std::to_string(config.patch_count()) + " patches (seq_len=" +
-                   std::to_string(config.seq_len) + ", patch_len=" +
-                   std::to_string(config.patch_len) + ", stride=" +
-                   std::to_string(config.stride) + ")");
+                   std::to_string(config.patch_count()) +
+                   " patches (seq_len=" + std::to_string(config.seq_len) +
+                   ", patch_len=" + std::to_string(config.patch_len) +
+                   ", stride=" + std::to_string(config.stride) + ")");
 }
 
 void check_weights_are_finite(const StateDict& state, const std::string& origin) {

@@ -20,7 +20,8 @@ DataEmbeddingInvertedImpl::DataEmbeddingInvertedImpl(int64_t seq_len, int64_t d_
   value_embedding = register_module("value_embedding", torch::nn::Linear(seq_len, d_model));
 }
 
-at::Tensor DataEmbeddingInvertedImpl::forward(const at::Tensor& series, const at::Tensor& calendar) {
+at::Tensor DataEmbeddingInvertedImpl::forward(const at::Tensor& series,
+                                              const at::Tensor& calendar) {
   const at::Tensor windows = calendar.defined() ? at::cat({series, calendar}, 1) : series;
   return row_linear(windows, value_embedding->weight, value_embedding->bias, batch_invariant_);
 }
@@ -41,8 +42,7 @@ ITransformerImpl::ITransformerImpl(const ModelConfig& config) : config_(config) 
 }
 
 SampleForecast ITransformerImpl::forecast_samples(const at::Tensor& series,
-                                                  const at::Tensor& calendar,
-                                                  bool need_attention) {
+                                                  const at::Tensor& calendar, bool need_attention) {
   const std::string T = std::to_string(config_.seq_len);
   if (series.dim() != 3 || series.size(1) < 1 || series.size(2) != config_.seq_len) {
     throw ModelError("iTransformer expects series [samples, variables >= 1, " + T + "], got " +
@@ -65,8 +65,8 @@ SampleForecast ITransformerImpl::forecast_samples(const at::Tensor& series,
       encoder->forward(enc_embedding->forward(normalised.values, calendar), {}, need_attention);
   // Only the variable tokens are forecast (TSLib projects all and keeps the first N).
   const at::Tensor variable_tokens = encoded.output.narrow(1, 0, variables);
-  const at::Tensor scaled = row_linear(variable_tokens, projection->weight, projection->bias,
-                                       config_.batch_invariant);
+  const at::Tensor scaled =
+      row_linear(variable_tokens, projection->weight, projection->bias, config_.batch_invariant);
   return {normalised.denormalise(scaled), std::move(encoded.output), std::move(encoded.weights)};
 }
 
@@ -87,7 +87,8 @@ SampleForecast ITransformerImpl::forecast_sample(const at::Tensor& series,
       calendar_.empty() ? at::Tensor() : calendar_rows(timestamps).unsqueeze(0);
   SampleForecast batched = forecast_samples(series.unsqueeze(0), calendar, need_attention);
   SampleForecast out{first_sample(batched.forecast), first_sample(batched.encoder_output), {}};
-  for (const at::Tensor& weights : batched.attention) out.attention.push_back(first_sample(weights));
+  for (const at::Tensor& weights : batched.attention)
+    out.attention.push_back(first_sample(weights));
   return out;
 }
 

@@ -115,9 +115,9 @@ std::string at_most_int32_error(const char* key, int64_t value) {
 
 std::string ModelConfig::validation_error() const {
   const std::pair<const char*, int64_t> positives[] = {
-      {"seq_len", seq_len},     {"pred_len", pred_len},   {"d_model", d_model},
-      {"n_heads", n_heads},     {"e_layers", e_layers},   {"d_ff", d_ff},
-      {"patch_len", patch_len}, {"stride", stride},       {"factor", factor}};
+      {"seq_len", seq_len},     {"pred_len", pred_len}, {"d_model", d_model},
+      {"n_heads", n_heads},     {"e_layers", e_layers}, {"d_ff", d_ff},
+      {"patch_len", patch_len}, {"stride", stride},     {"factor", factor}};
   for (const auto& [key, value] : positives) {
     std::string error = positive_error(key, value);
     if (error.empty()) error = at_most_int32_error(key, value);
@@ -130,7 +130,8 @@ std::string ModelConfig::validation_error() const {
     }
     if (calendar_tokens && embed != "timeF") {
       return "'embed' must be \"timeF\" for an iTransformer with calendar tokens (TSLib's scaled "
-             "time features), got \"" + embed + "\"";
+             "time features), got \"" +
+             embed + "\"";
     }
     try {
       time_features_for_freq(freq);
@@ -172,8 +173,8 @@ std::string ModelConfig::summary() const {
   std::ostringstream out;
   // PatchTST's line stays as it was before there were families (logs and tests read it).
   if (family != ModelFamily::kPatchTST) out << "model=" << to_string(family) << " ";
-  out << "seq_len=" << seq_len << " pred_len=" << pred_len << " d_model=" << d_model << " n_heads=" << n_heads << " e_layers=" << e_layers
-      << " d_ff=" << d_ff;
+  out << "seq_len=" << seq_len << " pred_len=" << pred_len << " d_model=" << d_model
+      << " n_heads=" << n_heads << " e_layers=" << e_layers << " d_ff=" << d_ff;
   if (family == ModelFamily::kPatchTST) {
     out << " patch_len=" << patch_len << " stride=" << stride << " (P=" << patch_count() << ")";
   } else if (calendar_tokens) {
@@ -202,9 +203,9 @@ ModelConfig parse_model_config(const std::string& json_text, const std::string& 
 
   const ConfigReader reader(root, origin);
   ModelConfig config;
-  reader.read_choice("model", config.family,
-                     {{"PatchTST", ModelFamily::kPatchTST},
-                      {"iTransformer", ModelFamily::kITransformer}});
+  reader.read_choice(
+      "model", config.family,
+      {{"PatchTST", ModelFamily::kPatchTST}, {"iTransformer", ModelFamily::kITransformer}});
   reader.read_string("name", config.name);
   reader.read_string("version", config.version);
   reader.read_int("seq_len", config.seq_len, true);

@@ -32,8 +32,8 @@ PatchTSTImpl::PatchTSTImpl(const ModelConfig& config) : config_(config) {
 
 RowForecast PatchTSTImpl::forecast_rows(const at::Tensor& series, bool need_attention) {
   if (series.dim() != 2 || series.size(1) != config_.seq_len) {
-    throw ModelError("forecast_rows expects [rows, " + std::to_string(config_.seq_len) +
-                     "], got " + c10::str(series.sizes()));
+    throw ModelError("forecast_rows expects [rows, " + std::to_string(config_.seq_len) + "], got " +
+                     c10::str(series.sizes()));
   }
   const int64_t rows = series.size(0);
   const NormalisedSeries normalised = normalise_over_time(series);
@@ -41,9 +41,9 @@ RowForecast PatchTSTImpl::forecast_rows(const at::Tensor& series, bool need_atte
       encoder->forward(patch_embedding->forward(normalised.values), {}, need_attention);
   // [R, P, D] -> [R, D, P] -> [R, D*P]: the head reads d-major (index d*P + p).
   const at::Tensor flat = encoded.output.transpose(1, 2).reshape({rows, 1, -1});
-  const at::Tensor scaled = row_linear(flat, head->linear->weight, head->linear->bias,
-                                       config_.batch_invariant)
-                                .view({rows, config_.pred_len});
+  const at::Tensor scaled =
+      row_linear(flat, head->linear->weight, head->linear->bias, config_.batch_invariant)
+          .view({rows, config_.pred_len});
   return {normalised.denormalise(scaled), std::move(encoded.output), std::move(encoded.weights)};
 }
 

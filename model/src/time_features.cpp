@@ -77,21 +77,31 @@ std::vector<TimeFeature> time_features_for_freq(const std::string& freq) {
   if (unit == "w") return {F::kDayOfMonth, F::kWeekOfYear};
   if (unit == "m" || unit == "q") return {F::kMonthOfYear};
   if (unit == "a") return {};
-  throw ModelError("'freq' must be one of TSLib's frequencies \"s\", \"t\" (or \"min\"), \"h\", "
-                   "\"d\", \"b\", \"w\", \"m\", \"q\", \"a\" (optionally with a multiple, "
-                   "\"15min\"), got \"" + freq + "\"");
+  throw ModelError(
+      "'freq' must be one of TSLib's frequencies \"s\", \"t\" (or \"min\"), \"h\", "
+      "\"d\", \"b\", \"w\", \"m\", \"q\", \"a\" (optionally with a multiple, "
+      "\"15min\"), got \"" +
+      freq + "\"");
 }
 
 std::string time_feature_name(TimeFeature feature) {
   switch (feature) {
-    case TimeFeature::kSecondOfMinute: return "SecondOfMinute";
-    case TimeFeature::kMinuteOfHour: return "MinuteOfHour";
-    case TimeFeature::kHourOfDay: return "HourOfDay";
-    case TimeFeature::kDayOfWeek: return "DayOfWeek";
-    case TimeFeature::kDayOfMonth: return "DayOfMonth";
-    case TimeFeature::kDayOfYear: return "DayOfYear";
-    case TimeFeature::kMonthOfYear: return "MonthOfYear";
-    case TimeFeature::kWeekOfYear: return "WeekOfYear";
+    case TimeFeature::kSecondOfMinute:
+      return "SecondOfMinute";
+    case TimeFeature::kMinuteOfHour:
+      return "MinuteOfHour";
+    case TimeFeature::kHourOfDay:
+      return "HourOfDay";
+    case TimeFeature::kDayOfWeek:
+      return "DayOfWeek";
+    case TimeFeature::kDayOfMonth:
+      return "DayOfMonth";
+    case TimeFeature::kDayOfYear:
+      return "DayOfYear";
+    case TimeFeature::kMonthOfYear:
+      return "MonthOfYear";
+    case TimeFeature::kWeekOfYear:
+      return "WeekOfYear";
   }
   return "unknown";
 }

@@ -141,8 +141,8 @@ void BM_ITransformerForward(benchmark::State& state) {
   }
   state.counters["samples_per_s"] = benchmark::Counter(
       static_cast<double>(samples), benchmark::Counter::kIsIterationInvariantRate);
-  state.counters["rows_per_s"] = benchmark::Counter(
-      static_cast<double>(samples * variables), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["rows_per_s"] = benchmark::Counter(static_cast<double>(samples * variables),
+                                                    benchmark::Counter::kIsIterationInvariantRate);
 }
 
 // L = 16384: Full needs 8 GiB of scores per forward; the naive gather 1.6 GiB of key copies.

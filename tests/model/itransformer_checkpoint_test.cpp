@@ -17,7 +17,8 @@ using namespace tsserve::model;
 using ::testing::HasSubstr;
 
 const std::string kCheckpoints = std::string(TSSERVE_FIXTURE_DIR) + "/checkpoints/";
-const std::string kBundledPatchTST = std::string(TSSERVE_SOURCE_DIR) + "/model/default/patchtst_etth1.pt";
+const std::string kBundledPatchTST =
+    std::string(TSSERVE_SOURCE_DIR) + "/model/default/patchtst_etth1.pt";
 const std::string kBundledITransformer =
     std::string(TSSERVE_SOURCE_DIR) + "/model/default/itransformer_etth1.pt";
 
@@ -112,7 +113,9 @@ TEST(ITransformerCheckpoint, MissingOrUnorderedTimestampsAreRefusedByName) {
 TEST(ITransformerCheckpoint, SeriesOfWrongLengthIsRefused) {
   ITransformer model = load_itransformer(kCheckpoints + "itransformer.pt");
   at::InferenceMode guard;
-  EXPECT_THAT(error_of([&] { model->forecast_samples(torch::randn({1, 5, 47}), {}); }),
+  EXPECT_THAT(error_of([&] {
+                model->forecast_samples(torch::randn({1, 5, 47}), {});
+              }),
               HasSubstr("expects series [samples, variables >= 1, 48]"));
 }
 
@@ -128,7 +131,9 @@ std::string config_error(const std::string& text) {
 
 TEST(ITransformerConfig, FamilyDefaultsToPatchTSTAndReadsTslibNames) {
   EXPECT_EQ(parse_model_config(R"({"seq_len": 96, "pred_len": 24, "d_model": 16, "n_heads": 4,
-                                   "e_layers": 2, "d_ff": 32})", "m.json").family,
+                                   "e_layers": 2, "d_ff": 32})",
+                               "m.json")
+                .family,
             ModelFamily::kPatchTST);
   const ModelConfig config = parse_model_config(std::string(kITransformer) + "}", "m.json");
   EXPECT_EQ(config.family, ModelFamily::kITransformer);

@@ -95,8 +95,8 @@ INSTANTIATE_TEST_SUITE_P(Cases, ITransformerParity,
 // The bundled model at the batch sizes a server forms, at 1 and 2 intra-op threads: each
 // sample alone equals the same sample in a batch of 48 distinct samples, bitwise.
 TEST(ITransformerBatchInvariance, BundledModelSampleAloneEqualsSampleInBatchOf48) {
-  ITransformer model = load_itransformer(std::string(TSSERVE_SOURCE_DIR) +
-                                         "/model/default/itransformer_etth1.pt");
+  ITransformer model =
+      load_itransformer(std::string(TSSERVE_SOURCE_DIR) + "/model/default/itransformer_etth1.pt");
   const int64_t T = model->config().seq_len;
   torch::manual_seed(5);
   const at::Tensor series = torch::randn({48, 7, T}) * 4 + 2;

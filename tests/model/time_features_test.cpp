@@ -2,13 +2,14 @@
 // after utils/timefeatures.py in tests/reference/tslib_timefeatures.py): every ETTh1 date
 // and random instants 1900-2100, every frequency, bitwise in float32. And the errors.
 
+#include "tsserve/model/time_features.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
 #include "reference_fixture.h"
 #include "tsserve/model/model_error.h"
-#include "tsserve/model/time_features.h"
 
 namespace tsserve::testing {
 namespace {
@@ -34,8 +35,8 @@ void expect_features_equal_tslib(const std::string& case_name) {
     for (size_t i = 0; i < rows.size(); ++i) {
       const size_t t = i % seconds.size();
       ASSERT_EQ(rows[i], want[i]) << "freq " << freq << ", "
-                                  << time_feature_name(features[i / seconds.size()])
-                                  << " of " << seconds[t];
+                                  << time_feature_name(features[i / seconds.size()]) << " of "
+                                  << seconds[t];
     }
   }
 }

@@ -46,10 +46,10 @@ void load_state_dict_into(torch::nn::Module& module, const StateDict& state,
                           const std::string& origin, const std::string& context = "");
 
 // Checks the tensors that fix the model's sizes (the embedding, every layer's query
-// projection and conv1, the head or projection) against `config`, before the model is built: building
-// allocates what the config claims, so a config that disagrees with the weights
-// (d_model 10^6, e_layers 10^6) must be refused first. After it passes, building costs
-// about what the checkpoint holds. Throws ModelError naming the key and the config fields.
+// projection and conv1, the head or projection) against `config`, before the model is built:
+// building allocates what the config claims, so a config that disagrees with the weights (d_model
+// 10^6, e_layers 10^6) must be refused first. After it passes, building costs about what the
+// checkpoint holds. Throws ModelError naming the key and the config fields.
 void check_config_against_weights(const StateDict& state, const ModelConfig& config,
                                   const std::string& origin, const std::string& context);
 

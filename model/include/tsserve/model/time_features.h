@@ -47,7 +47,6 @@ std::string timestamps_error(const std::vector<int64_t>& timestamps, size_t expe
 // (one row per calendar token, the layout iTransformer embeds). Throws ModelError with
 // timestamps_error's message.
 std::vector<float> time_feature_rows(const std::vector<TimeFeature>& features,
-                                     const std::vector<int64_t>& timestamps,
-                                     size_t expected_count);
+                                     const std::vector<int64_t>& timestamps, size_t expected_count);
 
 }  // namespace tsserve::model
