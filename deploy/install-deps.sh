@@ -24,6 +24,8 @@ packages=(
   openssl
   # Python reference, fixtures and training (only /usr/bin/python3 sees these)
   python3 python3-torch python3-numpy python3-grpcio python3-grpc-tools
+  # the time-feature test compares with TSLib's own utils/timefeatures.py (pandas)
+  python3-pandas
   # deployment tests (tests/deploy): the dashboard and k8s checks read YAML; the image
   # test builds the Dockerfile and runs it with podman (runc: crun fails on these
   # machines' hybrid cgroups) on a debian:bookworm base made by debootstrap

@@ -13,6 +13,9 @@ namespace tsserve::model {
 namespace {
 
 const char kParallelPrefix[] = "module.";
+// The embedding key tells the families apart (their encoders share every key name).
+const char kITransformerMarker[] = "enc_embedding.value_embedding.weight";
+const char kPatchTSTMarker[] = "patch_embedding.value_embedding.weight";
 
 bool has_key(const StateDict& state, const std::string& key) {
   for (const auto& entry : state) {
@@ -28,12 +31,12 @@ std::string shape_text(const at::Tensor& t) { return c10::str(t.sizes()); }
 std::string config_path_for(const std::string& checkpoint_path) {
   const auto slash = checkpoint_path.find_last_of('/');
   const auto dot = checkpoint_path.find_last_of('.');
-  const bool has_extension = dot != std::string::npos && (slash == std::string::npos || dot > slash);
+  const bool has_extension =
+      dot != std::string::npos && (slash == std::string::npos || dot > slash);
   return (has_extension ? checkpoint_path.substr(0, dot) : checkpoint_path) + ".json";
 }
 
-StateDict normalise_patchtst_keys(StateDict state, ModelConfig& config, const std::string& origin,
-                                  const std::string& context) {
+StateDict strip_parallel_prefix(StateDict state) {
   const size_t prefix_length = sizeof(kParallelPrefix) - 1;
   bool all_prefixed = !state.empty();
   for (const auto& entry : state) {
@@ -42,7 +45,33 @@ StateDict normalise_patchtst_keys(StateDict state, ModelConfig& config, const st
   if (all_prefixed) {
     for (auto& entry : state) entry.first.erase(0, prefix_length);
   }
+  return state;
+}
 
+void check_family_of_keys(const StateDict& state, const ModelConfig& config,
+                          const std::string& origin, const std::string& context) {
+  struct Marker {
+    const char* key;
+    ModelFamily family;
+  };
+  const Marker markers[] = {
+      {kITransformerMarker, ModelFamily::kITransformer},
+      {kPatchTSTMarker, ModelFamily::kPatchTST},
+      {"patch_embedding.value_embedding.tokenConv.weight", ModelFamily::kPatchTST}};
+  for (const Marker& marker : markers) {
+    if (!has_key(state, marker.key) || marker.family == config.family) continue;
+    throw ModelError("checkpoint " + origin + ": its keys are " + to_string(marker.family) +
+                     "'s (key '" + marker.key + "') but the config's \"model\" is \"" +
+                     to_string(config.family) + "\"" +
+                     (context.empty() ? "" : " (" + context + ")") + "; set \"model\": \"" +
+                     to_string(marker.family) + "\" or use the matching checkpoint");
+  }
+}
+
+StateDict normalise_patchtst_keys(StateDict state, ModelConfig& config, const std::string& origin,
+                                  const std::string& context) {
+  state = strip_parallel_prefix(std::move(state));
+  check_family_of_keys(state, config, origin, context);
   if (has_key(state, "patch_embedding.value_embedding.tokenConv.weight")) {
     throw ModelError("checkpoint " + origin +
                      ": has a Conv1d token embedding (TSLib before 2023-03); tsserve serves "
@@ -63,6 +92,13 @@ StateDict normalise_patchtst_keys(StateDict state, ModelConfig& config, const st
                      (context.empty() ? "" : " (" + context + ")"));
   }
   config.norm = detected;
+  return state;
+}
+
+StateDict normalise_itransformer_keys(StateDict state, const ModelConfig& config,
+                                      const std::string& origin, const std::string& context) {
+  state = strip_parallel_prefix(std::move(state));
+  check_family_of_keys(state, config, origin, context);
   return state;
 }
 
@@ -102,7 +138,8 @@ void load_state_dict_into(torch::nn::Module& module, const StateDict& state,
     }
     if (source.scalar_type() != target.scalar_type()) {
       throw ModelError("checkpoint " + origin + ": key '" + name + "' has dtype " +
-                       std::string(c10::toString(source.scalar_type())) + " but the model expects " +
+                       std::string(c10::toString(source.scalar_type())) +
+                       " but the model expects " +
                        std::string(c10::toString(target.scalar_type())) +
                        " (save the model in float32, e.g. model.float())");
     }
@@ -112,42 +149,73 @@ void load_state_dict_into(torch::nn::Module& module, const StateDict& state,
   for (const auto& name : order) expected.at(name).copy_(*provided.at(name));
 }
 
+namespace {
+
+// Looks a key up and compares its shape with what the config's fields give.
+class ShapeCheck {
+ public:
+  ShapeCheck(const StateDict& state, std::string origin, const std::string& context)
+      : origin_(std::move(origin)), suffix_(context.empty() ? "" : " (" + context + ")") {
+    for (const auto& [name, tensor] : state) by_key_.emplace(name, &tensor);
+  }
+
+  void expect(const std::string& key, const std::vector<int64_t>& shape,
+              const std::string& fields) const {
+    const auto it = by_key_.find(key);
+    if (it == by_key_.end()) {
+      throw ModelError("checkpoint " + origin_ + ": missing key '" + key + "' (expected shape " +
+                       c10::str(at::IntArrayRef(shape)) + " from the config's " + fields + ")" +
+                       suffix_);
+    }
+    if (it->second->sizes() != at::IntArrayRef(shape)) {
+      throw ModelError("checkpoint " + origin_ + ": key '" + key + "' has shape " +
+                       shape_text(*it->second) + " but the config's " + fields + " give " +
+                       c10::str(at::IntArrayRef(shape)) + suffix_);
+    }
+  }
+
+  // One layer at a time, stopping at the first absent one, so a huge e_layers costs nothing.
+  void expect_encoder_layers(const ModelConfig& config) const {
+    const std::string d = "d_model=" + std::to_string(config.d_model);
+    for (int64_t i = 0; i < config.e_layers; ++i) {
+      const std::string layer = "encoder.attn_layers." + std::to_string(i) + ".";
+      const std::string fields = "e_layers=" + std::to_string(config.e_layers) + ", " + d;
+      expect(layer + "attention.query_projection.weight", {config.d_model, config.d_model}, fields);
+      expect(layer + "conv1.weight", {config.d_ff, config.d_model, 1},
+             fields + ", d_ff=" + std::to_string(config.d_ff));
+    }
+  }
+
+ private:
+  std::unordered_map<std::string, const at::Tensor*> by_key_;
+  std::string origin_;
+  std::string suffix_;
+};
+
+}  // namespace
+
 void check_config_against_weights(const StateDict& state, const ModelConfig& config,
                                   const std::string& origin, const std::string& context) {
   config.validate();  // the products below assume sizes in range
-  std::unordered_map<std::string, const at::Tensor*> by_key;
-  for (const auto& [name, tensor] : state) by_key.emplace(name, &tensor);
-  const std::string suffix = context.empty() ? "" : " (" + context + ")";
-  auto expect = [&](const std::string& key, const std::vector<int64_t>& shape,
-                    const std::string& fields) {
-    const auto it = by_key.find(key);
-    if (it == by_key.end()) {
-      throw ModelError("checkpoint " + origin + ": missing key '" + key + "' (expected shape " +
-                       c10::str(at::IntArrayRef(shape)) + " from the config's " + fields + ")" +
-                       suffix);
-    }
-    if (it->second->sizes() != at::IntArrayRef(shape)) {
-      throw ModelError("checkpoint " + origin + ": key '" + key + "' has shape " +
-                       shape_text(*it->second) + " but the config's " + fields + " give " +
-                       c10::str(at::IntArrayRef(shape)) + suffix);
-    }
-  };
+  const ShapeCheck check(state, origin, context);
   const std::string d = "d_model=" + std::to_string(config.d_model);
-  expect("patch_embedding.value_embedding.weight", {config.d_model, config.patch_len},
-         d + ", patch_len=" + std::to_string(config.patch_len));
-  // One layer at a time, stopping at the first absent one, so a huge e_layers costs nothing.
-  for (int64_t i = 0; i < config.e_layers; ++i) {
-    const std::string layer = "encoder.attn_layers." + std::to_string(i) + ".";
-    const std::string fields = "e_layers=" + std::to_string(config.e_layers) + ", " + d;
-    expect(layer + "attention.query_projection.weight", {config.d_model, config.d_model}, fields);
-    expect(layer + "conv1.weight", {config.d_ff, config.d_model, 1},
-           fields + ", d_ff=" + std::to_string(config.d_ff));
+  if (config.family == ModelFamily::kITransformer) {
+    check.expect("enc_embedding.value_embedding.weight", {config.d_model, config.seq_len},
+                 d + ", seq_len=" + std::to_string(config.seq_len));
+    check.expect_encoder_layers(config);
+    check.expect("projection.weight", {config.pred_len, config.d_model},
+                 "pred_len=" + std::to_string(config.pred_len) + ", " + d);
+    return;
   }
-  expect("head.linear.weight", {config.pred_len, config.d_model * config.patch_count()},
-         "pred_len=" + std::to_string(config.pred_len) + ", " + d + " x " +
-             std::to_string(config.patch_count()) + " patches (seq_len=" +
-             std::to_string(config.seq_len) + ", patch_len=" + std::to_string(config.patch_len) +
-             ", stride=" + std::to_string(config.stride) + ")");
+  check.expect("patch_embedding.value_embedding.weight", {config.d_model, config.patch_len},
+               d + ", patch_len=" + std::to_string(config.patch_len));
+  check.expect_encoder_layers(config);
+  check.expect("head.linear.weight", {config.pred_len, config.d_model * config.patch_count()},
+               "pred_len=" + std::to_string(config.pred_len) + ", " + d + " x " +
+                   std::to_string(config.patch_count()) +
+                   " patches (seq_len=" + std::to_string(config.seq_len) +
+                   ", patch_len=" + std::to_string(config.patch_len) +
+                   ", stride=" + std::to_string(config.stride) + ")");
 }
 
 void check_weights_are_finite(const StateDict& state, const std::string& origin) {
@@ -165,19 +233,47 @@ void check_weights_are_finite(const StateDict& state, const std::string& origin)
   }
 }
 
-PatchTST load_patchtst(const std::string& checkpoint_path, ModelConfig config,
-                       const std::string& config_origin) {
-  const std::string origin_of_config =
-      config_origin.empty() ? "config" : "model config " + config_origin;
-  StateDict state = normalise_patchtst_keys(read_checkpoint_file(checkpoint_path), config,
-                                            checkpoint_path, origin_of_config);
-  const std::string context = origin_of_config + ": " + config.summary();
+namespace {
+
+std::string origin_of_config(const std::string& config_origin) {
+  return config_origin.empty() ? "config" : "model config " + config_origin;
+}
+
+// The steps after the keys are normalised, the same for both families: sizes against the
+// config before anything is allocated, then build, copy, and refuse non-finite weights.
+template <typename Model>
+Model build_from_state(const StateDict& state, const ModelConfig& config,
+                       const std::string& checkpoint_path, const std::string& context) {
   check_config_against_weights(state, config, checkpoint_path, context);
-  PatchTST model(config);
+  Model model(config);
   load_state_dict_into(*model, state, checkpoint_path, context);
   check_weights_are_finite(state, checkpoint_path);
   model->eval();
   return model;
+}
+
+}  // namespace
+
+PatchTST load_patchtst(const std::string& checkpoint_path, ModelConfig config,
+                       const std::string& config_origin) {
+  const std::string origin = origin_of_config(config_origin);
+  StateDict state = normalise_patchtst_keys(read_checkpoint_file(checkpoint_path), config,
+                                            checkpoint_path, origin);
+  return build_from_state<PatchTST>(state, config, checkpoint_path,
+                                    origin + ": " + config.summary());
+}
+
+ITransformer load_itransformer(const std::string& checkpoint_path, ModelConfig config,
+                               const std::string& config_origin) {
+  const std::string context = origin_of_config(config_origin) + ": " + config.summary();
+  StateDict state = normalise_itransformer_keys(read_checkpoint_file(checkpoint_path), config,
+                                                checkpoint_path, context);
+  return build_from_state<ITransformer>(state, config, checkpoint_path, context);
+}
+
+ITransformer load_itransformer(const std::string& checkpoint_path) {
+  const std::string config_path = config_path_for(checkpoint_path);
+  return load_itransformer(checkpoint_path, load_model_config(config_path), config_path);
 }
 
 PatchTST load_patchtst(const std::string& checkpoint_path) {

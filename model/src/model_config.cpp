@@ -50,6 +50,13 @@ class ConfigReader {
     fail(key, "must be one of " + allowed + ", got " + it->dump());
   }
 
+  void read_bool(const char* key, bool& out) const {
+    auto it = root_.find(key);
+    if (it == root_.end()) return;
+    if (!it->is_boolean()) fail(key, "must be true or false, got " + it->dump());
+    out = it->get<bool>();
+  }
+
   void read_string(const char* key, std::string& out) const {
     auto it = root_.find(key);
     if (it == root_.end()) return;
@@ -108,18 +115,35 @@ std::string at_most_int32_error(const char* key, int64_t value) {
 
 std::string ModelConfig::validation_error() const {
   const std::pair<const char*, int64_t> positives[] = {
-      {"seq_len", seq_len},     {"pred_len", pred_len},   {"d_model", d_model},
-      {"n_heads", n_heads},     {"e_layers", e_layers},   {"d_ff", d_ff},
-      {"patch_len", patch_len}, {"stride", stride},       {"factor", factor}};
+      {"seq_len", seq_len},     {"pred_len", pred_len}, {"d_model", d_model},
+      {"n_heads", n_heads},     {"e_layers", e_layers}, {"d_ff", d_ff},
+      {"patch_len", patch_len}, {"stride", stride},     {"factor", factor}};
   for (const auto& [key, value] : positives) {
     std::string error = positive_error(key, value);
     if (error.empty()) error = at_most_int32_error(key, value);
     if (!error.empty()) return error;
   }
+  if (family == ModelFamily::kITransformer) {
+    if (norm && *norm != FinalNorm::kLayer) {
+      return "'norm' must be \"layer\" for an iTransformer (TSLib's final LayerNorm), got \"" +
+             to_string(*norm) + "\"";
+    }
+    if (calendar_tokens && embed != "timeF") {
+      return "'embed' must be \"timeF\" for an iTransformer with calendar tokens (TSLib's scaled "
+             "time features), got \"" +
+             embed + "\"";
+    }
+    try {
+      time_features_for_freq(freq);
+    } catch (const ModelError& e) {
+      return e.what();
+    }
+  }
   if (d_model % n_heads != 0) {
     return "'d_model' (" + std::to_string(d_model) + ") must be a multiple of 'n_heads' (" +
            std::to_string(n_heads) + ")";
   }
+  if (family != ModelFamily::kPatchTST) return "";
   if (seq_len + stride < patch_len) {
     return "'patch_len' (" + std::to_string(patch_len) + ") must be at most seq_len + stride (" +
            std::to_string(seq_len + stride) + ")";
@@ -135,6 +159,11 @@ std::string ModelConfig::validation_error() const {
   return "";
 }
 
+std::vector<TimeFeature> ModelConfig::calendar_features() const {
+  if (family != ModelFamily::kITransformer || !calendar_tokens) return {};
+  return time_features_for_freq(freq);
+}
+
 void ModelConfig::validate() const {
   const std::string error = validation_error();
   if (!error.empty()) throw ModelError("model config: " + error);
@@ -142,10 +171,19 @@ void ModelConfig::validate() const {
 
 std::string ModelConfig::summary() const {
   std::ostringstream out;
+  // PatchTST's line stays as it was before there were families (logs and tests read it).
+  if (family != ModelFamily::kPatchTST) out << "model=" << to_string(family) << " ";
   out << "seq_len=" << seq_len << " pred_len=" << pred_len << " d_model=" << d_model
-      << " n_heads=" << n_heads << " e_layers=" << e_layers << " d_ff=" << d_ff
-      << " patch_len=" << patch_len << " stride=" << stride << " (P=" << patch_count() << ")"
-      << " attention=" << to_string(attention);
+      << " n_heads=" << n_heads << " e_layers=" << e_layers << " d_ff=" << d_ff;
+  if (family == ModelFamily::kPatchTST) {
+    out << " patch_len=" << patch_len << " stride=" << stride << " (P=" << patch_count() << ")";
+  } else if (calendar_tokens) {
+    out << " embed=" << embed << " freq=" << freq << " (" << calendar_features().size()
+        << " calendar tokens)";
+  } else {
+    out << " calendar_tokens=false";
+  }
+  out << " attention=" << to_string(attention);
   if (attention == AttentionKind::kProb) {
     out << " factor=" << factor << " prob_layout=" << to_string(prob_layout)
         << " prob_seed=" << prob_seed;
@@ -165,6 +203,9 @@ ModelConfig parse_model_config(const std::string& json_text, const std::string& 
 
   const ConfigReader reader(root, origin);
   ModelConfig config;
+  reader.read_choice(
+      "model", config.family,
+      {{"PatchTST", ModelFamily::kPatchTST}, {"iTransformer", ModelFamily::kITransformer}});
   reader.read_string("name", config.name);
   reader.read_string("version", config.version);
   reader.read_int("seq_len", config.seq_len, true);
@@ -192,11 +233,12 @@ ModelConfig parse_model_config(const std::string& json_text, const std::string& 
     reader.read_choice("norm", norm, {{"batch", FinalNorm::kBatch}, {"layer", FinalNorm::kLayer}});
     config.norm = norm;
   }
-  if (root.contains("batch_invariant")) {
-    if (!root["batch_invariant"].is_boolean()) reader.fail("batch_invariant", "must be true or false");
-    config.batch_invariant = root["batch_invariant"].get<bool>();
-  }
+  reader.read_bool("batch_invariant", config.batch_invariant);
   config.scaler = reader.read_scaler();
+  reader.read_string("embed", config.embed);
+  reader.read_string("freq", config.freq);
+  reader.read_bool("calendar_tokens", config.calendar_tokens);
+  if (config.family == ModelFamily::kITransformer && !config.norm) config.norm = FinalNorm::kLayer;
   const std::string error = config.validation_error();
   if (!error.empty()) throw ModelError("model config " + origin + ": " + error);
   return config;
@@ -210,6 +252,9 @@ ModelConfig load_model_config(const std::string& path) {
   return parse_model_config(text.str(), path);
 }
 
+std::string to_string(ModelFamily family) {
+  return family == ModelFamily::kPatchTST ? "PatchTST" : "iTransformer";
+}
 std::string to_string(AttentionKind kind) { return kind == AttentionKind::kFull ? "full" : "prob"; }
 std::string to_string(ProbLayout layout) {
   return layout == ProbLayout::kCanonical ? "canonical" : "tslib";

@@ -3,7 +3,10 @@
 //    [B,H,L_Q,L_K,E] view), B=1, H=8, E=64, L in {64, 256, 1024, 4096, 16384}: time per
 //    forward and the peak tensor memory of one forward (counter peak_MiB);
 //  - the default PatchTST shape (T=336, F=96, D=16, H=4, 3 layers, d_ff=128) at the batch
-//    rows the server forms {1, 7, 64, 448}: time per forward and rows/s.
+//    rows the server forms {1, 7, 64, 448}: time per forward and rows/s;
+//  - the bundled iTransformer (T=96, F=96, D=256, 2 layers, N=7 + 4 calendar tokens) at
+//    {1, 8, 64} samples, attention maps off and on: samples/s and variable rows/s (N rows
+//    per sample, comparable with PatchTST's rows/s: both forecast one variable per row).
 // Threads: TSSERVE_BENCH_THREADS (default 1), the LibTorch intra-op thread count.
 //
 //   build/tests/bench/model_bench --benchmark_min_time=1
@@ -21,6 +24,7 @@
 #include "naive_prob_attention.h"
 #include "tsserve/model/checkpoint_loader.h"
 #include "tsserve/model/full_attention.h"
+#include "tsserve/model/itransformer.h"
 #include "tsserve/model/malloc_retention.h"
 #include "tsserve/model/patchtst.h"
 #include "tsserve/model/prob_attention.h"
@@ -119,6 +123,28 @@ void BM_PatchTSTAttentionMaps(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(model->forecast_rows(series, maps).forecast);
 }
 
+// Calendar rows are computed outside the loop: the request codec computes them.
+void BM_ITransformerForward(benchmark::State& state) {
+  const int64_t samples = state.range(0);
+  const bool maps = state.range(1) != 0;
+  ITransformer model = load_itransformer(TSSERVE_DEFAULT_ITRANSFORMER);
+  const int64_t T = model->config().seq_len;
+  const int64_t variables = model->config().enc_in;
+  torch::manual_seed(0);
+  const at::Tensor series = torch::randn({samples, variables, T});
+  std::vector<int64_t> stamps;
+  for (int64_t t = 0; t < T; ++t) stamps.push_back(1467331200 + 3600 * t);
+  const at::Tensor calendar = model->calendar_rows(stamps).unsqueeze(0).expand({samples, -1, -1});
+  at::InferenceMode guard;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(model->forecast_samples(series, calendar, maps).forecast);
+  }
+  state.counters["samples_per_s"] = benchmark::Counter(
+      static_cast<double>(samples), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["rows_per_s"] = benchmark::Counter(static_cast<double>(samples * variables),
+                                                    benchmark::Counter::kIsIterationInvariantRate);
+}
+
 // L = 16384: Full needs 8 GiB of scores per forward; the naive gather 1.6 GiB of key copies.
 BENCHMARK(BM_FullAttention)->RangeMultiplier(4)->Range(64, 16384)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ProbAttention)->RangeMultiplier(4)->Range(64, 16384)->Unit(benchmark::kMillisecond);
@@ -129,6 +155,10 @@ BENCHMARK(BM_NaiveProbAttention)
 BENCHMARK(BM_PatchTSTForward)
     ->ArgNames({"rows", "invariant"})
     ->ArgsProduct({{1, 7, 64, 448}, {1, 0}})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ITransformerForward)
+    ->ArgNames({"samples", "maps"})
+    ->ArgsProduct({{1, 8, 64}, {0, 1}})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_TinyForward)->ArgName("rows")->Arg(1)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_PatchTSTAttentionMaps)

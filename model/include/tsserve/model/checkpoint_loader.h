@@ -1,5 +1,6 @@
 #pragma once
-// Turns a checkpoint file plus its config into a ready PatchTST (eval mode, CPU).
+// Turns a checkpoint file plus its config into a ready PatchTST or iTransformer (eval
+// mode, CPU).
 //
 // The state_dict is read as PyTorch wrote it (no conversion step). A `module.` prefix
 // (nn.DataParallel) is stripped, the final-norm variant is detected from the keys, and
@@ -8,6 +9,7 @@
 
 #include <string>
 
+#include "tsserve/model/itransformer.h"
 #include "tsserve/model/patchtst.h"
 #include "tsserve/model/state_dict.h"
 
@@ -17,7 +19,20 @@ namespace tsserve::model {
 // (model/default/patchtst_etth1.pt -> model/default/patchtst_etth1.json).
 std::string config_path_for(const std::string& checkpoint_path);
 
-// Strips a `module.` prefix carried by every key and detects the final norm
+// Strips a `module.` prefix carried by every key.
+StateDict strip_parallel_prefix(StateDict state);
+
+// Throws ModelError when the keys belong to the other family than config.family (the
+// embedding key decides: patch_embedding.* is PatchTST, enc_embedding.* iTransformer),
+// naming the key and the config's "model" field.
+void check_family_of_keys(const StateDict& state, const ModelConfig& config,
+                          const std::string& origin, const std::string& context = "");
+
+// strip_parallel_prefix and check_family_of_keys for an iTransformer.
+StateDict normalise_itransformer_keys(StateDict state, const ModelConfig& config,
+                                      const std::string& origin, const std::string& context = "");
+
+// Strips a `module.` prefix carried by every key, checks the family, and detects the final norm
 // (encoder.norm.1.* -> batch, encoder.norm.weight -> layer). Fills config.norm, or checks
 // it against the keys when the config already names one; `context` (the config's origin)
 // is appended to that message.
@@ -30,11 +45,11 @@ StateDict normalise_patchtst_keys(StateDict state, ModelConfig& config, const st
 void load_state_dict_into(torch::nn::Module& module, const StateDict& state,
                           const std::string& origin, const std::string& context = "");
 
-// Checks the tensors that fix the model's sizes (the patch embedding, every layer's query
-// projection and conv1, the head) against `config`, before the model is built: building
-// allocates what the config claims, so a config that disagrees with the weights
-// (d_model 10^6, e_layers 10^6) must be refused first. After it passes, building costs
-// about what the checkpoint holds. Throws ModelError naming the key and the config fields.
+// Checks the tensors that fix the model's sizes (the embedding, every layer's query
+// projection and conv1, the head or projection) against `config`, before the model is built:
+// building allocates what the config claims, so a config that disagrees with the weights (d_model
+// 10^6, e_layers 10^6) must be refused first. After it passes, building costs about what the
+// checkpoint holds. Throws ModelError naming the key and the config fields.
 void check_config_against_weights(const StateDict& state, const ModelConfig& config,
                                   const std::string& origin, const std::string& context);
 
@@ -49,5 +64,10 @@ PatchTST load_patchtst(const std::string& checkpoint_path, ModelConfig config,
 
 // As above, reading the config from config_path_for(checkpoint_path).
 PatchTST load_patchtst(const std::string& checkpoint_path);
+
+// The same for an iTransformer (config.family must be kITransformer).
+ITransformer load_itransformer(const std::string& checkpoint_path, ModelConfig config,
+                               const std::string& config_origin = "");
+ITransformer load_itransformer(const std::string& checkpoint_path);
 
 }  // namespace tsserve::model

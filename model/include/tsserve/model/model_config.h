@@ -12,6 +12,14 @@
 // TSLib (patch_len 16, stride 8, factor 1, gelu, full attention). "norm" ("batch" |
 // "layer") may be left out: the checkpoint's keys decide. Unknown keys (TSLib's many
 // training arguments, "training", "dropout", ...) are ignored.
+//
+// "model" names the family with TSLib's names: "PatchTST" (the default, so configs without
+// the key keep working) or "iTransformer". An iTransformer reads patch_len/stride not at
+// all, its final norm is always a LayerNorm, and it adds TSLib's calendar arguments:
+//   "embed": "timeF" (the only encoding whose features iTransformer embeds as tokens here),
+//   "freq": "h" (TSLib's frequency; time_features.h lists them and their features),
+//   "calendar_tokens": true (TSLib's runner always passes x_mark; false for a model trained
+//   without it, as iTransformer's own repository does for PEMS and Solar).
 
 #include <cstdint>
 #include <optional>
@@ -20,10 +28,12 @@
 
 #include "tsserve/model/encoder.h"
 #include "tsserve/model/prob_attention.h"
+#include "tsserve/model/time_features.h"
 
 namespace tsserve::model {
 
 enum class AttentionKind { kFull, kProb };
+enum class ModelFamily { kPatchTST, kITransformer };
 
 // The dataset-level StandardScaler the model was trained behind (population std).
 struct ScalerStats {
@@ -33,6 +43,7 @@ struct ScalerStats {
 };
 
 struct ModelConfig {
+  ModelFamily family = ModelFamily::kPatchTST;
   std::string name = "patchtst";
   std::string version = "0";
   int64_t seq_len = 0;
@@ -53,7 +64,14 @@ struct ModelConfig {
   // Serving option, not a property of the weights: see row_linear.h.
   bool batch_invariant = true;
   std::optional<ScalerStats> scaler;
+  // iTransformer's calendar tokens (TSLib's embed/freq); unused by PatchTST.
+  std::string embed = "timeF";
+  std::string freq = "h";
+  bool calendar_tokens = true;
 
+  // The calendar features an iTransformer embeds as extra tokens, in token order; empty for
+  // PatchTST and for an iTransformer without calendar tokens.
+  std::vector<TimeFeature> calendar_features() const;
   // P = floor((seq_len - patch_len) / stride) + 2 (one extra patch from the padding).
   int64_t patch_count() const { return (seq_len - patch_len) / stride + 2; }
 
@@ -62,7 +80,8 @@ struct ModelConfig {
   // The same check as a message ("" when valid), for callers that name the source.
   std::string validation_error() const;
 
-  // One line for messages and logs: "seq_len=336 pred_len=96 d_model=16 ...".
+  // One line for messages and logs: "seq_len=336 pred_len=96 d_model=16 ..." (an
+  // iTransformer's starts "model=iTransformer" and names its calendar tokens).
   std::string summary() const;
 };
 
@@ -70,6 +89,7 @@ struct ModelConfig {
 ModelConfig parse_model_config(const std::string& json_text, const std::string& origin);
 ModelConfig load_model_config(const std::string& path);
 
+std::string to_string(ModelFamily family);  // TSLib's name: "PatchTST", "iTransformer"
 std::string to_string(AttentionKind kind);
 std::string to_string(ProbLayout layout);
 std::string to_string(FinalNorm norm);

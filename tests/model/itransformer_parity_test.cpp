@@ -1,0 +1,146 @@
+// iTransformer against the independent PyTorch reference (tests/reference/
+// itransformer_reference.py): gelu/relu, 1-3 layers, with and without calendar tokens
+// (h, t, d), N from 1 to 21, ProbSparse with every query active. The calendar rows go
+// through tsserve's own time features, computed from the fixtures' Unix timestamps.
+
+#include <ATen/Parallel.h>
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include "reference_fixture.h"
+#include "tsserve/model/checkpoint_loader.h"
+#include "tsserve/model/itransformer.h"
+
+namespace tsserve::testing {
+namespace {
+
+using namespace tsserve::model;
+
+ITransformer make_itransformer(const ReferenceFixture& fixture, const std::string& attention = "") {
+  nlohmann::json json = fixture.config;
+  if (!attention.empty()) json["attention"] = attention;
+  const ModelConfig config = parse_model_config(json.dump(), "fixture");
+  ITransformer model(config);
+  load_state_dict_into(*model, normalise_itransformer_keys(fixture.params, config, "fixture"),
+                       "fixture");
+  return model;
+}
+
+std::vector<int64_t> timestamps_of(const ReferenceFixture& fixture, int64_t sample) {
+  const at::Tensor row = fixture.input("timestamps")[sample].contiguous();
+  return {row.data_ptr<int64_t>(), row.data_ptr<int64_t>() + row.numel()};
+}
+
+// [B, C, T] calendar rows from the fixture's timestamps, or undefined without calendar.
+at::Tensor calendar_of(const ITransformer& model, const ReferenceFixture& fixture) {
+  if (!fixture.has_input("timestamps")) return {};
+  std::vector<at::Tensor> rows;
+  for (int64_t b = 0; b < fixture.input("x").size(0); ++b) {
+    rows.push_back(model->calendar_rows(timestamps_of(fixture, b)));
+  }
+  return at::stack(rows);
+}
+
+class ITransformerParity : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ITransformerParity, TslibLayoutForecastMatchesReference) {
+  const ReferenceFixture fixture = load_reference_fixture(GetParam());
+  ITransformer model = make_itransformer(fixture);
+  const at::Tensor x_mark = fixture.has_input("x_mark") ? fixture.input("x_mark") : at::Tensor();
+  at::InferenceMode guard;
+  EXPECT_LE(relative_error(model->forward(fixture.input("x"), x_mark), fixture.output("forecast")),
+            kParityTolerance);
+}
+
+TEST_P(ITransformerParity, ForecastEncoderOutputAndAttentionFromTimestampsMatchReference) {
+  const ReferenceFixture fixture = load_reference_fixture(GetParam());
+  ITransformer model = make_itransformer(fixture);
+  at::InferenceMode guard;
+  const SampleForecast out = model->forecast_samples(fixture.input("x").transpose(1, 2),
+                                                     calendar_of(model, fixture), true);
+  EXPECT_LE(relative_error(out.forecast.transpose(1, 2), fixture.output("forecast")),
+            kParityTolerance);
+  EXPECT_LE(relative_error(out.encoder_output, fixture.output("encoder_output")), kParityTolerance);
+  ASSERT_EQ(static_cast<int64_t>(out.attention.size()), model->config().e_layers);
+  for (size_t i = 0; i < out.attention.size(); ++i) {
+    EXPECT_LE(relative_error(out.attention[i], fixture.output("attention." + std::to_string(i))),
+              kParityTolerance)
+        << "layer " << i;
+  }
+}
+
+// What the server will do: each request alone, or same-N requests batched together.
+TEST_P(ITransformerParity, SampleAloneEqualsSampleInBatchBitwise) {
+  const ReferenceFixture fixture = load_reference_fixture(GetParam());
+  ITransformer model = make_itransformer(fixture);
+  const at::Tensor series = fixture.input("x").transpose(1, 2).contiguous();  // [B, N, T]
+  at::InferenceMode guard;
+  const SampleForecast batched = model->forecast_samples(series, calendar_of(model, fixture), true);
+  for (int64_t b = 0; b < series.size(0); ++b) {
+    const std::vector<int64_t> stamps =
+        fixture.has_input("timestamps") ? timestamps_of(fixture, b) : std::vector<int64_t>{};
+    const SampleForecast alone = model->forecast_sample(series[b], stamps, true);
+    EXPECT_TRUE(at::equal(alone.forecast, batched.forecast[b])) << "sample " << b;
+    for (size_t i = 0; i < alone.attention.size(); ++i) {
+      EXPECT_TRUE(at::equal(alone.attention[i], batched.attention[i][b])) << "layer " << i;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, ITransformerParity,
+                         ::testing::Values("itr_gelu_calendar_h_n7", "itr_relu_plain_n1",
+                                           "itr_gelu_calendar_t_n21", "itr_relu_calendar_d_n3",
+                                           "itr_gelu_plain_n12", "itr_prob_every_query"));
+
+// The bundled model at the batch sizes a server forms, at 1 and 2 intra-op threads: each
+// sample alone equals the same sample in a batch of 48 distinct samples, bitwise.
+TEST(ITransformerBatchInvariance, BundledModelSampleAloneEqualsSampleInBatchOf48) {
+  ITransformer model =
+      load_itransformer(std::string(TSSERVE_SOURCE_DIR) + "/model/default/itransformer_etth1.pt");
+  const int64_t T = model->config().seq_len;
+  torch::manual_seed(5);
+  const at::Tensor series = torch::randn({48, 7, T}) * 4 + 2;
+  std::vector<std::vector<int64_t>> stamps(48);
+  std::vector<at::Tensor> calendar;
+  for (size_t b = 0; b < stamps.size(); ++b) {
+    for (int64_t t = 0; t < T; ++t) stamps[b].push_back(1467331200 + 3600 * (37 * b + t));
+    calendar.push_back(model->calendar_rows(stamps[b]));
+  }
+  const int saved_threads = at::get_num_threads();
+  at::InferenceMode guard;
+  for (int threads : {1, 2}) {
+    at::set_num_threads(threads);
+    const at::Tensor batched = model->forecast_samples(series, at::stack(calendar)).forecast;
+    for (int64_t b = 0; b < series.size(0); b += 7) {
+      EXPECT_TRUE(at::equal(model->forecast_sample(series[b], stamps[b]).forecast, batched[b]))
+          << "sample " << b << ", " << threads << " threads";
+    }
+  }
+  at::set_num_threads(saved_threads);
+}
+
+TEST(ITransformerProbSparse, EqualsFullWhenEveryQueryIsActive) {
+  const ReferenceFixture fixture = load_reference_fixture("itr_prob_every_query");
+  ITransformer prob = make_itransformer(fixture);
+  ITransformer full = make_itransformer(fixture, "full");
+  ASSERT_EQ(prob->config().attention, AttentionKind::kProb);
+  const at::Tensor series = fixture.input("x").transpose(1, 2);
+  at::InferenceMode guard;
+  const SampleForecast p = prob->forecast_samples(series, calendar_of(prob, fixture), true);
+  const SampleForecast f = full->forecast_samples(series, calendar_of(full, fixture), true);
+  EXPECT_LE(relative_error(p.forecast, f.forecast), 1e-6);
+  for (size_t i = 0; i < p.attention.size(); ++i) {
+    EXPECT_LE(relative_error(p.attention[i], f.attention[i]), 1e-6) << "layer " << i;
+  }
+}
+
+TEST(ITransformerTokens, VariablesThenCalendarFeaturesName) {
+  const ReferenceFixture fixture = load_reference_fixture("itr_gelu_calendar_h_n7");
+  ITransformer model = make_itransformer(fixture);
+  EXPECT_EQ(model->token_names({"HUFL", "OT"}),
+            (std::vector<std::string>{"HUFL", "OT", "HourOfDay", "DayOfWeek", "DayOfMonth",
+                                      "DayOfYear"}));
+}
+
+}  // namespace
+}  // namespace tsserve::testing
