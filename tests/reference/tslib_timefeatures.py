@@ -6,6 +6,8 @@ accessors, the same scalings to [-0.5, 0.5], the same feature lists per frequenc
 float64 -> float32 step as TSLib's data loader and training loop.
 """
 
+import re
+
 import numpy as np
 import pandas as pd
 from pandas.tseries import offsets
@@ -59,8 +61,23 @@ FEATURES_BY_OFFSET = [
 ]
 
 
+# TSLib's frequency strings as pandas >= 3 spells them ('t' and 'T' are gone there, month,
+# quarter and year ends gained an 'E'); Debian's pandas 1.5 takes TSLib's own spellings.
+_MODERN_ALIAS = {"t": "min", "m": "ME", "q": "QE", "a": "YE", "y": "YE"}
+
+
+def _to_offset(freq):
+    try:
+        return to_offset(freq)
+    except ValueError:
+        match = re.fullmatch(r"(\d*)([A-Za-z]+)", freq)
+        if not match or match.group(2).lower() not in _MODERN_ALIAS:
+            raise
+        return to_offset(match.group(1) + _MODERN_ALIAS[match.group(2).lower()])
+
+
 def time_features_from_frequency_str(freq):
-    offset = to_offset(freq)
+    offset = _to_offset(freq)
     for offset_type, features in FEATURES_BY_OFFSET:
         if isinstance(offset, offset_type):
             return features
