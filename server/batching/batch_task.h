@@ -1,13 +1,7 @@
 #pragma once
 // What the dynamic batcher batches: a task of one or more rows (series) with a deadline,
-// a cancellation probe and exactly one completion.
-//
-// An abstract class rather than a DynamicBatcher<Task> template: the batcher's locking,
-// timing and draining then live in one .cpp, compiled and tested once, behind a header
-// that is only a contract. Server tasks are heap objects that own an RPC's reactor and
-// finish it through a virtual completion anyway, and one virtual call per task per batch
-// costs nothing next to a forward pass. A batcher serves one kind of task (one batcher
-// per model instance and method), so its processor static_casts to that concrete type.
+// a cancellation probe and exactly one completion. A batcher serves one kind of task (one
+// batcher per method), so its processor static_casts to that concrete type.
 //
 // Completion: whoever ends the task (the processor with TaskCode::kOk, the batcher with
 // a drop or failure outcome) calls complete(); the first call delivers the outcome

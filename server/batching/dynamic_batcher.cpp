@@ -5,6 +5,12 @@
 #include <stdexcept>
 #include <utility>
 
+// Admission in time: under overload an admitted task waits about max_queue_wait plus the
+// batch running at most, and a refusal costs a few arithmetic steps under the lock.
+// A task over max_batch_rows is refused rather than split: splitting would make one
+// request finish in pieces from several batches, and the handler can tell the caller the
+// limit in one precise message.
+
 namespace tsserve::server {
 namespace {
 

@@ -12,14 +12,9 @@
 // instance, so `workers` batches run at once.
 //
 // Admission is bounded twice: in rows (max_queue_rows, kQueueFull) and, when
-// max_queue_wait is set, in time: a task whose expected wait (queue_wait_estimate.h: the
-// rows ahead of it at the recent model time per row) is over max_queue_wait is refused
-// (kQueueWaitTooLong), so under overload an admitted task waits about max_queue_wait plus
-// the batch running at most, and the refusal costs a few arithmetic steps under the lock.
-//
-// A task with more rows than max_batch_rows is refused (kTooManyRows), not split:
-// splitting would make one request finish in pieces from several batches, and the handler
-// can tell the caller the limit in one precise message.
+// max_queue_wait is set, in time: a task whose expected wait (queue_wait_estimate.h) is
+// over max_queue_wait is refused (kQueueWaitTooLong). A task with more rows than
+// max_batch_rows is refused (kTooManyRows), never split.
 //
 // Locking: one mutex and one condition variable. Workers wait with
 // clock.wait_until(oldest + delay); submit() and shutdown() notify outside the lock.

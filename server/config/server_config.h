@@ -61,22 +61,16 @@ struct ModelOptions {
 };
 
 struct BatchingOptions {
+  // The batcher's limits (batching/dynamic_batcher.h, BatcherOptions); why these defaults
+  // is in config_option.cpp.
   int max_batch_rows = 448;
-  // 0 = max_batch_rows. Below it, a worker leaves the rest of the queue to the next free
-  // one; with several instances that shares the work and cuts the tail (BENCHMARKS.md:
-  // p99 at concurrency 32 with 2 instances, 81-97 -> 48-55 ms at 28-56 rows).
+  // 0 = max_batch_rows. Below it, a worker leaves the rest of the queue to the next free one.
   int preferred_batch_rows = 0;
-  // 0: work-conserving. An idle worker takes what is queued at once; requests arriving
-  // while it computes wait for the next batch and share it. On CPU this model's cost per
-  // row is flat in the batch size, so waiting for company only adds latency (BENCHMARKS.md:
-  // 2 ms queued at concurrency 1, no throughput gained). A GPU, where wide batches are
-  // cheaper per row, may want a few milliseconds.
+  // 0: work-conserving: an idle worker takes what is queued at once.
   double max_queue_delay_ms = 0.0;
   int max_queue_rows = 8192;
-  // Refuse a request expected to wait longer than this in the queue (the rows ahead of it
-  // at the recent model time per row), so an admitted request's latency is bounded in
-  // time whatever the model's speed; 0 = off, only max_queue_rows bounds the queue (8192
-  // rows at this CPU model's ~5000 rows/s is 1.6 s of queue).
+  // Refuse a request expected to wait longer than this in the queue; 0 = off, only
+  // max_queue_rows bounds the queue.
   double max_queue_wait_ms = 0.0;
   // Patch tokens in one Encode batch at most.
   int max_encode_tokens = 4096;

@@ -10,6 +10,12 @@
 
 #include "server/batching/request_task.h"
 
+// Forecast batches stack every variable of every request as one row [R, seq_len]; the
+// model is channel-independent and row-invariant, so each request's result is bitwise the
+// one it would get alone. Encode batches are grouped by token count and each group runs as
+// one [b, L, D] forward: padding to a common length would change the GEMM and softmax
+// shapes and with them the last bits, so grouping keeps the same guarantee.
+
 namespace tsserve::server {
 namespace {
 

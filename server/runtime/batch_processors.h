@@ -1,12 +1,8 @@
 #pragma once
 // What a batcher worker does with a closed batch: stack the tasks' rows, run the model
-// once, split the result back, fill each task's output and complete it.
-//
-// Forecast batches stack every variable of every request as one row [R, seq_len]; the
-// model is channel-independent and row-invariant, so each request's result is bitwise
-// the one it would get alone. Encode batches are grouped by token count and each group
-// runs as one [b, L, D] forward: padding to a common length would change the GEMM and
-// softmax shapes and with them the last bits, so grouping keeps the same guarantee.
+// once, split the result back (attention maps cut per task, heads averaged when asked),
+// fill each task's output and complete it. Each request's result is bitwise the one it
+// would get alone (batch_processors.cpp says why).
 //
 // A LibTorch exception propagates to the batcher, which completes the batch's tasks
 // INTERNAL with its message; the processor logs it first.

@@ -44,6 +44,41 @@ Clock::time_point steady_deadline(const grpc::CallbackServerContext& context);
 // OK, or RESOURCE_EXHAUSTED when an answer of `bytes` exceeds `max_bytes` (0: no limit).
 grpc::Status check_response_size(std::size_t bytes, int64_t max_bytes);
 
+// A Codec made of a protocol's two functions, for a protocol that keeps nothing between
+// decode and encode: StatelessCodec<decode_forecast_request, encode_forecast_response>.
+template <typename Decode>
+struct DecodeSignature;
+template <typename RequestT, typename InputT>
+struct DecodeSignature<grpc::Status (*)(const RequestT&, const ModelShape&, const RequestLimits&,
+                                        InputT*)> {
+  using Request = RequestT;
+  using Input = InputT;
+};
+template <typename Encode>
+struct EncodeSignature;
+template <typename InputT, typename OutputT, typename ResponseT>
+struct EncodeSignature<grpc::Status (*)(const InputT&, const ModelShape&, OutputT&&, ResponseT*)> {
+  using Output = OutputT;
+  using Response = ResponseT;
+};
+
+template <auto Decode, auto Encode>
+struct StatelessCodec {
+  using Request = typename DecodeSignature<decltype(Decode)>::Request;
+  using Input = typename DecodeSignature<decltype(Decode)>::Input;
+  using Output = typename EncodeSignature<decltype(Encode)>::Output;
+  using Response = typename EncodeSignature<decltype(Encode)>::Response;
+
+  grpc::Status decode(const Request& request, const ModelShape& shape, const RequestLimits& limits,
+                      Input* input) {
+    return Decode(request, shape, limits, input);
+  }
+  grpc::Status encode(const Input& input, const ModelShape& shape, Output&& output,
+                      Response* response) {
+    return Encode(input, shape, std::move(output), response);
+  }
+};
+
 // What every call of one batched method shares.
 struct BatchedMethod {
   Method method;

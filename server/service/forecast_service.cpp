@@ -12,35 +12,8 @@ namespace tsserve::server {
 namespace {
 
 // tsserve.v1's messages for BatchedCall (batched_call.h).
-struct ForecastCodec {
-  using Request = v1::ForecastRequest;
-  using Response = v1::ForecastResponse;
-  using Input = ForecastInput;
-  using Output = ForecastOutput;
-  grpc::Status decode(const Request& request, const ModelShape& shape, const RequestLimits& limits,
-                      Input* input) {
-    return decode_forecast_request(request, shape, limits, input);
-  }
-  grpc::Status encode(const Input& input, const ModelShape& shape, Output&& output,
-                      Response* response) {
-    return encode_forecast_response(input, shape, std::move(output), response);
-  }
-};
-
-struct EncodeCodec {
-  using Request = v1::EncodeRequest;
-  using Response = v1::EncodeResponse;
-  using Input = EncodeInput;
-  using Output = EncodeOutput;
-  grpc::Status decode(const Request& request, const ModelShape& shape, const RequestLimits& limits,
-                      Input* input) {
-    return decode_encode_request(request, shape, limits, input);
-  }
-  grpc::Status encode(const Input& input, const ModelShape& shape, Output&& output,
-                      Response* response) {
-    return encode_encode_response(input, shape, std::move(output), response);
-  }
-};
+using ForecastCodec = StatelessCodec<decode_forecast_request, encode_forecast_response>;
+using EncodeCodec = StatelessCodec<decode_encode_request, encode_encode_response>;
 
 }  // namespace
 

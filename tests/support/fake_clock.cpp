@@ -3,6 +3,12 @@
 #include <algorithm>
 #include <vector>
 
+// Why a wake-up cannot be lost: a waiter registers (deadline, its mutex, its condition
+// variable) under the clock's mutex while it still owns its own mutex, and gives that up
+// only inside condition_variable::wait. advance() takes the waiter's mutex before it
+// notifies, so the notification comes after the waiter is inside wait(). A waiter that
+// registers after advance() moved time sees the new time and does not block at all.
+
 namespace tsserve::server {
 
 FakeClock::FakeClock(time_point start) : now_(start) {}

@@ -6,13 +6,8 @@
 // usual. Nothing ever waits in real time, so tests need no sleeps. await_waiter_until()
 // and await_waiters() let a test block (in real time, bounded) until another thread is
 // parked on the clock, e.g. "the batcher's worker now waits for oldest + delay", which
-// turns "nothing happened yet" into something a test can know rather than guess.
-//
-// Why a wake-up cannot be lost: a waiter registers (deadline, its mutex, its condition
-// variable) under the clock's mutex while it still owns its own mutex, and gives that up
-// only inside condition_variable::wait. advance() takes the waiter's mutex before it
-// notifies, so the notification comes after the waiter is inside wait(). A waiter that
-// registers after advance() moved time sees the new time and does not block at all.
+// turns "nothing happened yet" into something a test can know rather than guess. No
+// wake-up is lost (fake_clock.cpp says why).
 //
 // Thread safety: every member is thread-safe.
 // REQUIRES: the mutex and condition variable of a thread waiting on this clock outlive
