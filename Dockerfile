@@ -28,6 +28,7 @@ RUN apt-get update \
 WORKDIR /src
 COPY CMakeLists.txt ./
 COPY proto proto
+COPY csv csv
 COPY model model
 COPY server server
 COPY client client

@@ -9,7 +9,7 @@
 
 namespace tsserve::client::cli {
 
-void draw_forecast_plot(const std::string& path, const CsvWindow& window,
+void draw_forecast_plot(const std::string& path, const csv::CsvWindow& window,
                         const ForecastResult& result, int history_points) {
   std::vector<plot::ForecastPanel> panels;
   for (size_t v = 0; v < result.variables.size(); ++v) {

@@ -4,14 +4,14 @@
 
 #include <string>
 
-#include "tsserve/client/csv_window.h"
 #include "tsserve/client/forecast_call.h"
+#include "tsserve/csv/csv_window.h"
 
 namespace tsserve::client::cli {
 
 // One panel per variable: the window's history (its last `history_points`, 0 = all) and
 // the forecast after it.
-void draw_forecast_plot(const std::string& path, const CsvWindow& window,
+void draw_forecast_plot(const std::string& path, const csv::CsvWindow& window,
                         const ForecastResult& result, int history_points);
 
 // One heatmap per returned map: layers x variables when heads are averaged, layers x

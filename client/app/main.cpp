@@ -10,7 +10,7 @@
 
 #include "commands.h"
 #include "exit_codes.h"
-#include "tsserve/client/csv_window.h"
+#include "tsserve/csv/csv_window.h"
 
 int main(int argc, char** argv) {
   namespace cli = tsserve::client::cli;
@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
     for (const auto& [command, run] : runners) {
       if (command->parsed()) return run();
     }
-  } catch (const tsserve::client::CsvError& e) {
+  } catch (const tsserve::csv::CsvError& e) {
     std::cerr << "tsserve-client: " << e.what() << "\n";
     return cli::kExitBadInput;
   } catch (const std::invalid_argument& e) {

@@ -10,10 +10,11 @@
 #include <iostream>
 #include <string>
 
-#include "tsserve/client/csv_window.h"
+#include "tsserve/csv/csv_window.h"
 #include "tsserve/model/checkpoint_loader.h"
 #include "tsserve/model/malloc_retention.h"
 #include "tsserve/model/model_error.h"
+#include "tsserve/model/standard_scaler.h"
 
 namespace {
 
@@ -52,16 +53,21 @@ int main(int argc, char** argv) {
     const auto& config = model->config();
     std::vector<std::string> columns;
     if (config.scaler) columns = config.scaler->columns;
-    const auto window = tsserve::client::read_csv_window(
+    const auto window = tsserve::csv::read_csv_window(
         csv_path, {columns, static_cast<size_t>(config.seq_len)});
 
     const auto n = static_cast<int64_t>(window.columns.size());
+    // Column v of the window is scaler column v (no scaler: the identity).
+    auto scaler = [&config](int64_t v) {
+      const auto c = static_cast<size_t>(v);
+      return config.scaler
+                 ? tsserve::model::ScalerColumn{config.scaler->mean[c], config.scaler->std[c]}
+                 : tsserve::model::ScalerColumn{};
+    };
     at::Tensor series = at::empty({n, config.seq_len}, at::kFloat);
     for (int64_t v = 0; v < n; ++v) {
-      const double mean = config.scaler ? config.scaler->mean[v] : 0.0;
-      const double std = config.scaler ? config.scaler->std[v] : 1.0;
       for (int64_t t = 0; t < config.seq_len; ++t) {
-        series[v][t] = static_cast<float>((window.values[v][t] - mean) / std);
+        series[v][t] = scaler(v).scale(window.values[v][t]);
       }
     }
     at::InferenceMode inference;
@@ -76,9 +82,7 @@ int main(int argc, char** argv) {
     for (int64_t h = 0; h < config.pred_len; ++h) {
       std::printf("%5lld", static_cast<long long>(h + 1));
       for (int64_t v = 0; v < n; ++v) {
-        const double mean = config.scaler ? config.scaler->mean[v] : 0.0;
-        const double std = config.scaler ? config.scaler->std[v] : 1.0;
-        std::printf(" %10.4f", forecast[v][h].item<float>() * std + mean);
+        std::printf(" %10.4f", scaler(v).unscale(forecast[v][h].item<float>()));
       }
       std::printf("\n");
     }

@@ -12,9 +12,9 @@
 
 #include "tsserve/model/malloc_retention.h"
 
-#include "tsserve/server/inference_server.h"
-#include "tsserve/server/logging.h"
-#include "tsserve/server/server_config.h"
+#include "server/app/inference_server.h"
+#include "server/config/server_config.h"
+#include "server/observability/logging.h"
 
 int main(int argc, char** argv) {
   using namespace tsserve::server;

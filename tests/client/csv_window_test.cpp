@@ -1,11 +1,11 @@
-#include "tsserve/client/csv_window.h"
+#include "tsserve/csv/csv_window.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <fstream>
 
-namespace tsserve::client {
+namespace tsserve::csv {
 namespace {
 
 class CsvWindowTest : public ::testing::Test {
@@ -78,4 +78,4 @@ TEST_F(CsvWindowTest, ErrorsNameTheLineAndTheColumn) {
 }
 
 }  // namespace
-}  // namespace tsserve::client
+}  // namespace tsserve::csv

@@ -17,7 +17,7 @@
 #include "fuzz_input.h"
 #include "fuzz_target.h"
 #include "request_checks.h"
-#include "tsserve/server/attention_selection.h"
+#include "server/codec/common/attention_selection.h"
 
 namespace tsserve::fuzz {
 namespace {

@@ -3,7 +3,7 @@
 // the same shape as tests/support/default_model_shape.h, which needs LibTorch): the
 // realistic model the request fuzzers decode against, with or without its scaler.
 
-#include "tsserve/server/model_shape.h"
+#include "server/request/model_shape.h"
 
 namespace tsserve::fuzz {
 

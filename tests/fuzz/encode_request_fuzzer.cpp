@@ -19,8 +19,8 @@
 #include "request_builder.h"
 #include "request_checks.h"
 #include "response_checks.h"
-#include "tsserve/server/encode_request_decoder.h"
-#include "tsserve/server/encode_response_encoder.h"
+#include "server/codec/v1/encode_request_decoder.h"
+#include "server/codec/v1/encode_response_encoder.h"
 #include "v1_tensor_checks.h"
 
 namespace tsserve::fuzz {

@@ -22,10 +22,10 @@
 #include "request_builder.h"
 #include "request_checks.h"
 #include "response_checks.h"
-#include "tsserve/server/forecast_request_decoder.h"
-#include "tsserve/server/forecast_response_encoder.h"
-#include "tsserve/server/model_selection.h"
-#include "tsserve/server/request_id.h"
+#include "server/codec/common/model_selection.h"
+#include "server/codec/common/request_id.h"
+#include "server/codec/v1/forecast_request_decoder.h"
+#include "server/codec/v1/forecast_response_encoder.h"
 #include "v1_tensor_checks.h"
 
 namespace tsserve::fuzz {
@@ -91,7 +91,7 @@ SentSeries sent_series(const v1::ForecastRequest& request) {
                     ? std::vector<float>(series.values().begin(), series.values().end())
                     : floats_of(series.raw_values());
   FUZZ_CHECK(series.raw_values().size() % 4 == 0, "accepted a ragged raw_values");
-  FUZZ_CHECK(sent.variables >= 1 && sent.variables <= server::RequestLimits{}.max_variables,
+  FUZZ_CHECK(sent.variables >= 1 && sent.variables <= server::RequestLimits{}.max_series_rows,
              "accepted N = " + std::to_string(sent.variables));
   FUZZ_CHECK(sent.points >= 336, "accepted T_in = " + std::to_string(sent.points));
   FUZZ_CHECK(static_cast<int64_t>(sent.values.size()) == sent.variables * sent.points,
@@ -144,16 +144,16 @@ void check_accepted(const v1::ForecastRequest& request, const server::ForecastIn
 
 void check_response(server::ForecastInput& input, const server::ModelShape& model) {
   server::ForecastOutput output;
-  output.forecast = numbered_forecast(input.variables, model.pred_len);
+  output.forecast = numbered_forecast(input.series_rows, model.pred_len);
   bool fits = false;
   output.attention = marked_attention(input.attention, model.n_heads, model.patch_count, &fits);
-  output.batch_rows = static_cast<int32_t>(input.variables);
+  output.batch_rows = static_cast<int32_t>(input.series_rows);
   v1::ForecastResponse response;
   const grpc::Status status =
       server::encode_forecast_response(input, model, std::move(output), &response);
   FUZZ_CHECK(status.ok(), "encode_forecast_response: " + status.error_message());
 
-  const int64_t n = input.variables;
+  const int64_t n = input.series_rows;
   const std::vector<int64_t> shape = input.variables_by_time
                                          ? std::vector<int64_t>{n, model.pred_len}
                                          : std::vector<int64_t>{model.pred_len, n};

@@ -7,7 +7,7 @@
 // model with (0) or without (1) its scaler.
 // Invariants: a refusal is INVALID_ARGUMENT naming a field (FAILED_PRECONDITION only for
 // scaler_mode "required" without a scaler); an acceptance has one FP32 input "series"
-// [B, T_in, N] whose data fill it, B * N <= max_variables, T_in >= T, and holds exactly the
+// [B, T_in, N] whose data fill it, B * N <= max_series_rows, T_in >= T, and holds exactly the
 // documented rows and attention selection (over every sample) with the parameters'
 // meaning read here independently; its response carries the requested outputs in order,
 // [B, F, N] forecast values where the protocol puts them.
@@ -23,8 +23,8 @@
 #include "oip_request_builder.h"
 #include "request_checks.h"
 #include "response_checks.h"
-#include "tsserve/server/oip_request_decoder.h"
-#include "tsserve/server/oip_response_encoder.h"
+#include "server/codec/oip/oip_request_decoder.h"
+#include "server/codec/oip/oip_response_encoder.h"
 
 namespace tsserve::fuzz {
 namespace {
@@ -126,7 +126,7 @@ SentSeries sent_series(const inference::ModelInferRequest& request, bool raw) {
   sent.points = input.shape(1);
   sent.variables = input.shape(2);
   FUZZ_CHECK(sent.samples >= 1 && sent.variables >= 1 && sent.points >= 336 &&
-                 sent.samples * sent.variables <= server::RequestLimits{}.max_variables,
+                 sent.samples * sent.variables <= server::RequestLimits{}.max_series_rows,
              "accepted shape [" + std::to_string(sent.samples) + ", " +
                  std::to_string(sent.points) + ", " + std::to_string(sent.variables) + "]");
   if (raw) {
@@ -199,13 +199,13 @@ std::vector<float> output_floats(const inference::ModelInferResponse& response, 
 void check_response(server::ForecastInput& input, const server::OipReply& reply,
                     const server::ModelShape& model) {
   server::ForecastOutput output;
-  output.forecast = numbered_forecast(input.variables, model.pred_len);
+  output.forecast = numbered_forecast(input.series_rows, model.pred_len);
   bool fits = true;
   if (input.attention.enabled) {
     output.attention = marked_attention(input.attention, model.n_heads, model.patch_count, &fits);
   }
   if (!fits) return;  // every selected map must be there: too many to build for one input
-  output.batch_rows = static_cast<int32_t>(input.variables);
+  output.batch_rows = static_cast<int32_t>(input.series_rows);
   inference::ModelInferResponse response;
   const grpc::Status status =
       server::encode_model_infer_response(input, reply, model, std::move(output), &response);
@@ -214,7 +214,7 @@ void check_response(server::ForecastInput& input, const server::OipReply& reply,
                  response.outputs_size() == static_cast<int>(reply.outputs.size()),
              "id, model name or output count");
   const int64_t samples = input.samples;
-  const int64_t n = input.variables / samples;
+  const int64_t n = input.series_rows / samples;
   const server::AttentionSelection& selection = input.attention;
   for (int i = 0; i < response.outputs_size(); ++i) {
     const auto& tensor = response.outputs(i);

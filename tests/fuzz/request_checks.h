@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "fuzz_target.h"
-#include "tsserve/server/forecast_request_decoder.h"
-#include "tsserve/server/model_shape.h"
+#include "server/codec/v1/forecast_request_decoder.h"
+#include "server/request/model_shape.h"
 #include "tsserve/v1/forecast_service.pb.h"
 
 namespace tsserve::fuzz {
@@ -110,8 +110,8 @@ inline void check_rows(const server::ForecastInput& input, const SentSeries& sen
   for (float x : sent.values) FUZZ_CHECK(std::isfinite(x), "accepted a non-finite value");
   const int64_t rows = sent.samples * sent.variables;
   const int64_t used = model.seq_len;
-  FUZZ_CHECK(input.variables == rows && input.samples == sent.samples,
-             "rows " + std::to_string(input.variables) + ", samples " +
+  FUZZ_CHECK(input.series_rows == rows && input.samples == sent.samples,
+             "rows " + std::to_string(input.series_rows) + ", samples " +
                  std::to_string(input.samples) + " for " + std::to_string(sent.samples) + " x " +
                  std::to_string(sent.variables));
   FUZZ_CHECK(input.rows.size() == static_cast<std::size_t>(rows * used),

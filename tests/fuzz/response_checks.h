@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "fuzz_target.h"
-#include "tsserve/server/attention_maps.h"
-#include "tsserve/server/attention_selection.h"
-#include "tsserve/server/forecast_request_decoder.h"
-#include "tsserve/server/forecast_response_encoder.h"
-#include "tsserve/server/model_shape.h"
+#include "server/codec/common/attention_maps.h"
+#include "server/codec/common/attention_selection.h"
+#include "server/codec/v1/forecast_request_decoder.h"
+#include "server/codec/v1/forecast_response_encoder.h"
+#include "server/request/model_shape.h"
 
 namespace tsserve::fuzz {
 
@@ -43,11 +43,11 @@ inline float expected_forecast_value(const server::ForecastInput& input,
 inline void check_forecast_values(const std::vector<float>& got, const server::ForecastInput& input,
                                   const server::ModelShape& model) {
   const int64_t horizon = model.pred_len;
-  const int64_t per_sample = input.variables / input.samples;
-  FUZZ_CHECK(got.size() == static_cast<std::size_t>(input.variables * horizon),
+  const int64_t per_sample = input.series_rows / input.samples;
+  FUZZ_CHECK(got.size() == static_cast<std::size_t>(input.series_rows * horizon),
              std::to_string(got.size()) + " forecast values for " +
-                 std::to_string(input.variables) + " rows");
-  for (int64_t row = 0; row < input.variables; ++row) {
+                 std::to_string(input.series_rows) + " rows");
+  for (int64_t row = 0; row < input.series_rows; ++row) {
     const int64_t b = row / per_sample;
     const int64_t n = row % per_sample;
     for (int64_t f = 0; f < horizon; ++f) {

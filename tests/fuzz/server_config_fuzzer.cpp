@@ -18,9 +18,10 @@
 #include <string>
 #include <vector>
 
+#include "fixed_environment.h"
 #include "fuzz_target.h"
 #include "memory_file.h"
-#include "tsserve/server/server_config.h"
+#include "server/config/server_config.h"
 
 namespace tsserve::fuzz {
 namespace {

@@ -8,7 +8,7 @@
 #include "fuzz_target.h"
 #include "request_checks.h"
 #include "response_checks.h"
-#include "tsserve/server/attention_selection.h"
+#include "server/codec/common/attention_selection.h"
 #include "tsserve/v1/attention.pb.h"
 #include "tsserve/v1/tensor.pb.h"
 

@@ -1,4 +1,4 @@
-#include "tsserve/server/attention_selection.h"
+#include "server/codec/common/attention_selection.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "tsserve/server/batch_task.h"
+#include "server/batching/batch_task.h"
 
 #include <gtest/gtest.h>
 

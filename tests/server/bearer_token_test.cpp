@@ -1,4 +1,4 @@
-#include "tsserve/server/bearer_token.h"
+#include "server/auth/bearer_token.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

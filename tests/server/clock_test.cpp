@@ -1,4 +1,4 @@
-#include "tsserve/server/clock.h"
+#include "server/batching/clock.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "tsserve/server/fake_clock.h"
+#include "fake_clock.h"
 
 namespace tsserve::server {
 namespace {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "tsserve/server/model_shape.h"
+#include "server/request/model_shape.h"
 #include "tsserve/v1/tensor.pb.h"
 
 namespace tsserve::server::testing {

@@ -1,4 +1,4 @@
-#include "tsserve/server/dynamic_batcher.h"
+#include "server/batching/dynamic_batcher.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "tsserve/server/fake_clock.h"
+#include "fake_clock.h"
 
 namespace tsserve::server {
 namespace {

@@ -1,4 +1,4 @@
-#include "tsserve/server/encode_request_decoder.h"
+#include "server/codec/v1/encode_request_decoder.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "tsserve/server/forecast_request_decoder.h"
+#include "server/codec/v1/forecast_request_decoder.h"
 
 #include <gtest/gtest.h>
 
@@ -62,7 +62,7 @@ TEST(ForecastRequestDecoderTest, DecodesExactlyTSeriesRows) {
   const std::vector<float> data = ramp(2 * 8);
   ForecastInput input;
   ASSERT_TRUE(decode(by_variable(2, 8, data), &input).ok());
-  EXPECT_EQ(input.variables, 2);
+  EXPECT_EQ(input.series_rows, 2);
   EXPECT_EQ(input.rows, data);
   EXPECT_EQ(input.input_points_used, 8);
   EXPECT_FALSE(input.scaler_applied);
@@ -93,7 +93,7 @@ TEST(ForecastRequestDecoderTest, TimeByVariablesGivesTheSameRowsAndRemembersTheL
   ASSERT_TRUE(decode(by_variable(5, 8, data), &variables_first).ok());
   ASSERT_TRUE(decode(by_time(5, 8, data), &time_first).ok());
   EXPECT_EQ(variables_first.rows, time_first.rows);
-  EXPECT_EQ(time_first.variables, 5);
+  EXPECT_EQ(time_first.series_rows, 5);
   EXPECT_TRUE(variables_first.variables_by_time);
   EXPECT_FALSE(time_first.variables_by_time);
 }
@@ -132,7 +132,7 @@ TEST(ForecastRequestDecoderTest, RejectsNoVariables) {
 
 TEST(ForecastRequestDecoderTest, RejectsMoreVariablesThanABatch) {
   RequestLimits limits;
-  limits.max_variables = 4;
+  limits.max_series_rows = 4;
   ForecastInput input;
   EXPECT_TRUE(decode(by_variable(4, 8, ramp(32)), &input, small_model(), limits).ok());
   EXPECT_TRUE(invalid_argument(decode(by_variable(5, 8, ramp(40)), &input, small_model(), limits),
@@ -417,7 +417,7 @@ TEST(ForecastRequestDecoderTest, ReusesTheOutputAcrossRequests) {
   ASSERT_TRUE(decode(scaled, &input).ok());
   ASSERT_TRUE(input.scaler_applied);
   ASSERT_TRUE(decode(by_time(1, 9, ramp(9)), &input).ok());
-  EXPECT_EQ(input.variables, 1);
+  EXPECT_EQ(input.series_rows, 1);
   EXPECT_EQ(input.rows, last_points(ramp(9), 1, 9, 8));
   EXPECT_FALSE(input.scaler_applied);
   EXPECT_TRUE(input.scaler_column.empty());

@@ -1,4 +1,4 @@
-#include "tsserve/server/logging.h"
+#include "server/observability/logging.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "tsserve/server/model_selection.h"
+#include "server/codec/common/model_selection.h"
 
 #include <gtest/gtest.h>
 

@@ -1,11 +1,11 @@
-#include "tsserve/server/oip_request_decoder.h"
+#include "server/codec/oip/oip_request_decoder.h"
 
 #include <gtest/gtest.h>
 
 #include <limits>
 
 #include "oip_test_support.h"
-#include "tsserve/server/forecast_request_decoder.h"
+#include "server/codec/v1/forecast_request_decoder.h"
 
 namespace tsserve::server {
 namespace {
@@ -53,7 +53,7 @@ TEST(OipRequestDecoderTest, BatchOfSamplesBecomesRowsSampleMajor) {
     ForecastInput input;
     OipReply reply;
     ASSERT_TRUE(decode(infer_request(2, 10, 3, data, raw), &input, &reply).ok());
-    EXPECT_EQ(input.variables, 6);
+    EXPECT_EQ(input.series_rows, 6);
     EXPECT_EQ(input.samples, 2);
     EXPECT_FALSE(input.variables_by_time);
     EXPECT_EQ(input.input_points_used, 8);
@@ -87,7 +87,7 @@ TEST(OipRequestDecoderTest, OneSampleDecodesLikeTheV1TimeByVariablesLayout) {
   EXPECT_TRUE(from_oip.scaler_applied);
   EXPECT_EQ(from_oip.scaler_column, (std::vector<int32_t>{2, 0, 1}));
   EXPECT_EQ(from_oip.scaler_column, from_v1.scaler_column);
-  EXPECT_EQ(from_oip.variables, from_v1.variables);
+  EXPECT_EQ(from_oip.series_rows, from_v1.series_rows);
 }
 
 TEST(OipRequestDecoderTest, ScalerColumnsRepeatForEverySample) {
@@ -195,7 +195,7 @@ TEST(OipRequestDecoderTest, SeriesRulesAreTheV1RulesNamedForThisInput) {
   ForecastInput input;
   OipReply reply;
   RequestLimits limits;
-  limits.max_variables = 5;
+  limits.max_series_rows = 5;
   EXPECT_TRUE(invalid_argument(
       decode(infer_request(2, 8, 3, ramp(48)), &input, &reply, small_model(), limits),
       {"2 samples x 3 variables = 6 series rows", "at most 5"}));

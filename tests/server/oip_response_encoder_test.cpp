@@ -1,4 +1,4 @@
-#include "tsserve/server/oip_response_encoder.h"
+#include "server/codec/oip/oip_response_encoder.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "oip_test_support.h"
-#include "tsserve/server/oip_model_metadata.h"
+#include "server/codec/oip/oip_model_metadata.h"
 
 namespace tsserve::server {
 namespace {
@@ -23,7 +23,7 @@ ForecastInput decoded(int64_t samples, int64_t variables) {
   ForecastInput input;
   input.request_id = "gen-1";
   input.samples = samples;
-  input.variables = samples * variables;
+  input.series_rows = samples * variables;
   input.rows = ramp(samples * variables * 8);
   input.input_points_used = 8;
   input.variables_by_time = false;

@@ -1,4 +1,4 @@
-#include "tsserve/server/queue_wait_estimate.h"
+#include "server/batching/queue_wait_estimate.h"
 
 #include <gtest/gtest.h>
 

@@ -11,8 +11,8 @@
 #include <random>
 
 #include "codec_test_support.h"
-#include "tsserve/server/encode_request_decoder.h"
-#include "tsserve/server/forecast_request_decoder.h"
+#include "server/codec/v1/encode_request_decoder.h"
+#include "server/codec/v1/forecast_request_decoder.h"
 
 namespace tsserve::server {
 namespace {
@@ -111,11 +111,11 @@ TEST(RequestDecoderRobustnessTest, RandomForecastRequests) {
       continue;
     }
     ++accepted;
-    ASSERT_GE(input.variables, 1);
-    ASSERT_EQ(input.rows.size(), static_cast<std::size_t>(input.variables * model.seq_len));
+    ASSERT_GE(input.series_rows, 1);
+    ASSERT_EQ(input.rows.size(), static_cast<std::size_t>(input.series_rows * model.seq_len));
     ASSERT_TRUE(all_finite(input.rows));
     ASSERT_EQ(input.scaler_column.size(),
-              input.scaler_applied ? static_cast<std::size_t>(input.variables) : 0u);
+              input.scaler_applied ? static_cast<std::size_t>(input.series_rows) : 0u);
   }
   EXPECT_GT(accepted, 100);  // the generator reaches the success path, not only errors
 }

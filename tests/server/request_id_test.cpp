@@ -1,4 +1,4 @@
-#include "tsserve/server/request_id.h"
+#include "server/codec/common/request_id.h"
 
 #include <gtest/gtest.h>
 

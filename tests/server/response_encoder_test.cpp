@@ -1,8 +1,9 @@
 #include <gtest/gtest.h>
 
 #include "codec_test_support.h"
-#include "tsserve/server/encode_response_encoder.h"
-#include "tsserve/server/forecast_response_encoder.h"
+#include "server/codec/v1/encode_response_encoder.h"
+#include "server/codec/v1/forecast_request_decoder.h"
+#include "server/codec/v1/forecast_response_encoder.h"
 
 namespace tsserve::server {
 namespace {
@@ -19,7 +20,7 @@ using testing::values_tensor;
 ForecastInput decoded(int64_t variables, bool by_time = true, bool raw = false) {
   ForecastInput input;
   input.request_id = "req-1";
-  input.variables = variables;
+  input.series_rows = variables;
   input.rows = ramp(variables * 8);
   input.input_points_used = 8;
   input.variables_by_time = by_time;

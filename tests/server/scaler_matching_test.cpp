@@ -1,4 +1,4 @@
-#include "tsserve/server/scaler_matching.h"
+#include "server/codec/common/scaler_matching.h"
 
 #include <gtest/gtest.h>
 

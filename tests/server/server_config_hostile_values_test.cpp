@@ -10,7 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "tsserve/server/server_config.h"
+#include "fixed_environment.h"
+#include "server/config/server_config.h"
 
 namespace tsserve::server {
 namespace {

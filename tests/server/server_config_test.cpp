@@ -1,4 +1,4 @@
-#include "tsserve/server/server_config.h"
+#include "server/config/server_config.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -12,6 +12,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include "fixed_environment.h"
 
 namespace tsserve::server {
 namespace {

@@ -1,4 +1,4 @@
-#include "tsserve/server/server_metrics.h"
+#include "server/observability/server_metrics.h"
 
 #include <arpa/inet.h>
 #include <gmock/gmock.h>

@@ -1,4 +1,4 @@
-#include "tsserve/server/tensor_codec.h"
+#include "server/codec/common/tensor_codec.h"
 
 #include <gtest/gtest.h>
 

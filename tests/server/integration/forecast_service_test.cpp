@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "server_harness.h"
-#include "tsserve/server/happens_before.h"
+#include "server/service/happens_before.h"
 
 namespace tsserve::server::testing {
 namespace {

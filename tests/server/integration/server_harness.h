@@ -14,9 +14,9 @@
 #include "child_process.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "inference/grpc_service.grpc.pb.h"
+#include "server/app/inference_server.h"
+#include "server/config/server_config.h"
 #include "tsserve/model/patchtst.h"
-#include "tsserve/server/inference_server.h"
-#include "tsserve/server/server_config.h"
 #include "tsserve/v1/forecast_service.grpc.pb.h"
 
 namespace tsserve::server::testing {

@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "server/service/oip_service.h"
 #include "server_harness.h"
-#include "tsserve/server/oip_service.h"
 
 namespace tsserve::server::testing {
 namespace {

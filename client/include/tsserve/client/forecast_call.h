@@ -5,11 +5,18 @@
 #include <string>
 #include <vector>
 
-#include "tsserve/client/csv_window.h"
 #include "tsserve/client/tensor_data.h"
+#include "tsserve/csv/csv_window.h"
 #include "tsserve/v1/forecast_service.pb.h"
 
 namespace tsserve::client {
+
+// The CSV reader is csv/'s (tsserve_csv, shared with tsserve-forecast-csv); requests are
+// built from its windows.
+using csv::CsvError;
+using csv::CsvSelection;
+using csv::CsvWindow;
+using csv::read_csv_window;
 
 struct AttentionRequest {
   bool enabled = false;

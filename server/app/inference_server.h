@@ -1,0 +1,34 @@
+#pragma once
+// The whole server, assembled from its parts: model -> runner -> batchers -> services
+// (tsserve.v1 and the Open Inference Protocol, over the same batchers) -> gRPC server (with
+// health and reflection) and the metrics endpoint.
+//
+// Lifecycle: start() returns once the model is loaded and warmed up and both listeners
+// are bound; health is SERVING from then on. shutdown() drains: health NOT_SERVING, new
+// calls UNAVAILABLE, every admitted request finishes, then the listeners close.
+//
+// Thread safety: shutdown() may be called from any thread, once or more.
+
+#include <chrono>
+#include <memory>
+
+#include "server/config/server_config.h"
+
+namespace tsserve::server {
+
+class InferenceServer {
+ public:
+  // Throws std::exception with a message for the operator (bad model, port in use, ...).
+  static std::unique_ptr<InferenceServer> start(const ServerConfig& config);
+  virtual ~InferenceServer() = default;
+
+  // The bound ports (useful with port 0). metrics_port() is 0 when metrics are off.
+  virtual int grpc_port() const = 0;
+  virtual int metrics_port() const = 0;
+
+  // Drains and stops. Returns false when admitted calls were still running at
+  // `timeout` (they are then cancelled).
+  virtual bool shutdown(std::chrono::milliseconds timeout) = 0;
+};
+
+}  // namespace tsserve::server

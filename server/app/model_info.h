@@ -1,0 +1,14 @@
+#pragma once
+// What GetModelInfo says about the loaded model, built once at start.
+
+#include "server/config/server_config.h"
+#include "server/runtime/model_runner.h"
+#include "tsserve/model/model_config.h"
+#include "tsserve/v1/forecast_service.pb.h"
+
+namespace tsserve::server {
+
+v1::ModelInfo model_info_of(const model::ModelConfig& config, const ModelRunner& runner,
+                            const ServerConfig& server);
+
+}  // namespace tsserve::server

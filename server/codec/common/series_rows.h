@@ -1,0 +1,70 @@
+#pragma once
+// A Forecast request's series -> the model's input rows, whatever protocol carried it:
+// the checks on its geometry, the scaler, and the one pass that gathers the last T points
+// of each variable while checking that every value is finite. tsserve.v1
+// (forecast_request_decoder) and the Open Inference Protocol (oip_request_decoder) differ
+// only in where they find the numbers and how they name the fields; both end here, so a
+// request is validated and turned into rows by one piece of code.
+
+#include <google/protobuf/repeated_ptr_field.h>
+#include <grpcpp/support/status.h>
+
+#include <cstdint>
+#include <string>
+
+#include "server/codec/common/scaler_matching.h"
+#include "server/codec/common/tensor_codec.h"
+#include "server/request/model_shape.h"
+#include "server/request/request_types.h"
+
+namespace tsserve::server {
+
+// Where the series' numbers sit: B consecutive samples, each [N, T_in] (by variable) or
+// [T_in, N] (by time). tsserve.v1 sends one sample; the Open Inference Protocol a batch
+// [B, T_in, N]. Row r of the model's input is variable r % N of sample r / N.
+struct SeriesGeometry {
+  bool by_variable = true;
+  int64_t samples = 1;    // B
+  int64_t variables = 0;  // N, per sample
+  int64_t points = 0;     // T_in
+  int64_t used = 0;       // T: the last `used` points of each variable reach the model
+
+  // REQUIRES: check_series_geometry(*this, ...).ok() (B * N may overflow before).
+  int64_t rows() const { return samples * variables; }
+  int64_t skipped() const { return points - used; }
+  // The model row (b * N + n) and the time index of flat element `flat` of the series.
+  int64_t row_of(int64_t flat) const;
+  int64_t point_of(int64_t flat) const;
+};
+
+// How messages name the series: its field and dimensions ({"series", 2, "[N, T_in]"}), its
+// layout ("layout VARIABLES_BY_TIME") and how the caller turns the scaler off
+// ("SCALER_MODE_NONE").
+struct SeriesNames {
+  TensorSpec spec;
+  const char* layout;
+  const char* scaler_off;
+};
+
+// B >= 1, N >= 1, B * N <= limits.max_series_rows, T_in >= T (= g.used); INVALID_ARGUMENT
+// naming the field and the expectation otherwise.
+grpc::Status check_series_geometry(const SeriesGeometry& g, const SeriesNames& names,
+                                   const RequestLimits& limits);
+
+// `names` (field `field`): empty, or `variables` unique names; INVALID_ARGUMENT otherwise.
+grpc::Status check_variable_names(const google::protobuf::RepeatedPtrField<std::string>& names,
+                                  int64_t variables, const char* field = "variable_names");
+
+// Gathers `series` (laid out as `g`; structurally valid) into out->rows [B * N, T], scaled
+// by `scaler` (matched for the N variables of one sample, the same for every sample), and
+// sets out->series_rows (B * N), samples, input_points_used, scaler_applied, scaler_column
+// (one per row) and variables_by_time. INVALID_ARGUMENT naming the first value in
+// row-major order of the series as sent that is not finite, or that scaling pushes beyond
+// float range; the skipped points are checked too. REQUIRES: check_series_geometry(g).ok(),
+// `variable_names` empty or N names.
+grpc::Status gather_series(const TensorView& series, const SeriesGeometry& g,
+                           const SeriesNames& names,
+                           const google::protobuf::RepeatedPtrField<std::string>& variable_names,
+                           const ModelShape& model, ScalerMatch scaler, ForecastInput* out);
+
+}  // namespace tsserve::server

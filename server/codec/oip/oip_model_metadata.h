@@ -1,0 +1,29 @@
+#pragma once
+// How the forecast model looks through the Open Inference Protocol (KServe v2): its one
+// input and two outputs, by name, datatype and shape, and the ModelMetadata answer.
+//
+//   input  "series"    FP32 [B, T, N]  B samples of N variables, T points each, oldest first
+//                                      (PatchTST's own [batch, time, variables]);
+//                                      ModelMetadata says [-1, T, -1]
+//   output "forecast"  FP32 [B, F, N]  the next F points, in the units of the series
+//   output "attention" FP32 [B, V, L, H, P, P]: V selected variables, L selected layers,
+//                                      H heads (1 when averaged), P patch tokens; only
+//                                      when the request lists it in `outputs`
+
+#include "inference/grpc_service.pb.h"
+#include "server/request/model_shape.h"
+
+namespace tsserve::server {
+
+inline constexpr char kOipSeriesInput[] = "series";
+inline constexpr char kOipForecastOutput[] = "forecast";
+inline constexpr char kOipAttentionOutput[] = "attention";
+inline constexpr char kOipFp32[] = "FP32";
+// ModelMetadata's platform: the framework and format that runs the model.
+inline constexpr char kOipPlatform[] = "pytorch_libtorch";
+
+// ModelMetadata for `model`: its name, its one version, the platform, the input and outputs
+// above (-1 for the dimensions the request decides).
+inference::ModelMetadataResponse oip_model_metadata(const ModelShape& model);
+
+}  // namespace tsserve::server

@@ -1,0 +1,151 @@
+#include "server/codec/oip/oip_parameters.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
+#include <vector>
+
+namespace tsserve::server {
+namespace {
+
+using Parameter = inference::InferParameter;
+
+constexpr const char* kKnown =
+    "scaler_mode, variable_names, attention_layers, attention_variables, "
+    "attention_average_heads";
+
+grpc::Status invalid(const std::string& name, const std::string& message) {
+  return {grpc::StatusCode::INVALID_ARGUMENT, "parameters[\"" + name + "\"]: " + message};
+}
+
+const char* kind_of(const Parameter& value) {
+  switch (value.parameter_choice_case()) {
+    case Parameter::kBoolParam:
+      return "bool_param";
+    case Parameter::kInt64Param:
+      return "int64_param";
+    case Parameter::kStringParam:
+      return "string_param";
+    case Parameter::PARAMETER_CHOICE_NOT_SET:
+      break;
+  }
+  return "no value";
+}
+
+grpc::Status wrong_kind(const std::string& name, const Parameter& value, const char* expected) {
+  return invalid(name, std::string("got ") + kind_of(value) + "; expected " + expected);
+}
+
+// "a,b,c" -> {"a", "b", "c"}; spaces around items are dropped.
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> items;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    std::string item =
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const auto first = item.find_first_not_of(' ');
+    const auto last = item.find_last_not_of(' ');
+    items.push_back(first == std::string::npos ? std::string()
+                                               : item.substr(first, last - first + 1));
+    if (comma == std::string::npos) return items;
+    start = comma + 1;
+  }
+}
+
+// An int64 or a string of comma-separated integers; range checks come later, against the
+// model (resolve_forecast_attention).
+grpc::Status parse_indices(const std::string& name, const Parameter& value,
+                           google::protobuf::RepeatedField<int32_t>* out) {
+  if (value.parameter_choice_case() == Parameter::kInt64Param) {
+    const int64_t index = value.int64_param();
+    if (index < INT32_MIN || index > INT32_MAX) {
+      return invalid(name, std::to_string(index) + " is not an index");
+    }
+    out->Add(static_cast<int32_t>(index));
+    return grpc::Status::OK;
+  }
+  if (value.parameter_choice_case() != Parameter::kStringParam) {
+    return wrong_kind(name, value, "a string of comma-separated indices (\"0,2\") or int64_param");
+  }
+  for (const std::string& item : split_list(value.string_param())) {
+    char* end = nullptr;
+    errno = 0;
+    const long long index = std::strtoll(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0' || errno != 0 || index < INT32_MIN || index > INT32_MAX) {
+      return invalid(name, "\"" + value.string_param() +
+                               "\" is not a list of comma-separated indices, e.g. \"0,2\"");
+    }
+    out->Add(static_cast<int32_t>(index));
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status parse_scaler_mode(const std::string& name, const Parameter& value, int* out) {
+  if (value.parameter_choice_case() != Parameter::kStringParam) {
+    return wrong_kind(name, value, "string_param \"auto\", \"none\" or \"required\"");
+  }
+  const std::string& mode = value.string_param();
+  if (mode == "auto") {
+    *out = v1::SCALER_MODE_UNSPECIFIED;
+  } else if (mode == "none") {
+    *out = v1::SCALER_MODE_NONE;
+  } else if (mode == "required") {
+    *out = v1::SCALER_MODE_REQUIRED;
+  } else {
+    return invalid(name, "\"" + mode + "\"; expected \"auto\", \"none\" or \"required\"");
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status parse_one(const std::string& name, const Parameter& value, OipOptions* out) {
+  if (name == "scaler_mode") return parse_scaler_mode(name, value, &out->scaler_mode);
+  if (name == "variable_names") {
+    if (value.parameter_choice_case() != Parameter::kStringParam) {
+      return wrong_kind(name, value, "string_param of comma-separated names");
+    }
+    for (std::string& item : split_list(value.string_param())) {
+      if (item.empty()) {
+        return invalid(name, "\"" + value.string_param() + "\" has an empty name");
+      }
+      out->variable_names.Add(std::move(item));
+    }
+    return grpc::Status::OK;
+  }
+  if (name == "attention_layers") {
+    return parse_indices(name, value, out->attention.mutable_layers());
+  }
+  if (name == "attention_variables") {
+    return parse_indices(name, value, out->attention.mutable_variables());
+  }
+  if (name == "attention_average_heads") {
+    if (value.parameter_choice_case() != Parameter::kBoolParam) {
+      return wrong_kind(name, value, "bool_param");
+    }
+    out->attention.set_average_heads(value.bool_param());
+    return grpc::Status::OK;
+  }
+  return invalid(name, std::string("unknown parameter; tsserve reads ") + kKnown);
+}
+
+}  // namespace
+
+grpc::Status resolve_oip_parameters(
+    const google::protobuf::Map<std::string, inference::InferParameter>& parameters,
+    OipOptions* out) {
+  *out = OipOptions{};
+  // In name order, so the parameter an error names does not depend on the map's order.
+  std::vector<const std::string*> names;
+  names.reserve(parameters.size());
+  for (const auto& entry : parameters) names.push_back(&entry.first);
+  std::sort(names.begin(), names.end(),
+            [](const std::string* a, const std::string* b) { return *a < *b; });
+  for (const std::string* name : names) {
+    grpc::Status status = parse_one(*name, parameters.at(*name), out);
+    if (!status.ok()) return status;
+  }
+  return grpc::Status::OK;
+}
+
+}  // namespace tsserve::server

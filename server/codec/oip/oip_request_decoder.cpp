@@ -1,0 +1,223 @@
+#include "server/codec/oip/oip_request_decoder.h"
+
+#include "server/codec/common/attention_selection.h"
+#include "server/codec/common/request_id.h"
+#include "server/codec/common/scaler_matching.h"
+#include "server/codec/common/series_rows.h"
+#include "server/codec/common/tensor_codec.h"
+#include "server/codec/oip/oip_model_metadata.h"
+#include "server/codec/oip/oip_parameters.h"
+
+namespace tsserve::server {
+namespace {
+
+using InputTensor = inference::ModelInferRequest::InferInputTensor;
+
+grpc::Status invalid(const std::string& message) {
+  return {grpc::StatusCode::INVALID_ARGUMENT, message};
+}
+
+std::string expected_input(const ModelShape& model) {
+  return std::string("the model takes one input, \"") + kOipSeriesInput + "\" " + kOipFp32 +
+         " [B, T, N] with T >= " + std::to_string(model.seq_len);
+}
+
+grpc::Status resolve_outputs(const inference::ModelInferRequest& request, OipReply* reply) {
+  reply->outputs.clear();
+  for (int i = 0; i < request.outputs_size(); ++i) {
+    const auto& wanted = request.outputs(i);
+    const std::string field = "outputs[" + std::to_string(i) + "]";
+    OipOutput output;
+    if (wanted.name() == kOipForecastOutput) {
+      output = OipOutput::kForecast;
+    } else if (wanted.name() == kOipAttentionOutput) {
+      output = OipOutput::kAttention;
+    } else {
+      return invalid(field + ": unknown output \"" + wanted.name() + "\"; the model has \"" +
+                     kOipForecastOutput + "\" and \"" + kOipAttentionOutput + "\"");
+    }
+    for (OipOutput listed : reply->outputs) {
+      if (listed == output) return invalid(field + ": \"" + wanted.name() + "\" is listed twice");
+    }
+    if (!wanted.parameters().empty()) {
+      return invalid(field + ".parameters: tsserve reads no output parameters; got \"" +
+                     wanted.parameters().begin()->first + "\"");
+    }
+    reply->outputs.push_back(output);
+  }
+  if (reply->outputs.empty()) reply->outputs.push_back(OipOutput::kForecast);
+  return grpc::Status::OK;
+}
+
+// The one input, "series"; INVALID_ARGUMENT for none, another name, or a repeat.
+grpc::Status find_series(const inference::ModelInferRequest& request, const ModelShape& model,
+                         int* index) {
+  if (request.inputs_size() == 0) return invalid("inputs: empty; " + expected_input(model));
+  for (int i = 0; i < request.inputs_size(); ++i) {
+    const std::string& name = request.inputs(i).name();
+    if (name != kOipSeriesInput) {
+      return invalid("inputs[" + std::to_string(i) + "]: unknown input \"" + name + "\"; " +
+                     expected_input(model));
+    }
+    if (i > 0) {
+      return invalid("inputs[" + std::to_string(i) + "]: \"" + name + "\" is given twice; " +
+                     expected_input(model));
+    }
+  }
+  *index = 0;
+  return grpc::Status::OK;
+}
+
+// The typed field that carries data, other than fp32_contents; null when none does.
+const char* other_contents(const inference::InferTensorContents& contents) {
+  if (contents.bool_contents_size() > 0) return "bool_contents";
+  if (contents.int_contents_size() > 0) return "int_contents";
+  if (contents.int64_contents_size() > 0) return "int64_contents";
+  if (contents.uint_contents_size() > 0) return "uint_contents";
+  if (contents.uint64_contents_size() > 0) return "uint64_contents";
+  if (contents.fp64_contents_size() > 0) return "fp64_contents";
+  if (contents.bytes_contents_size() > 0) return "bytes_contents";
+  return nullptr;
+}
+
+// Checks the tensor's declaration (datatype, parameters, rank, dimensions) and that its
+// data fills the shape, then views the data.
+grpc::Status view_series(const inference::ModelInferRequest& request, int index,
+                         const std::string& field, bool* raw, TensorView* out) {
+  const InputTensor& input = request.inputs(index);
+  if (input.datatype() != kOipFp32) {
+    return invalid(field + ".datatype: \"" + input.datatype() + "\"; the model takes " + kOipFp32);
+  }
+  if (!input.parameters().empty()) {
+    const std::string& name = input.parameters().begin()->first;
+    return invalid(
+        field + ".parameters: tsserve reads no input parameters; got \"" + name + "\"" +
+        (name.rfind("shared_memory", 0) == 0 ? " (shared memory is not supported)" : ""));
+  }
+  if (input.shape_size() != 3) {
+    return invalid(field + ".shape: expected 3 dimensions [B, T, N], got " +
+                   std::to_string(input.shape_size()) + " " + format_shape(input.shape()));
+  }
+  for (int i = 0; i < input.shape_size(); ++i) {
+    if (input.shape(i) < 0) {
+      return invalid(field + ".shape: dimension " + std::to_string(i) + " of " +
+                     format_shape(input.shape()) + " is negative; dimensions must be >= 0");
+    }
+  }
+  int64_t count = 0;
+  if (!element_count(input.shape(), &count)) {
+    return invalid(field + ".shape: " + format_shape(input.shape()) + " has too many elements");
+  }
+  const std::string elements =
+      "shape " + format_shape(input.shape()) + " has " + std::to_string(count) + " elements";
+
+  *raw = request.raw_input_contents_size() > 0;
+  if (*raw) {
+    if (request.raw_input_contents_size() != request.inputs_size()) {
+      return invalid("raw_input_contents: " + std::to_string(request.raw_input_contents_size()) +
+                     " entries for " + std::to_string(request.inputs_size()) +
+                     " input; give one per input, in the order of inputs");
+    }
+    if (input.has_contents() && input.contents().ByteSizeLong() > 0) {
+      return invalid(field +
+                     ".contents: set although raw_input_contents carries the data; "
+                     "send it in one of them");
+    }
+    const std::string& bytes = request.raw_input_contents(index);
+    // A count that fits int64 may still overflow as bytes (shapes near 2^62 elements, found
+    // by tests/fuzz); no message carries that many.
+    int64_t expected = 0;
+    const bool addressable = !__builtin_mul_overflow(count, int64_t{4}, &expected);
+    if (!addressable || static_cast<int64_t>(bytes.size()) != expected) {
+      return invalid("raw_input_contents[" + std::to_string(index) +
+                     "]: " + std::to_string(bytes.size()) + " bytes, but " + elements + " of " +
+                     kOipFp32 + ", " +
+                     (addressable ? std::to_string(expected) + " bytes"
+                                  : std::string("more bytes than a message can carry")) +
+                     " (4 per element, little-endian)");
+    }
+    *out = view_checked_floats(input.shape(), reinterpret_cast<const unsigned char*>(bytes.data()),
+                               count);
+    return grpc::Status::OK;
+  }
+  if (const char* other = other_contents(input.contents())) {
+    return invalid(field + ".contents: " + other + " is set; " + kOipFp32 +
+                   " data goes in fp32_contents (or raw_input_contents)");
+  }
+  const auto& values = input.contents().fp32_contents();
+  if (values.size() != count) {
+    return invalid(field + ".contents.fp32_contents: " + std::to_string(values.size()) +
+                   " values, but " + elements + "; they must match" +
+                   (values.empty() ? " (send fp32_contents or raw_input_contents)" : ""));
+  }
+  *out = view_checked_floats(input.shape(), reinterpret_cast<const unsigned char*>(values.data()),
+                             count);
+  return grpc::Status::OK;
+}
+
+// The attention selection over one sample's N variables, repeated for every sample.
+void spread_over_samples(int64_t samples, int64_t variables, AttentionSelection* selection) {
+  if (!selection->enabled) return;
+  std::vector<int32_t> rows;
+  rows.reserve(static_cast<std::size_t>(samples) * selection->variables.size());
+  for (int64_t b = 0; b < samples; ++b) {
+    for (int32_t v : selection->variables) rows.push_back(static_cast<int32_t>(b * variables + v));
+  }
+  selection->variables = std::move(rows);
+}
+
+}  // namespace
+
+grpc::Status decode_model_infer_request(const inference::ModelInferRequest& request,
+                                        const ModelShape& model, const RequestLimits& limits,
+                                        ForecastInput* input, OipReply* reply) {
+  grpc::Status status = resolve_request_id(request.id(), &input->request_id, "id");
+  if (!status.ok()) return status;
+  reply->id = request.id();
+  OipOptions options;
+  status = resolve_oip_parameters(request.parameters(), &options);
+  if (!status.ok()) return status;
+  status = resolve_outputs(request, reply);
+  if (!status.ok()) return status;
+  for (OipOutput output : reply->outputs) {
+    if (output == OipOutput::kAttention) options.attention.set_enabled(true);
+  }
+
+  int index = 0;
+  status = find_series(request, model, &index);
+  if (!status.ok()) return status;
+  const std::string field = "inputs[" + std::to_string(index) + "] (\"" + kOipSeriesInput + "\")";
+  TensorView series;
+  status = view_series(request, index, field, &reply->raw, &series);
+  if (!status.ok()) return status;
+
+  SeriesGeometry g;
+  g.by_variable = false;
+  g.samples = series.dim(0);
+  g.points = series.dim(1);
+  g.variables = series.dim(2);
+  g.used = model.seq_len;
+  const SeriesNames names{
+      {field.c_str(), 3, "[B, T, N]"}, "batch, time, variables", "parameter scaler_mode \"none\""};
+  status = check_series_geometry(g, names, limits);
+  if (!status.ok()) return status;
+  status =
+      check_variable_names(options.variable_names, g.variables, "parameters[\"variable_names\"]");
+  if (!status.ok()) return status;
+  ScalerMatch scaler;
+  const ScalerFields scaler_fields{"parameters[\"scaler_mode\"]", "scaler_mode \"required\"",
+                                   "scaler_mode \"none\"", "parameters[\"variable_names\"]",
+                                   field.c_str()};
+  status = match_scaler(options.scaler_mode, options.variable_names, g.variables, model, &scaler,
+                        scaler_fields);
+  if (!status.ok()) return status;
+  status = resolve_forecast_attention(
+      options.attention, model.e_layers, g.variables, &input->attention,
+      {"parameters[\"attention_layers\"]", "parameters[\"attention_variables\"]"});
+  if (!status.ok()) return status;
+  spread_over_samples(g.samples, g.variables, &input->attention);
+  input->raw_output = reply->raw;
+  return gather_series(series, g, names, options.variable_names, model, std::move(scaler), input);
+}
+
+}  // namespace tsserve::server

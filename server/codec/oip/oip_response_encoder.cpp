@@ -1,0 +1,95 @@
+#include "server/codec/oip/oip_response_encoder.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "server/codec/common/forecast_values.h"
+#include "server/codec/common/tensor_codec.h"
+#include "server/codec/oip/oip_model_metadata.h"
+
+namespace tsserve::server {
+namespace {
+
+using OutputTensor = inference::ModelInferResponse::InferOutputTensor;
+
+// Declares one FP32 output and returns where its `count` floats go.
+unsigned char* add_output(const char* name, const std::vector<int64_t>& shape, bool raw,
+                          inference::ModelInferResponse* out) {
+  OutputTensor* tensor = out->add_outputs();
+  tensor->set_name(name);
+  tensor->set_datatype(kOipFp32);
+  tensor->mutable_shape()->Add(shape.begin(), shape.end());
+  int64_t count = 1;
+  for (int64_t d : shape) count *= d;
+  return raw ? resize_raw(out->add_raw_output_contents(), count)
+             : resize_values(tensor->mutable_contents()->mutable_fp32_contents(), count);
+}
+
+void write_forecast(const ForecastInput& input, const ModelShape& model,
+                    const std::vector<float>& forecast, bool raw,
+                    inference::ModelInferResponse* out) {
+  std::vector<int64_t> shape = forecast_shape(input, model);
+  shape.insert(shape.begin(), input.samples);
+  store_forecast(input, model, forecast, add_output(kOipForecastOutput, shape, raw, out));
+}
+
+// Every selected (row, layer) map, sorted so that they lie in [B, V, L] order.
+void write_attention(const ForecastInput& input, const ModelShape& model,
+                     std::vector<AttentionBlock>&& blocks, bool raw,
+                     inference::ModelInferResponse* out) {
+  std::sort(blocks.begin(), blocks.end(), [](const AttentionBlock& a, const AttentionBlock& b) {
+    return a.variable != b.variable ? a.variable < b.variable : a.layer < b.layer;
+  });
+  const AttentionSelection& selection = input.attention;
+  const auto per_sample = static_cast<int64_t>(selection.variables.size()) / input.samples;
+  const std::vector<int64_t> shape = {input.samples,
+                                      per_sample,
+                                      static_cast<int64_t>(selection.layers.size()),
+                                      selection.average_heads ? 1 : model.n_heads,
+                                      model.patch_count,
+                                      model.patch_count};
+  unsigned char* dst = add_output(kOipAttentionOutput, shape, raw, out);
+  for (AttentionBlock& block : blocks) {
+    std::memcpy(dst, block.weights.data(), block.weights.size() * sizeof(float));
+    dst += block.weights.size() * sizeof(float);
+    std::vector<float>().swap(block.weights);
+  }
+}
+
+void set_int(inference::ModelInferResponse* out, const char* name, int64_t value) {
+  (*out->mutable_parameters())[name].set_int64_param(value);
+}
+
+}  // namespace
+
+grpc::Status encode_model_infer_response(const ForecastInput& input, const OipReply& reply,
+                                         const ModelShape& model, ForecastOutput&& result,
+                                         inference::ModelInferResponse* out) {
+  grpc::Status status = check_forecast_output(input, model, result);
+  if (!status.ok()) return status;
+  const bool wants_attention = std::find(reply.outputs.begin(), reply.outputs.end(),
+                                         OipOutput::kAttention) != reply.outputs.end();
+  const std::size_t maps = input.attention.variables.size() * input.attention.layers.size();
+  if (wants_attention && (!input.attention.enabled || result.attention.size() != maps)) {
+    return {grpc::StatusCode::INTERNAL, "attention: the model returned " +
+                                            std::to_string(result.attention.size()) + " maps for " +
+                                            std::to_string(maps) + " selected"};
+  }
+
+  out->set_model_name(model.name);
+  out->set_model_version(model.version);
+  out->set_id(reply.id);
+  set_int(out, "batch_rows", result.batch_rows);
+  set_int(out, "input_points_used", input.input_points_used);
+  (*out->mutable_parameters())["scaler_applied"].set_bool_param(input.scaler_applied);
+  for (OipOutput output : reply.outputs) {
+    if (output == OipOutput::kForecast) {
+      write_forecast(input, model, result.forecast, reply.raw, out);
+    } else {
+      write_attention(input, model, std::move(result.attention), reply.raw, out);
+    }
+  }
+  return grpc::Status::OK;
+}
+
+}  // namespace tsserve::server

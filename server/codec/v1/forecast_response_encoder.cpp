@@ -1,0 +1,24 @@
+#include "server/codec/v1/forecast_response_encoder.h"
+
+#include "response_common.h"
+#include "server/codec/common/forecast_values.h"
+#include "server/codec/common/tensor_codec.h"
+
+namespace tsserve::server {
+
+grpc::Status encode_forecast_response(const ForecastInput& input, const ModelShape& model,
+                                      ForecastOutput&& result, v1::ForecastResponse* out) {
+  grpc::Status status = check_forecast_output(input, model, result);
+  if (!status.ok()) return status;
+
+  store_forecast(
+      input, model, result.forecast,
+      prepare_tensor(forecast_shape(input, model), input.raw_output, out->mutable_forecast()));
+  std::vector<float>().swap(result.forecast);
+  fill_common_fields(model, std::move(result), input.raw_output, input.request_id, out);
+  out->set_input_points_used(input.input_points_used);
+  out->set_scaler_applied(input.scaler_applied);
+  return grpc::Status::OK;
+}
+
+}  // namespace tsserve::server

@@ -1,0 +1,380 @@
+#include "config_option.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <utility>
+
+// The batching defaults, as measured (BENCHMARKS.md):
+//  - preferred_batch_rows 0 (= max_batch_rows): below max_batch_rows a worker leaves the
+//    rest of the queue to the next free one; with several instances that shares the work
+//    and cuts the tail (p99 at concurrency 32 with 2 instances, 81-97 -> 48-55 ms at 28-56
+//    rows), so it is worth setting there.
+//  - max_queue_delay_ms 0: on CPU this model's cost per row is flat in the batch size, so
+//    waiting for company only adds latency (2 ms queued at concurrency 1, no throughput
+//    gained). A GPU, where wide batches are cheaper per row, may want a few milliseconds.
+//  - max_queue_wait_ms 0 (off): max_queue_rows alone bounds the queue; 8192 rows at this
+//    CPU model's ~5000 rows/s is 1.6 s of queue.
+
+namespace tsserve::server::config_detail {
+namespace {
+
+using nlohmann::json;
+
+// A check returns "" or the message's tail after the source: ": '...' is not ..." or
+// " must be ...".
+using TextCheck = std::function<std::string(const std::string& value)>;
+
+struct Meta {
+  const char* name;
+  const char* group;
+  const char* type_name;
+  const char* help;
+};
+
+ConfigOption start(const Meta& meta) {
+  ConfigOption option;
+  option.name = meta.name;
+  option.group = meta.group;
+  option.type_name = meta.type_name;
+  option.help = meta.help;
+  return option;
+}
+
+std::string quoted(const std::string& text) { return "'" + text + "'"; }
+
+std::optional<std::int64_t> parse_integer(const std::string& text) {
+  std::int64_t value = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end) return std::nullopt;
+  return value;
+}
+
+std::optional<double> parse_number(const std::string& text) {
+  double value = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end || !std::isfinite(value)) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::optional<bool> parse_bool(const std::string& text) {
+  for (const char* yes : {"true", "1", "yes", "on"}) {
+    if (text == yes) return true;
+  }
+  for (const char* no : {"false", "0", "no", "off"}) {
+    if (text == no) return false;
+  }
+  return std::nullopt;
+}
+
+template <typename T>
+std::string range_error(T value, T min, T max) {
+  if (value < min)
+    return " must be at least " + json(min).dump() + " (got " + json(value).dump() + ")";
+  if (value > max)
+    return " must be at most " + json(max).dump() + " (got " + json(value).dump() + ")";
+  return "";
+}
+
+// `field` maps a ServerConfig (const or not) to the member, e.g.
+// [](auto& c) -> auto& { return c.model.threads; }.
+template <typename Field>
+ConfigOption integer_option(const Meta& meta, Field field, std::int64_t min,
+                            std::int64_t max = std::numeric_limits<int>::max()) {
+  ConfigOption option = start(meta);
+  auto store = [field, min, max](ServerConfig& config, std::int64_t value,
+                                 const std::string& source) -> std::string {
+    std::string error = range_error(value, min, max);
+    if (!error.empty()) return source + error;
+    field(config) = static_cast<int>(value);
+    return "";
+  };
+  option.set_from_text = [store](ServerConfig& config, const std::string& text,
+                                 const std::string& source) -> std::string {
+    std::optional<std::int64_t> value = parse_integer(text);
+    if (!value) return source + ": " + quoted(text) + " is not an integer";
+    return store(config, *value, source);
+  };
+  option.set_from_json = [store](ServerConfig& config, const json& value,
+                                 const std::string& source) -> std::string {
+    if (value.is_number_integer() &&
+        !(value.is_number_unsigned() && value.get<std::uint64_t>() > INT64_MAX)) {
+      return store(config, value.get<std::int64_t>(), source);
+    }
+    return source + ": expected an integer, got " + value.dump();
+  };
+  option.get = [field](const ServerConfig& config) { return json(field(config)); };
+  return option;
+}
+
+template <typename Field>
+ConfigOption number_option(const Meta& meta, Field field, double min,
+                           double max = std::numeric_limits<double>::max()) {
+  ConfigOption option = start(meta);
+  auto store = [field, min, max](ServerConfig& config, double value,
+                                 const std::string& source) -> std::string {
+    std::string error = range_error(value, min, max);
+    if (!error.empty()) return source + error;
+    field(config) = value;
+    return "";
+  };
+  option.set_from_text = [store](ServerConfig& config, const std::string& text,
+                                 const std::string& source) -> std::string {
+    std::optional<double> value = parse_number(text);
+    if (!value) return source + ": " + quoted(text) + " is not a number";
+    return store(config, *value, source);
+  };
+  option.set_from_json = [store](ServerConfig& config, const json& value,
+                                 const std::string& source) -> std::string {
+    if (!value.is_number()) return source + ": expected a number, got " + value.dump();
+    return store(config, value.get<double>(), source);
+  };
+  option.get = [field](const ServerConfig& config) { return json(field(config)); };
+  return option;
+}
+
+template <typename Field>
+ConfigOption bool_option(const Meta& meta, Field field) {
+  ConfigOption option = start(meta);
+  option.set_from_text = [field](ServerConfig& config, const std::string& text,
+                                 const std::string& source) -> std::string {
+    std::optional<bool> value = parse_bool(text);
+    if (!value) {
+      return source + ": " + quoted(text) +
+             " is not a boolean (expected true, false, 1, 0, yes, no, on or off)";
+    }
+    field(config) = *value;
+    return "";
+  };
+  option.set_from_json = [field](ServerConfig& config, const json& value,
+                                 const std::string& source) -> std::string {
+    if (!value.is_boolean()) return source + ": expected true or false, got " + value.dump();
+    field(config) = value.get<bool>();
+    return "";
+  };
+  option.get = [field](const ServerConfig& config) { return json(field(config)); };
+  return option;
+}
+
+template <typename Field>
+ConfigOption text_option(const Meta& meta, Field field, TextCheck check = nullptr) {
+  ConfigOption option = start(meta);
+  option.set_from_text = [field, check = std::move(check)](
+                             ServerConfig& config, const std::string& text,
+                             const std::string& source) -> std::string {
+    std::string error = check ? check(text) : "";
+    if (!error.empty()) return source + error;
+    field(config) = text;
+    return "";
+  };
+  auto from_text = option.set_from_text;
+  option.set_from_json = [from_text](ServerConfig& config, const json& value,
+                                     const std::string& source) -> std::string {
+    if (!value.is_string()) return source + ": expected a string, got " + value.dump();
+    return from_text(config, value.get<std::string>(), source);
+  };
+  option.get = [field](const ServerConfig& config) { return json(field(config)); };
+  return option;
+}
+
+// `choices` lists the accepted values; "" among them is described by `empty_means`.
+TextCheck one_of(std::vector<std::string> choices, std::string empty_means = "") {
+  return [choices = std::move(choices),
+          empty_means = std::move(empty_means)](const std::string& value) -> std::string {
+    if (std::find(choices.begin(), choices.end(), value) != choices.end()) return "";
+    std::string expected;
+    for (const std::string& choice : choices) {
+      if (choice.empty()) continue;
+      expected += (expected.empty() ? "" : ", ") + choice;
+    }
+    if (!empty_means.empty()) expected += ", or \"\" for " + empty_means;
+    return ": " + quoted(value) + " is not valid (expected " + expected + ")";
+  };
+}
+
+// "" (the option's "not set") and `names`.
+std::vector<std::string> with_empty(std::initializer_list<const char*> names) {
+  std::vector<std::string> choices{""};
+  choices.insert(choices.end(), names.begin(), names.end());
+  return choices;
+}
+
+std::string check_device(const std::string& value) {
+  if (value == "cpu" || value == "cuda" || value == "auto") return "";
+  const std::string prefix = "cuda:";
+  // Digits only: from_chars alone would take "cuda:-0".
+  if (value.compare(0, prefix.size(), prefix) == 0 &&
+      value.find_first_not_of("0123456789", prefix.size()) == std::string::npos) {
+    std::optional<std::int64_t> index = parse_integer(value.substr(prefix.size()));
+    if (index && *index >= 0 && *index < 1024) return "";
+  }
+  return ": " + quoted(value) + " is not a device (expected cpu, cuda, cuda:N or auto)";
+}
+
+// HOST:PORT with a port in 0..65535.
+bool is_host_port(const std::string& value) {
+  const std::size_t colon = value.rfind(':');
+  if (colon == std::string::npos || colon == 0) return false;
+  std::optional<std::int64_t> port = parse_integer(value.substr(colon + 1));
+  return port && *port >= 0 && *port <= 65535 &&
+         value.substr(colon + 1).find_first_not_of("0123456789") == std::string::npos;
+}
+
+std::string check_grpc_address(const std::string& value) {
+  if (is_host_port(value)) return "";
+  if (value.compare(0, 5, "unix:") == 0 && value.size() > 5) return "";
+  return ": " + quoted(value) +
+         " is not an address (expected HOST:PORT, e.g. 0.0.0.0:50051, or unix:PATH)";
+}
+
+std::string check_metrics_address(const std::string& value) {
+  if (value.empty() || is_host_port(value)) return "";
+  return ": " + quoted(value) +
+         " is not an address (expected HOST:PORT, e.g. 0.0.0.0:9464, or \"\" to disable "
+         "metrics)";
+}
+
+std::string check_not_empty(const std::string& value) {
+  return value.empty() ? ": must not be empty" : "";
+}
+
+std::vector<ConfigOption> make_options() {
+  constexpr int kMaxInt = std::numeric_limits<int>::max();
+  // Durations become std::chrono time in int64 nanoseconds (about 292 years, and the drain
+  // adds them to "now"): 1e300 ms turned into a negative queue delay. A day is far beyond
+  // any useful wait and far from overflowing.
+  constexpr double kOneDaySeconds = 86'400;
+  std::vector<ConfigOption> options;
+  // Model
+  options.push_back(text_option(
+      {"model", "Model", "FILE", "Checkpoint to serve (torch.save state_dict or safetensors)"},
+      [](auto& c) -> auto& { return c.model.model; }, check_not_empty));
+  options.push_back(text_option(
+      {"model_config", "Model", "FILE",
+       "Model config JSON; \"\" = the .json beside the checkpoint"},
+      [](auto& c) -> auto& { return c.model.model_config; }));
+  options.push_back(text_option(
+      {"attention", "Model", "KIND", "Attention: full | prob; \"\" = as the model config says"},
+      [](auto& c) -> auto& { return c.model.attention; },
+      one_of(with_empty(kAttentionKinds), "the model config's choice")));
+  options.push_back(integer_option(
+      {"factor", "Model", "INT", "ProbSparse sampling factor; 0 = as the model config says"},
+      [](auto& c) -> auto& { return c.model.factor; }, 0));
+  options.push_back(text_option(
+      {"prob_layout", "Model", "LAYOUT",
+       "ProbSparse output layout: canonical | tslib; \"\" = as the model config says"},
+      [](auto& c) -> auto& { return c.model.prob_layout; },
+      one_of(with_empty(kProbLayouts), "the model config's choice")));
+  options.push_back(text_option(
+      {"device", "Model", "DEVICE", "cpu | cuda | cuda:N | auto (CUDA when available)"},
+      [](auto& c) -> auto& { return c.model.device; }, check_device));
+  options.push_back(integer_option(
+      {"threads", "Model", "INT", "LibTorch intra-op threads"},
+      [](auto& c) -> auto& { return c.model.threads; }, 1, 1024));
+  options.push_back(integer_option(
+      {"instances", "Model", "INT", "Model instances (one batcher worker each)"},
+      [](auto& c) -> auto& { return c.model.instances; }, 1, 1024));
+  options.push_back(bool_option(
+      {"batch_invariant", "Model", "BOOL",
+       "Bitwise-identical answers whatever else is in the batch"},
+      [](auto& c) -> auto& { return c.model.batch_invariant; }));
+  // Batching
+  options.push_back(integer_option(
+      {"max_batch_rows", "Batching", "INT", "Series rows in one forward pass at most"},
+      [](auto& c) -> auto& { return c.batching.max_batch_rows; }, 1));
+  options.push_back(integer_option(
+      {"preferred_batch_rows", "Batching", "INT",
+       "A worker closes its batch at this many rows and leaves the rest queued for the next "
+       "free instance (a larger request still runs, alone); 0 = max_batch_rows"},
+      [](auto& c) -> auto& { return c.batching.preferred_batch_rows; }, 0));
+  options.push_back(number_option(
+      {"max_queue_delay_ms", "Batching", "MS",
+       "How long the oldest queued request waits for company (milliseconds); 0 = a free "
+       "worker takes what is queued at once"},
+      [](auto& c) -> auto& { return c.batching.max_queue_delay_ms; }, 0.0, kOneDaySeconds * 1000));
+  options.push_back(integer_option(
+      {"max_queue_rows", "Batching", "INT", "Rows queued at most; more get RESOURCE_EXHAUSTED"},
+      [](auto& c) -> auto& { return c.batching.max_queue_rows; }, 1));
+  options.push_back(number_option(
+      {"max_queue_wait_ms", "Batching", "MS",
+       "Refuse (RESOURCE_EXHAUSTED) a request expected to wait longer in the queue, from the "
+       "recent model time per row (milliseconds); 0 = no bound in time"},
+      [](auto& c) -> auto& { return c.batching.max_queue_wait_ms; }, 0.0, kOneDaySeconds * 1000));
+  options.push_back(integer_option(
+      {"max_encode_tokens", "Batching", "INT", "Patch tokens in one Encode batch at most"},
+      [](auto& c) -> auto& { return c.batching.max_encode_tokens; }, 1));
+  // Server
+  options.push_back(text_option(
+      {"grpc_address", "Server", "HOST:PORT", "gRPC listen address (port 0 = any free port)"},
+      [](auto& c) -> auto& { return c.server.grpc_address; }, check_grpc_address));
+  options.push_back(text_option(
+      {"metrics_address", "Server", "HOST:PORT",
+       "Prometheus /metrics listen address; \"\" disables metrics"},
+      [](auto& c) -> auto& { return c.server.metrics_address; }, check_metrics_address));
+  options.push_back(integer_option(
+      {"max_message_bytes", "Server", "BYTES", "Largest gRPC message received or sent"},
+      [](auto& c) -> auto& { return c.server.max_message_bytes; }, 1024, kMaxInt));
+  options.push_back(number_option(
+      {"drain_timeout_s", "Server", "SECONDS",
+       "On SIGTERM, how long queued and in-flight requests may take to finish"},
+      [](auto& c) -> auto& { return c.server.drain_timeout_s; }, 0.0, kOneDaySeconds));
+  options.push_back(text_option(
+      {"tls_cert", "Server", "FILE", "Server certificate (PEM); \"\" = plaintext"},
+      [](auto& c) -> auto& { return c.server.tls_cert; }));
+  options.push_back(text_option(
+      {"tls_key", "Server", "FILE", "Server private key (PEM)"},
+      [](auto& c) -> auto& { return c.server.tls_key; }));
+  options.push_back(text_option(
+      {"tls_ca", "Server", "FILE", "CA (PEM) for client certificates; set = mutual TLS"},
+      [](auto& c) -> auto& { return c.server.tls_ca; }));
+  options.push_back(text_option(
+      {"auth_token_file", "Server", "FILE",
+       "File holding the bearer token clients must send; \"\" = no authentication"},
+      [](auto& c) -> auto& { return c.server.auth_token_file; }));
+  // Logging
+  options.push_back(text_option(
+      {"log_level", "Logging", "LEVEL", "trace | debug | info | warn | error"},
+      [](auto& c) -> auto& { return c.logging.log_level; },
+      one_of({"trace", "debug", "info", "warn", "error"})));
+  options.push_back(text_option(
+      {"log_format", "Logging", "FORMAT", "text | json (one JSON object per line)"},
+      [](auto& c) -> auto& { return c.logging.log_format; }, one_of({"text", "json"})));
+  return options;
+}
+
+}  // namespace
+
+std::string ConfigOption::flag() const {
+  std::string flag = "--" + name;
+  std::replace(flag.begin(), flag.end(), '_', '-');
+  return flag;
+}
+
+std::string ConfigOption::env_name() const {
+  std::string env = "TSSERVE_" + name;
+  std::transform(env.begin(), env.end(), env.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return env;
+}
+
+const std::vector<ConfigOption>& config_options() {
+  static const std::vector<ConfigOption> options = make_options();
+  return options;
+}
+
+const ConfigOption* find_config_option(std::string_view name) {
+  for (const ConfigOption& option : config_options()) {
+    if (option.name == name) return &option;
+  }
+  return nullptr;
+}
+
+}  // namespace tsserve::server::config_detail

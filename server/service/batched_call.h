@@ -1,0 +1,170 @@
+#pragma once
+// One batched unary call, whatever its protocol and method (tsserve.v1 Forecast and Encode,
+// the Open Inference Protocol's ModelInfer), as one object that owns its steps:
+//
+//   start:    admitted? decode the request into a task's input (the codec), or end the call
+//   submit:   hand the task to the method's batcher, or end the call with its refusal
+//   complete: on the batcher's worker, with the runtime's result or the task's failure
+//   encode:   the result into the response (the codec), bounded by max_response_bytes
+//
+// Every end goes through UnaryCall (unary_call.h), so deadlines, cancellation and the
+// call's metrics are handled once. A Codec adapts one protocol's messages:
+//
+//   struct Codec {
+//     using Request, Response;            // the gRPC messages
+//     using Input, Output;                // request_types.h: ForecastInput/Output, ...
+//     grpc::Status decode(const Request&, const ModelShape&, const RequestLimits&, Input*);
+//     grpc::Status encode(const Input&, const ModelShape&, Output&&, Response*);
+//   };
+//
+// It is constructed per call and lives as long as the call, so it may keep what decode()
+// learns for encode() (the Open Inference Protocol's OipReply).
+//
+// Lifetime: the batcher's task holds the call until it is completed; gRPC holds the
+// UnaryCall until OnDone. `response` belongs to gRPC and outlives the call's end; the
+// BatchedMethod's shape, batcher and metrics outlive every call.
+
+#include <grpcpp/grpcpp.h>
+
+#include <memory>
+#include <utility>
+
+#include "server/batching/dynamic_batcher.h"
+#include "server/batching/request_task.h"
+#include "server/observability/server_metrics.h"
+#include "server/request/model_shape.h"
+#include "server/service/status_mapping.h"
+#include "server/service/unary_call.h"
+
+namespace tsserve::server {
+
+// gRPC deadline (system clock) -> the batcher's steady clock.
+Clock::time_point steady_deadline(const grpc::CallbackServerContext& context);
+
+// OK, or RESOURCE_EXHAUSTED when an answer of `bytes` exceeds `max_bytes` (0: no limit).
+grpc::Status check_response_size(std::size_t bytes, int64_t max_bytes);
+
+// A Codec made of a protocol's two functions, for a protocol that keeps nothing between
+// decode and encode: StatelessCodec<decode_forecast_request, encode_forecast_response>.
+template <typename Decode>
+struct DecodeSignature;
+template <typename RequestT, typename InputT>
+struct DecodeSignature<grpc::Status (*)(const RequestT&, const ModelShape&, const RequestLimits&,
+                                        InputT*)> {
+  using Request = RequestT;
+  using Input = InputT;
+};
+template <typename Encode>
+struct EncodeSignature;
+template <typename InputT, typename OutputT, typename ResponseT>
+struct EncodeSignature<grpc::Status (*)(const InputT&, const ModelShape&, OutputT&&, ResponseT*)> {
+  using Output = OutputT;
+  using Response = ResponseT;
+};
+
+template <auto Decode, auto Encode>
+struct StatelessCodec {
+  using Request = typename DecodeSignature<decltype(Decode)>::Request;
+  using Input = typename DecodeSignature<decltype(Decode)>::Input;
+  using Output = typename EncodeSignature<decltype(Encode)>::Output;
+  using Response = typename EncodeSignature<decltype(Encode)>::Response;
+
+  grpc::Status decode(const Request& request, const ModelShape& shape, const RequestLimits& limits,
+                      Input* input) {
+    return Decode(request, shape, limits, input);
+  }
+  grpc::Status encode(const Input& input, const ModelShape& shape, Output&& output,
+                      Response* response) {
+    return Encode(input, shape, std::move(output), response);
+  }
+};
+
+// What every call of one batched method shares.
+struct BatchedMethod {
+  Method method;
+  DynamicBatcher* batcher;  // not owned
+  const ModelShape* shape;  // not owned
+  RequestLimits limits;
+  ServerMetrics* metrics;  // not owned; may be null
+};
+
+template <typename Codec>
+class BatchedCall final : public std::enable_shared_from_this<BatchedCall<Codec>> {
+ public:
+  using Request = typename Codec::Request;
+  using Response = typename Codec::Response;
+  using Task = RequestTask<typename Codec::Input, typename Codec::Output>;
+
+  // Serves one call of `method`: refused with `admitted` when that is not OK, else decoded
+  // and queued. Returns the call's reactor for gRPC.
+  static grpc::ServerUnaryReactor* start(const BatchedMethod& method,
+                                         grpc::CallbackServerContext* context,
+                                         const Request& request, Response* response,
+                                         const grpc::Status& admitted, Codec codec = {}) {
+    const Clock::time_point deadline = steady_deadline(*context);
+    std::shared_ptr<BatchedCall> call(
+        new BatchedCall(method, deadline, response, std::move(codec)));
+    const grpc::Status decoded = admitted.ok() ? call->decode(request) : admitted;
+    if (decoded.ok()) {
+      call->submit();
+    } else {
+      call->unary_->end(decoded);
+    }
+    return call->unary_.get();
+  }
+
+ private:
+  BatchedCall(const BatchedMethod& method, Clock::time_point deadline, Response* response,
+              Codec codec)
+      : method_(method),
+        deadline_(deadline),
+        unary_(UnaryCall::start(method.metrics, method.method, deadline)),
+        response_(response),
+        codec_(std::move(codec)) {}
+
+  grpc::Status decode(const Request& request) {
+    return codec_.decode(request, *method_.shape, method_.limits, &input_);
+  }
+
+  void submit() {
+    auto task = std::make_unique<Task>(
+        std::move(input_), deadline_, [unary = unary_] { return unary->ended(); },
+        [self = this->shared_from_this()](Task& done, const TaskStatus& outcome) {
+          self->complete(done, outcome);
+        });
+    const std::size_t rows = task->rows();
+    const SubmitResult result = method_.batcher->submit(task);
+    if (result != SubmitResult::kAccepted) {
+      unary_->end(to_grpc_status(result, rows, method_.batcher->options()));
+    }
+  }
+
+  // On the worker that completes the task; `done` is the task this call submitted.
+  void complete(Task& done, const TaskStatus& outcome) {
+    if (!outcome.is_ok()) {
+      unary_->end(to_grpc_status(outcome));
+      return;
+    }
+    unary_->end([&] { return encode(done); });
+  }
+
+  // Runs only when the answer wins the call's end, so the response is written once.
+  grpc::Status encode(Task& done) {
+    const grpc::Status encoded =
+        codec_.encode(done.input, *method_.shape, std::move(done.output), response_);
+    if (!encoded.ok()) return encoded;
+    const grpc::Status fits =
+        check_response_size(response_->ByteSizeLong(), method_.limits.max_response_bytes);
+    if (!fits.ok()) response_->Clear();
+    return fits;
+  }
+
+  const BatchedMethod method_;
+  const Clock::time_point deadline_;
+  const std::shared_ptr<UnaryCall> unary_;
+  Response* const response_;  // gRPC's
+  Codec codec_;
+  typename Task::Input input_;  // decoded here, then moved into the task
+};
+
+}  // namespace tsserve::server

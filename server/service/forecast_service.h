@@ -1,0 +1,61 @@
+#pragma once
+// tsserve.v1.ForecastService on gRPC's callback API. Handlers never block: they validate,
+// hand a task to the batcher and return; the batcher's worker finishes the call, unless
+// the caller cancels or the deadline passes first (unary_call.h). Every call ends through
+// one path that records its status code and latency.
+//
+// Both protocols' services (this one and oip_service.h) share one ServiceContext: the same
+// model, batchers, metrics and serving state.
+//
+// Thread safety: called by gRPC threads concurrently; the members are constant after
+// construction (the serving state they point to is atomic).
+
+#include "server/auth/bearer_token.h"
+#include "server/batching/dynamic_batcher.h"
+#include "server/observability/server_metrics.h"
+#include "server/request/model_shape.h"
+#include "server/service/batched_call.h"
+#include "server/service/serving_state.h"
+#include "tsserve/v1/forecast_service.grpc.pb.h"
+
+namespace tsserve::server {
+
+struct ServiceContext {
+  ModelShape shape;
+  RequestLimits limits;
+  v1::ModelInfo info;
+  DynamicBatcher* forecast_batcher = nullptr;  // not owned
+  DynamicBatcher* encode_batcher = nullptr;    // not owned
+  ServerMetrics* metrics = nullptr;            // not owned; may be null
+  const ServingState* state = nullptr;         // not owned; new calls need serving()
+  const BearerTokenCheck* auth = nullptr;      // not owned; null = no authentication
+};
+
+// OK when `context` may call a non-health RPC: no token is configured, or it carries it.
+grpc::Status authenticate(const ServiceContext& service, const grpc::ServerContextBase& context);
+
+class ForecastServiceImpl final : public v1::ForecastService::CallbackService {
+ public:
+  // REQUIRES: context.forecast_batcher, context.encode_batcher, context.state not null.
+  explicit ForecastServiceImpl(ServiceContext context);
+
+  grpc::ServerUnaryReactor* Forecast(grpc::CallbackServerContext* context,
+                                     const v1::ForecastRequest* request,
+                                     v1::ForecastResponse* response) override;
+  grpc::ServerUnaryReactor* Encode(grpc::CallbackServerContext* context,
+                                   const v1::EncodeRequest* request,
+                                   v1::EncodeResponse* response) override;
+  grpc::ServerUnaryReactor* GetModelInfo(grpc::CallbackServerContext* context,
+                                         const v1::GetModelInfoRequest* request,
+                                         v1::GetModelInfoResponse* response) override;
+
+ private:
+  // The common admission checks (token, serving, model name); OK when the call may proceed.
+  grpc::Status admit(const grpc::ServerContextBase& context, const std::string& model) const;
+
+  const ServiceContext context_;
+  const BatchedMethod forecast_;
+  const BatchedMethod encode_;
+};
+
+}  // namespace tsserve::server

@@ -1,0 +1,64 @@
+#pragma once
+// The Open Inference Protocol (KServe v2) on gRPC's callback API,
+// inference.GRPCInferenceService, next to tsserve.v1 on the same port and over the same
+// parts: ModelInfer decodes into the same ForecastTask and joins the same batcher as
+// tsserve.v1 Forecast calls (they share batches), and ends through the same call path
+// (deadlines, cancellation, metrics with protocol "oip"). Readiness reads the server's
+// ServingState, as grpc.health.v1 does.
+//
+// Served: ServerLive, ServerReady, ModelReady, ServerMetadata, ModelMetadata, ModelInfer.
+// The model repository RPCs are declared by the protocol but not overridden here, so gRPC
+// answers them UNIMPLEMENTED.
+//
+// Thread safety: as ForecastServiceImpl; members are constant after construction.
+
+#include <string>
+
+#include "inference/grpc_service.grpc.pb.h"
+#include "server/service/forecast_service.h"
+
+namespace tsserve::server {
+
+// ServerMetadata's answer.
+struct OipServerInfo {
+  std::string name = "tsserve";
+  std::string version;
+};
+
+class OipServiceImpl final : public inference::GRPCInferenceService::CallbackService {
+ public:
+  // REQUIRES: context.forecast_batcher, context.state not null.
+  OipServiceImpl(ServiceContext context, OipServerInfo server);
+
+  grpc::ServerUnaryReactor* ServerLive(grpc::CallbackServerContext* context,
+                                       const inference::ServerLiveRequest* request,
+                                       inference::ServerLiveResponse* response) override;
+  grpc::ServerUnaryReactor* ServerReady(grpc::CallbackServerContext* context,
+                                        const inference::ServerReadyRequest* request,
+                                        inference::ServerReadyResponse* response) override;
+  grpc::ServerUnaryReactor* ModelReady(grpc::CallbackServerContext* context,
+                                       const inference::ModelReadyRequest* request,
+                                       inference::ModelReadyResponse* response) override;
+  grpc::ServerUnaryReactor* ServerMetadata(grpc::CallbackServerContext* context,
+                                           const inference::ServerMetadataRequest* request,
+                                           inference::ServerMetadataResponse* response) override;
+  grpc::ServerUnaryReactor* ModelMetadata(grpc::CallbackServerContext* context,
+                                          const inference::ModelMetadataRequest* request,
+                                          inference::ModelMetadataResponse* response) override;
+  grpc::ServerUnaryReactor* ModelInfer(grpc::CallbackServerContext* context,
+                                       const inference::ModelInferRequest* request,
+                                       inference::ModelInferResponse* response) override;
+
+ private:
+  // OK when `name` (field `name_field`) and `version` (field `version_field`) pick the
+  // loaded model: the name as tsserve.v1's model field (empty: the only model), the
+  // version empty or the model's. NOT_FOUND naming the field otherwise.
+  grpc::Status find_model(const std::string& name, const std::string& version,
+                          const char* name_field, const char* version_field) const;
+
+  const ServiceContext context_;
+  const OipServerInfo server_;
+  const BatchedMethod infer_;  // joins tsserve.v1 Forecast's batcher
+};
+
+}  // namespace tsserve::server

@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""The include graph of server/, for the layering figures in docs/ARCHITECTURE.md.
+
+Reads every #include "..." of the .h/.cpp files under ROOT/server and prints:
+  - the files that include a generated protobuf header (*.pb.h) directly, and the files
+    of the lower layers (request, batching, runtime) that reach one through other headers;
+  - every arrow that runs from a layer to a higher one or to a sibling of the same rank
+    (e.g. codec/oip -> codec/v1), which the layout forbids.
+
+Layers are the folders of server/ (see LAYERS). A tree from before the folders existed
+(server/include + server/src) is measured against the same layers: pass --folders-from
+with a checkout that has them, and each old file counts in the folder its name moved to.
+
+  tests/tools/server_include_graph.py [--root DIR] [--folders-from DIR] [--check]
+
+--check (CTest server_layering): exit 1 when a lower layer reaches a protobuf header or an
+arrow runs upward or sideways.
+"""
+import argparse
+import os
+import re
+import sys
+
+# Folder -> rank. An include must go to a strictly lower rank, or stay in its folder.
+LAYERS = {
+    "request": 0,
+    "batching": 1, "codec/common": 1, "observability": 1, "auth": 1,
+    "codec/v1": 2, "codec/oip": 2, "config": 2,  # config checks the batcher's row limits
+    "runtime": 3, "service": 3,
+    "app": 4,
+}
+# Files whose name changed in the move (old name -> new name).
+RENAMED = {"forecast_task.h": "request_task.h"}
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def server_files(root):
+    out = []
+    for folder, _, names in os.walk(os.path.join(root, "server")):
+        out += [os.path.join(folder, n) for n in names if n.endswith((".h", ".cpp"))]
+    return sorted(out)
+
+
+def folder_of_new(root, path):
+    rel = os.path.relpath(os.path.dirname(path), os.path.join(root, "server"))
+    return rel if rel in LAYERS else None
+
+
+def folder_map(new_root):
+    """Base name -> folder, from a checkout with the folders."""
+    return {os.path.basename(p): folder_of_new(new_root, p) for p in server_files(new_root)}
+
+
+def resolve(root, path, name):
+    for base in (root, os.path.join(root, "server", "include"), os.path.dirname(path)):
+        candidate = os.path.normpath(os.path.join(base, name))
+        if os.path.isfile(candidate):
+            return candidate
+    return None  # generated (proto), another component's (model/, tsserve/v1), or system
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--root", default=os.path.join(os.path.dirname(__file__), "..", ".."))
+    parser.add_argument("--folders-from", help="a checkout with server/'s folders")
+    parser.add_argument("--check", action="store_true", help="exit 1 on any layering fault")
+    args = parser.parse_args()
+    root = os.path.abspath(args.root)
+    names = folder_map(os.path.abspath(args.folders_from)) if args.folders_from else None
+
+    def folder(path):
+        if names is None:
+            return folder_of_new(root, path)
+        base = os.path.basename(path)
+        return names.get(RENAMED.get(base, base))
+
+    files = server_files(root)
+    includes = {}
+    for path in files:
+        with open(path, encoding="utf-8") as f:
+            includes[path] = INCLUDE.findall(f.read())
+
+    rel = lambda p: os.path.relpath(p, root)
+    direct = [p for p in files if any(n.endswith(".pb.h") for n in includes[p])]
+    print(f"{len(direct)} of {len(files)} files in server/ include a generated protobuf header:")
+    for p in direct:
+        print(f"  {rel(p)}  ({', '.join(n for n in includes[p] if n.endswith('.pb.h'))})")
+
+    def reaches_pb(path, seen):
+        if path in seen:
+            return False
+        seen.add(path)
+        for name in includes.get(path, []):
+            if name.endswith(".pb.h"):
+                return True
+            target = resolve(root, path, name)
+            if target in includes and reaches_pb(target, seen):
+                return True
+        return False
+
+    low = [p for p in files if folder(p) in ("request", "batching", "runtime")]
+    reached = [p for p in low if reaches_pb(p, set())]
+    print(f"{len(reached)} files of request/, batching/, runtime/ reach one through their "
+          f"includes{':' if reached else ''}")
+    for p in reached:
+        print(f"  {rel(p)} [{folder(p)}]")
+
+    wrong = []
+    for path in files:
+        source = folder(path)
+        for name in includes[path]:
+            target = resolve(root, path, name)
+            if target is None or target not in includes:
+                continue
+            dest = folder(target)
+            if source is None or dest is None or source == dest:
+                continue
+            if LAYERS[dest] >= LAYERS[source]:
+                wrong.append((rel(path), source, rel(target), dest))
+    print(f"{len(wrong)} arrows from a layer to a higher or sibling one"
+          f"{':' if wrong else ''}")
+    for path, source, target, dest in wrong:
+        print(f"  {path} [{source}] -> {target} [{dest}]")
+    return 1 if args.check and (reached or wrong) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
