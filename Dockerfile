@@ -27,6 +27,7 @@ RUN apt-get update \
 
 WORKDIR /src
 COPY CMakeLists.txt ./
+COPY cmake cmake
 COPY proto proto
 COPY csv csv
 COPY model model
