@@ -135,7 +135,7 @@ def main():
         x, m, y = gather(data, marks, batch, T, F)
         return loss_fn(model(x, m), y)
 
-    best, epochs_run = training_loop.train(
+    best, curve = training_loop.train(
         model, starts["train"], batch_loss,
         lambda: evaluate(model, data, marks, starts["val"], T, F), args, t_start)
     test_mse, test_mae = evaluate(model, data, marks, starts["test"], T, F)
@@ -146,7 +146,7 @@ def main():
 
     scaler = {"columns": columns, "mean": mean.tolist(), "std": std.tolist()}
     split = "%d/%d/%d" % (ev.N_TRAIN, ev.N_VAL, ev.N_TEST)
-    training_loop.save_checkpoint(args, model, cfg, "itransformer-etth1", scaler, best, epochs_run,
+    training_loop.save_checkpoint(args, model, cfg, "itransformer-etth1", scaler, best, len(curve),
                                   (test_mse, test_mae), starts, split, t_start,
                                   extra={"paper_test_mse": PAPER["mse"], "paper_test_mae": PAPER["mae"]})
 

@@ -19,7 +19,6 @@ evaluate_patchtst.py reproduces them wherever the model was trained.
 """
 
 import argparse
-import copy
 import json
 import os
 import sys
@@ -32,6 +31,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import evaluate_patchtst as ev  # noqa: E402  (data split + metrics; also puts the reference on sys.path)
 import patchtst_reference as ref  # noqa: E402
+import training_loop  # noqa: E402
 
 
 def model_config(n_vars, dropout):
@@ -107,54 +107,16 @@ def main():
             m.dropout.p = 0.0
     model.head.dropout.p = args.head_dropout
     model.to(device)
-    opt = torch.optim.Adam(model.parameters(), lr=args.lr)
     loss_fn = torch.nn.MSELoss()
-    gen = torch.Generator().manual_seed(args.seed)
 
-    best = {"val_mse": float("inf")}
-    curve = []
-    epoch_seconds = 0.0
-    bad_epochs = 0
-    for epoch in range(1, args.epochs + 1):
-        elapsed = time.time() - t_start
-        if curve and args.time_budget > 0 and elapsed + epoch_seconds > args.time_budget:
-            print("time budget reached after %d epochs (%.0f s)" % (len(curve), elapsed), flush=True)
-            break
-        t0 = time.time()
-        model.train()
-        lr = learning_rate(args, epoch)
-        for g in opt.param_groups:
-            g["lr"] = lr
-        order = starts["train"][torch.randperm(len(starts["train"]), generator=gen)]
-        total, steps = 0.0, 0
-        for i in range(0, len(order), args.batch_size):
-            x, y = ev.gather(data, order[i:i + args.batch_size], T, F)
-            opt.zero_grad()
-            loss = loss_fn(model(x), y)
-            loss.backward()
-            opt.step()
-            total += float(loss)
-            steps += 1
-        val_mse, val_mae = ev.evaluate(model, data, starts["val"], T, F)
-        epoch_seconds = time.time() - t0
-        curve.append({"epoch": epoch, "lr": lr, "train_mse": round(total / steps, 6),
-                      "val_mse": round(val_mse, 6), "val_mae": round(val_mae, 6)})
-        print("epoch %d  lr %.2e  train %.4f  val MSE %.4f MAE %.4f  (%.1f s, total %.0f s)"
-              % (epoch, lr, total / steps, val_mse, val_mae, epoch_seconds, time.time() - t_start),
-              flush=True)
-        if val_mse < best["val_mse"]:
-            best = {"val_mse": val_mse, "epoch": epoch,
-                    "state": {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}}
-            bad_epochs = 0
-        else:
-            bad_epochs += 1
-            if bad_epochs >= args.patience:
-                print("early stop: no val improvement for %d epochs" % bad_epochs, flush=True)
-                break
+    def batch_loss(batch):
+        x, y = ev.gather(data, batch, T, F)
+        return loss_fn(model(x), y)
 
+    best, curve = training_loop.train(model, starts["train"], batch_loss,
+                                      lambda: ev.evaluate(model, data, starts["val"], T, F),
+                                      args, t_start, lambda epoch: learning_rate(args, epoch))
     model.cpu()
-    model.load_state_dict(best["state"])
-    model.eval()
     val_mse, val_mae = ev.evaluate(model, data_cpu, starts["val"], T, F)
     test_mse, test_mae = ev.evaluate(model, data_cpu, starts["test"], T, F)
     train_seconds = time.time() - t_start

@@ -1,12 +1,11 @@
 """The epoch loop both training scripts (train_patchtst.py, train_itransformer.py) share.
 
-Adam steps over shuffled training windows, the learning rate multiplied by lr_decay after
-each epoch, validation MSE after each epoch picks the best state (early stopping after
+Adam steps over shuffled training windows at a learning rate per epoch (by default
+multiplied by lr_decay after each epoch), validation MSE after each epoch picks the best state (early stopping after
 `patience` epochs without improvement), and a wall-clock budget: no epoch is started that
 the last epoch's duration says would overrun it.
 """
 
-import copy
 import json
 import os
 import time
@@ -14,27 +13,35 @@ import time
 import torch
 
 
-def train(model, train_starts, batch_loss, validate, args, t_start):
-    """batch_loss(starts) -> scalar loss of those windows; validate() -> (MSE, MAE).
+def exponential_lr(args):
+    """lr of 1-based epoch: args.lr, multiplied by args.lr_decay after every epoch."""
+    return lambda epoch: args.lr * args.lr_decay ** (epoch - 1)
 
-    args: lr, lr_decay, batch_size, epochs, patience, time_budget, seed. Leaves the best
-    state loaded in `model` (eval mode) and returns (best, epochs_run), best holding
-    val_mse and epoch.
+
+def train(model, train_starts, batch_loss, validate, args, t_start, learning_rate=None):
+    """batch_loss(starts) -> scalar loss of those windows; validate() -> (MSE, MAE);
+    learning_rate(epoch) -> lr of that 1-based epoch (default: exponential_lr(args)).
+
+    args: lr, lr_decay, batch_size, epochs, patience, time_budget (0: none), seed. Leaves the
+    best state loaded in `model` (eval mode, on the device it trained on) and returns
+    (best, curve): best holds val_mse and epoch; curve one record per epoch run (lr, train
+    and validation figures).
     """
+    learning_rate = learning_rate or exponential_lr(args)
     opt = torch.optim.Adam(model.parameters(), lr=args.lr)
     gen = torch.Generator().manual_seed(args.seed)
     best = {"val_mse": float("inf")}
+    curve = []
     epoch_seconds = 0.0
-    epochs_run = 0
     bad_epochs = 0
-    lr = args.lr
     for epoch in range(1, args.epochs + 1):
         elapsed = time.time() - t_start
-        if epochs_run and elapsed + epoch_seconds > args.time_budget:
-            print("time budget reached after %d epochs (%.0f s)" % (epochs_run, elapsed), flush=True)
+        if curve and args.time_budget > 0 and elapsed + epoch_seconds > args.time_budget:
+            print("time budget reached after %d epochs (%.0f s)" % (len(curve), elapsed), flush=True)
             break
         t0 = time.time()
         model.train()
+        lr = learning_rate(epoch)
         for g in opt.param_groups:
             g["lr"] = lr
         order = train_starts[torch.randperm(len(train_starts), generator=gen)]
@@ -47,23 +54,25 @@ def train(model, train_starts, batch_loss, validate, args, t_start):
             total += float(loss)
             steps += 1
         val_mse, val_mae = validate()
-        epochs_run = epoch
         epoch_seconds = time.time() - t0
-        print("epoch %d  lr %.2e  train %.4f  val MSE %.4f MAE %.4f  (%.0f s, total %.0f s)"
+        curve.append({"epoch": epoch, "lr": lr, "train_mse": round(total / steps, 6),
+                      "val_mse": round(val_mse, 6), "val_mae": round(val_mae, 6)})
+        print("epoch %d  lr %.2e  train %.4f  val MSE %.4f MAE %.4f  (%.1f s, total %.0f s)"
               % (epoch, lr, total / steps, val_mse, val_mae, epoch_seconds, time.time() - t_start),
               flush=True)
         if val_mse < best["val_mse"]:
-            best = {"val_mse": val_mse, "epoch": epoch, "state": copy.deepcopy(model.state_dict())}
+            # A copy on the CPU: the state of a model on a GPU would stay there otherwise.
+            best = {"val_mse": val_mse, "epoch": epoch,
+                    "state": {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}}
             bad_epochs = 0
         else:
             bad_epochs += 1
             if bad_epochs >= args.patience:
                 print("early stop: no val improvement for %d epochs" % bad_epochs, flush=True)
                 break
-        lr *= args.lr_decay
     model.load_state_dict(best["state"])
     model.eval()
-    return best, epochs_run
+    return best, curve
 
 
 def save_checkpoint(args, model, cfg, name, scaler, best, epochs_run, test, starts, split,
