@@ -62,6 +62,34 @@ TEST(FusedForward, BundledModelMatchesReference) {
   EXPECT_LE(relative_error(forecast, fixture.output("forecast")), kParityTolerance);
 }
 
+// Every copy of the kernels this CPU can run (the dispatcher picks only the widest).
+TEST(FusedForward, EveryInstructionSetMatchesReference) {
+  const ReferenceFixture fixture = load_reference_fixture("bundled_model");
+  PatchTST model = load_patchtst(kBundled);
+  const FusedPatchTST fused(*model);
+  const at::Tensor& x = fixture.input("x");
+  const at::Tensor rows = to_rows(x);
+  int ran = 0;
+  for (const char* isa : {"avx512", "avx2", "sse2"}) {
+    at::Tensor out = at::empty({rows.size(0), model->config().pred_len});
+    if (!fused_forecast_rows_with(isa, fused.weights(), rows.data_ptr<float>(), rows.size(0),
+                                  out.data_ptr<float>())) {
+      continue;
+    }
+    ++ran;
+    EXPECT_LE(relative_error(from_rows(out, x.size(0)), fixture.output("forecast")),
+              kParityTolerance)
+        << isa;
+  }
+  // The dispatcher's choice and everything narrower: avx512 -> 3 copies, avx2 -> 2, sse2 -> 1.
+  const std::string chosen = fused_instruction_set();
+  EXPECT_EQ(ran, chosen == "avx512" ? 3 : chosen == "avx2" ? 2 : 1) << chosen;
+  const at::Tensor dummy = at::zeros({1, 336});
+  EXPECT_THROW(fused_forecast_rows_with("neon", fused.weights(), dummy.data_ptr<float>(), 1,
+                                        dummy.data_ptr<float>()),
+               std::invalid_argument);
+}
+
 TEST(FusedForward, MatchesLibTorchPathOnLargeInputs) {
   // Wide-ranging inputs (offsets, scales) through the bundled shape, random weights.
   torch::manual_seed(11);

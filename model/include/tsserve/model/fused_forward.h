@@ -24,4 +24,10 @@ void fused_forecast_rows(const FusedWeights& weights, const float* series, int64
 // The instruction set the kernels run with on this CPU: "avx512", "avx2" or "sse2".
 const char* fused_instruction_set();
 
+// The same forward on a named copy of the kernels ("avx512", "avx2", "sse2"), for tests
+// that check every copy this CPU can run. Returns false (and computes nothing) when the
+// CPU lacks that instruction set; throws std::invalid_argument for an unknown name.
+bool fused_forecast_rows_with(const char* instruction_set, const FusedWeights& weights,
+                              const float* series, int64_t rows, float* forecast);
+
 }  // namespace tsserve::model
