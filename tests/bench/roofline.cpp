@@ -2,7 +2,8 @@
 
 #include <immintrin.h>
 
-#include <chrono>
+#include <time.h>
+
 #include <vector>
 
 namespace tsserve::bench {
@@ -12,16 +13,23 @@ namespace {
 constexpr int kChains = 12;
 constexpr long kIterations = 20'000'000;
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+// Thread CPU time, not wall time: on a shared machine the loop is descheduled at times,
+// and the peak is what the core does while it runs (model_bench's GFLOP/s counters are
+// per CPU second too).
+double thread_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
 }
+
+double seconds_since(double start) { return thread_seconds() - start; }
 
 __attribute__((target("avx512f"))) double fma_avx512() {
   __m512 acc[kChains];
   for (int i = 0; i < kChains; ++i) acc[i] = _mm512_set1_ps(static_cast<float>(i));
   const __m512 a = _mm512_set1_ps(0.999999f);
   const __m512 b = _mm512_set1_ps(1e-7f);
-  const auto start = std::chrono::steady_clock::now();
+  const double start = thread_seconds();
   for (long n = 0; n < kIterations; ++n) {
     for (int i = 0; i < kChains; ++i) acc[i] = _mm512_fmadd_ps(acc[i], a, b);
   }
@@ -40,7 +48,7 @@ __attribute__((target("avx2,fma"))) double fma_avx2() {
   for (int i = 0; i < kChains; ++i) acc[i] = _mm256_set1_ps(static_cast<float>(i));
   const __m256 a = _mm256_set1_ps(0.999999f);
   const __m256 b = _mm256_set1_ps(1e-7f);
-  const auto start = std::chrono::steady_clock::now();
+  const double start = thread_seconds();
   for (long n = 0; n < kIterations; ++n) {
     for (int i = 0; i < kChains; ++i) acc[i] = _mm256_fmadd_ps(acc[i], a, b);
   }
@@ -87,7 +95,7 @@ double measure_read_bandwidth_gbs(std::size_t bytes) {
   volatile double sink = sum_floats(data.data(), data.size());  // first touch, warm TLB
   double best = 0;
   for (int round = 0; round < 3; ++round) {
-    const auto start = std::chrono::steady_clock::now();
+    const double start = thread_seconds();
     sink = sum_floats(data.data(), data.size());
     const double rate = static_cast<double>(bytes) / seconds_since(start) / 1e9;
     if (rate > best) best = rate;
