@@ -77,4 +77,13 @@ Encoder make_encoder(const ReferenceFixture& fixture) {
   return encoder;
 }
 
+PatchTST make_patchtst(const ReferenceFixture& fixture) {
+  ModelConfig config = parse_model_config(fixture.config.dump(), "fixture");
+  StateDict params = normalise_patchtst_keys(fixture.params, config, "fixture");
+  PatchTST model(config);
+  load_state_dict_into(*model, params, "fixture");
+  model->eval();
+  return model;
+}
+
 }  // namespace tsserve::testing

@@ -6,6 +6,7 @@
 #include "reference_fixture.h"
 #include "tsserve/model/encoder.h"
 #include "tsserve/model/inner_attention.h"
+#include "tsserve/model/patchtst.h"
 
 namespace tsserve::testing {
 
@@ -24,5 +25,7 @@ model::AttentionMask with_key_padding(model::AttentionMask mask, const Reference
 model::AttentionLayer make_attention_layer(const ReferenceFixture& fixture);
 model::EncoderLayer make_encoder_layer(const ReferenceFixture& fixture);
 model::Encoder make_encoder(const ReferenceFixture& fixture);
+// A PatchTST fixture: the config (TSLib names) and its state_dict, in eval mode.
+model::PatchTST make_patchtst(const ReferenceFixture& fixture);
 
 }  // namespace tsserve::testing

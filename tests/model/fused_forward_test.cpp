@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include "default_model_shape.h"
+#include "fixture_modules.h"
 #include "reference_fixture.h"
 #include "tsserve/model/checkpoint_loader.h"
 #include "tsserve/model/fused_forward.h"
@@ -19,15 +20,6 @@ namespace {
 using namespace tsserve::model;
 
 const std::string kBundled = std::string(TSSERVE_SOURCE_DIR) + "/model/default/patchtst_etth1.pt";
-
-PatchTST make_patchtst(const ReferenceFixture& fixture) {
-  ModelConfig config = parse_model_config(fixture.config.dump(), "fixture");
-  StateDict params = normalise_patchtst_keys(fixture.params, config, "fixture");
-  PatchTST model(config);
-  load_state_dict_into(*model, params, "fixture");
-  model->eval();
-  return model;
-}
 
 // x [B, T, N] -> rows [B*N, T]; forecast rows [B*N, F] -> [B, F, N].
 at::Tensor to_rows(const at::Tensor& x) {

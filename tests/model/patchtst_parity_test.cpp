@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include "fixture_modules.h"
 #include "reference_fixture.h"
 #include "tsserve/model/checkpoint_loader.h"
 
@@ -12,15 +13,6 @@ namespace tsserve::testing {
 namespace {
 
 using namespace tsserve::model;
-
-PatchTST make_patchtst(const ReferenceFixture& fixture) {
-  ModelConfig config = parse_model_config(fixture.config.dump(), "fixture");
-  StateDict params = normalise_patchtst_keys(fixture.params, config, "fixture");
-  PatchTST model(config);
-  load_state_dict_into(*model, params, "fixture");
-  model->eval();
-  return model;
-}
 
 class PatchTSTParity : public ::testing::TestWithParam<std::string> {};
 
