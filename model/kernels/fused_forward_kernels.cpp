@@ -101,14 +101,14 @@ inline vf verf(vf x) {
 // MR rows and NV vectors: each output element's sum runs in the same order whatever
 // the tile shape, so the tiling never changes a result.
 struct GemmArgs {
-  int rows, cols, depth;           // M, N (a multiple of kFusedPad), K
-  const float* a;                  // A(i, k) = a[i * a_row + k * a_col]
+  int rows, cols, depth;  // M, N (a multiple of kFusedPad), K
+  const float* a;         // A(i, k) = a[i * a_row + k * a_col]
   ptrdiff_t a_row, a_col;
-  const float* b;                  // B[k][j] = b[k * ldb + j]
+  const float* b;  // B[k][j] = b[k * ldb + j]
   ptrdiff_t ldb;
-  const float* row_bias;           // added to C[i][*] (may be null), and/or
-  const float* col_bias;           // added to C[*][j] (may be null)
-  float* c;                        // C[i][j] = c[i * ldc + j]
+  const float* row_bias;  // added to C[i][*] (may be null), and/or
+  const float* col_bias;  // added to C[*][j] (may be null)
+  float* c;               // C[i][j] = c[i * ldc + j]
   ptrdiff_t ldc;
 };
 
@@ -143,14 +143,29 @@ void gemm_column_block(const GemmArgs& g, int j0) {
   int i0 = 0;
   for (; i0 + kTileRows <= g.rows; i0 += kTileRows) gemm_tile<kTileRows, NV>(g, i0, j0);
   switch (g.rows - i0) {
-    case 7: if constexpr (kTileRows > 7) gemm_tile<7, NV>(g, i0, j0); break;
-    case 6: if constexpr (kTileRows > 6) gemm_tile<6, NV>(g, i0, j0); break;
-    case 5: if constexpr (kTileRows > 5) gemm_tile<5, NV>(g, i0, j0); break;
-    case 4: if constexpr (kTileRows > 4) gemm_tile<4, NV>(g, i0, j0); break;
-    case 3: gemm_tile<3, NV>(g, i0, j0); break;
-    case 2: gemm_tile<2, NV>(g, i0, j0); break;
-    case 1: gemm_tile<1, NV>(g, i0, j0); break;
-    default: break;
+    case 7:
+      if constexpr (kTileRows > 7) gemm_tile<7, NV>(g, i0, j0);
+      break;
+    case 6:
+      if constexpr (kTileRows > 6) gemm_tile<6, NV>(g, i0, j0);
+      break;
+    case 5:
+      if constexpr (kTileRows > 5) gemm_tile<5, NV>(g, i0, j0);
+      break;
+    case 4:
+      if constexpr (kTileRows > 4) gemm_tile<4, NV>(g, i0, j0);
+      break;
+    case 3:
+      gemm_tile<3, NV>(g, i0, j0);
+      break;
+    case 2:
+      gemm_tile<2, NV>(g, i0, j0);
+      break;
+    case 1:
+      gemm_tile<1, NV>(g, i0, j0);
+      break;
+    default:
+      break;
   }
 }
 
@@ -159,9 +174,15 @@ void gemm(const GemmArgs& g) {
   for (int v0 = 0; v0 < vectors; v0 += kTileVectors) {
     const int j0 = v0 * kLanes;
     switch (std::min(kTileVectors, vectors - v0)) {
-      case 3: gemm_column_block<3>(g, j0); break;
-      case 2: gemm_column_block<2>(g, j0); break;
-      default: gemm_column_block<1>(g, j0); break;
+      case 3:
+        gemm_column_block<3>(g, j0);
+        break;
+      case 2:
+        gemm_column_block<2>(g, j0);
+        break;
+      default:
+        gemm_column_block<1>(g, j0);
+        break;
     }
   }
 }
@@ -309,8 +330,7 @@ void encoder_layer(const FusedWeights& w, const FusedLayerWeights& layer, Scratc
 
 // Instance norm, patch embedding, encoder and final norm of one row; writes the
 // d-major flattened encoder output (index d*P + p) to `flat` and the row's mean and std.
-void encode_row(const FusedWeights& w, const float* row, Scratch& s, float* flat,
-                double* stats) {
+void encode_row(const FusedWeights& w, const float* row, Scratch& s, float* flat, double* stats) {
   const int seq_len = static_cast<int>(w.seq_len);
   const int width = static_cast<int>(w.padded_patches);
   const int patches = static_cast<int>(w.patches);
@@ -338,8 +358,8 @@ void encode_row(const FusedWeights& w, const float* row, Scratch& s, float* flat
     for (int k = 0; k < patch_len; ++k) patches_t[k * width + p] = series[p * stride + k];
   }
 
-  gemm({d_model, width, patch_len, w.embed_weight.data(), patch_len, 1, patches_t, width,
-        nullptr, nullptr, s.x.data(), width});
+  gemm({d_model, width, patch_len, w.embed_weight.data(), patch_len, 1, patches_t, width, nullptr,
+        nullptr, s.x.data(), width});
   for (int i = 0; i < d_model * width; i += kLanes) {
     store(s.x.data() + i, load(s.x.data() + i) + load(w.position_transposed.data() + i));
   }
@@ -347,8 +367,7 @@ void encode_row(const FusedWeights& w, const float* row, Scratch& s, float* flat
   for (const FusedLayerWeights& layer : w.layers) encoder_layer(w, layer, s);
 
   if (w.final_norm == FusedFinalNorm::kLayer) {
-    add_layer_norm(s.x.data(), nullptr, d_model, width, w.final_weight.data(),
-                   w.final_bias.data());
+    add_layer_norm(s.x.data(), nullptr, d_model, width, w.final_weight.data(), w.final_bias.data());
   }
   for (int d = 0; d < d_model; ++d) {
     const float* x = s.x.data() + d * width;
@@ -375,8 +394,8 @@ void forecast_rows(const FusedWeights& w, const float* series, int64_t rows, flo
   for (int64_t r0 = 0; r0 < rows; r0 += kBlockRows) {
     const int block = static_cast<int>(std::min<int64_t>(kBlockRows, rows - r0));
     for (int r = 0; r < block; ++r) {
-      encode_row(w, series + (r0 + r) * w.seq_len, scratch,
-                 scratch.flat.data() + r * flat_width, scratch.stats.data() + 2 * r);
+      encode_row(w, series + (r0 + r) * w.seq_len, scratch, scratch.flat.data() + r * flat_width,
+                 scratch.stats.data() + 2 * r);
     }
     gemm({block, padded_pred, flat_width, scratch.flat.data(), flat_width, 1,
           w.head_weight_transposed.data(), padded_pred, nullptr, w.head_bias.data(),

@@ -1,7 +1,7 @@
-#include "tsserve/model/fused_forward.h"
-
 #include <stdexcept>
 #include <string>
+
+#include "tsserve/model/fused_forward.h"
 
 namespace tsserve::model {
 

@@ -64,8 +64,7 @@ FusedLayerWeights pack_layer(const ParameterTable& table, const std::string& pre
 
 std::string fused_unsupported_reason(const ModelConfig& config) {
   if (config.attention != AttentionKind::kFull) {
-    return "the fused CPU forward covers Full attention only, not " +
-           to_string(config.attention);
+    return "the fused CPU forward covers Full attention only, not " + to_string(config.attention);
   }
   if (!config.norm) return "the fused CPU forward needs the final norm variant (batch or layer)";
   return "";
@@ -147,8 +146,8 @@ at::Tensor FusedPatchTST::forecast_rows(const at::Tensor& series) const {
   if (series.dim() != 2 || series.size(1) != weights_.seq_len ||
       series.scalar_type() != at::kFloat || !series.device().is_cpu()) {
     throw ModelError("the fused forward expects float32 CPU series [rows, " +
-                     std::to_string(weights_.seq_len) + "], got " + c10::str(series.sizes()) +
-                     " " + c10::str(series.scalar_type()) + " on " + series.device().str());
+                     std::to_string(weights_.seq_len) + "], got " + c10::str(series.sizes()) + " " +
+                     c10::str(series.scalar_type()) + " on " + series.device().str());
   }
   const at::Tensor input = series.contiguous();
   at::Tensor forecast = at::empty({series.size(0), weights_.pred_len}, series.options());

@@ -178,8 +178,13 @@ BENCHMARK(BM_PatchTSTForward)
     ->ArgNames({"rows", "invariant"})
     ->ArgsProduct({{1, 7, 56, 64, 448}, {1, 0}})
     ->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_FusedForward)->ArgName("rows")->Arg(1)->Arg(7)->Arg(56)->Arg(448)->Unit(
-    benchmark::kMillisecond);
+BENCHMARK(BM_FusedForward)
+    ->ArgName("rows")
+    ->Arg(1)
+    ->Arg(7)
+    ->Arg(56)
+    ->Arg(448)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Roofline)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_TinyForward)->ArgName("rows")->Arg(1)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_PatchTSTAttentionMaps)

@@ -1,7 +1,6 @@
 #include "roofline.h"
 
 #include <immintrin.h>
-
 #include <time.h>
 
 #include <vector>
@@ -69,7 +68,8 @@ __attribute__((target("avx2"))) double sum_floats(const float* data, std::size_t
     for (int j = 0; j < 4; ++j) acc[j] = _mm256_add_ps(acc[j], _mm256_loadu_ps(data + i + 8 * j));
   }
   alignas(32) float lanes[8];
-  _mm256_store_ps(lanes, _mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3])));
+  _mm256_store_ps(lanes,
+                  _mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3])));
   return lanes[0];
 }
 

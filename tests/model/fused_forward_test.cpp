@@ -3,6 +3,8 @@
 // odd lengths, tiny-variance inputs) and the bundled checkpoint, within 1e-5; a row's
 // forecast bitwise independent of the batch; ProbSparse refused by name.
 
+#include "tsserve/model/fused_forward.h"
+
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -10,7 +12,6 @@
 #include "fixture_modules.h"
 #include "reference_fixture.h"
 #include "tsserve/model/checkpoint_loader.h"
-#include "tsserve/model/fused_forward.h"
 #include "tsserve/model/fused_patchtst.h"
 #include "tsserve/model/model_error.h"
 

@@ -1,13 +1,14 @@
 // RowForecaster: which path answers (fused kernels or LibTorch modules), and that both
 // give the same forecast.
 
+#include "tsserve/model/row_forecaster.h"
+
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
 #include "default_model_shape.h"
 #include "reference_fixture.h"
 #include "tsserve/model/model_error.h"
-#include "tsserve/model/row_forecaster.h"
 
 namespace tsserve::testing {
 namespace {
@@ -41,8 +42,8 @@ TEST(RowForecaster, ProbSparseFallsBackToLibTorchAndSaysWhy) {
   EXPECT_NE(forecaster.fallback_reason().find("Full attention only"), std::string::npos);
   const at::Tensor series = torch::randn({3, 336});
   at::InferenceMode guard;
-  EXPECT_TRUE(at::equal(forecaster.forecast_rows(series).forecast,
-                        model->forecast_rows(series).forecast));
+  EXPECT_TRUE(
+      at::equal(forecaster.forecast_rows(series).forecast, model->forecast_rows(series).forecast));
 }
 
 TEST(RowForecaster, TorchKernelsNeverUseTheFusedPath) {

@@ -17,14 +17,14 @@ enum class FusedActivation { kRelu, kGelu };
 enum class FusedFinalNorm { kNone, kLayer, kBatch };
 
 struct FusedLayerWeights {
-  std::vector<float> qkv_weight;  // [3D][D]: query, key, value projections stacked
-  std::vector<float> qkv_bias;    // [3D]
-  std::vector<float> out_weight;  // [D][D]
-  std::vector<float> out_bias;    // [D]
-  std::vector<float> ff1_weight;  // [D_ff][D] (conv1, kernel 1)
-  std::vector<float> ff1_bias;    // [D_ff]
-  std::vector<float> ff2_weight;  // [D][D_ff] (conv2, kernel 1)
-  std::vector<float> ff2_bias;    // [D]
+  std::vector<float> qkv_weight;                // [3D][D]: query, key, value projections stacked
+  std::vector<float> qkv_bias;                  // [3D]
+  std::vector<float> out_weight;                // [D][D]
+  std::vector<float> out_bias;                  // [D]
+  std::vector<float> ff1_weight;                // [D_ff][D] (conv1, kernel 1)
+  std::vector<float> ff1_bias;                  // [D_ff]
+  std::vector<float> ff2_weight;                // [D][D_ff] (conv2, kernel 1)
+  std::vector<float> ff2_bias;                  // [D]
   std::vector<float> norm1_weight, norm1_bias;  // [D]
   std::vector<float> norm2_weight, norm2_bias;  // [D]
 };
@@ -47,8 +47,8 @@ struct FusedWeights {
   std::vector<float> position_transposed;  // [D][padded_patches], zero padded
   std::vector<FusedLayerWeights> layers;
   // Final norm: LayerNorm weight/bias, or BatchNorm folded to y = x * scale + shift.
-  std::vector<float> final_weight;  // [D]
-  std::vector<float> final_bias;    // [D]
+  std::vector<float> final_weight;            // [D]
+  std::vector<float> final_bias;              // [D]
   std::vector<float> head_weight_transposed;  // [D*P][padded_pred], input index d*P + p
   std::vector<float> head_bias;               // [padded_pred], zero padded
 };
