@@ -3,10 +3,13 @@
 //    [B,H,L_Q,L_K,E] view), B=1, H=8, E=64, L in {64, 256, 1024, 4096, 16384}: time per
 //    forward and the peak tensor memory of one forward (counter peak_MiB);
 //  - the default PatchTST shape (T=336, F=96, D=16, H=4, 3 layers, d_ff=128) at the batch
-//    rows the server forms {1, 7, 64, 448}: time per forward and rows/s;
+//    rows the server forms {1, 7, 56, 64, 448}: time per forward and rows/s;
 //  - the bundled iTransformer (T=96, F=96, D=256, 2 layers, N=7 + 4 calendar tokens) at
 //    {1, 8, 64} samples, attention maps off and on: samples/s and variable rows/s (N rows
 //    per sample, comparable with PatchTST's rows/s: both forecast one variable per row).
+//  - the fused CPU forward (fused_patchtst.h) of the bundled model at {1, 7, 56, 448} rows:
+//    rows/s, GFLOP/s and the fraction of this core's measured FMA peak (BM_Roofline:
+//    FMA peak and memory read bandwidth, measured here, not from a data sheet).
 // Threads: TSSERVE_BENCH_THREADS (default 1), the LibTorch intra-op thread count.
 //
 //   build/tests/bench/model_bench --benchmark_min_time=1
@@ -22,9 +25,13 @@
 #include "counting_cpu_allocator.h"
 #include "default_model_shape.h"
 #include "naive_prob_attention.h"
+#include "roofline.h"
 #include "tsserve/model/checkpoint_loader.h"
 #include "tsserve/model/full_attention.h"
 #include "tsserve/model/itransformer.h"
+#include "tsserve/model/fused_flops.h"
+#include "tsserve/model/fused_forward.h"
+#include "tsserve/model/fused_patchtst.h"
 #include "tsserve/model/malloc_retention.h"
 #include "tsserve/model/patchtst.h"
 #include "tsserve/model/prob_attention.h"
@@ -102,6 +109,47 @@ void BM_PatchTSTForward(benchmark::State& state) {
       benchmark::Counter(static_cast<double>(rows), benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// One core's FMA peak, measured once per process (about 0.1 s).
+double fma_peak_gflops() {
+  static const double peak = [] {
+    const char* isa = "";
+    return tsserve::bench::measure_fma_peak_gflops(&isa);
+  }();
+  return peak;
+}
+
+void BM_Roofline(benchmark::State& state) {
+  const char* isa = "";
+  double peak = 0;
+  double read = 0;
+  for (auto _ : state) {
+    peak = tsserve::bench::measure_fma_peak_gflops(&isa);
+    read = tsserve::bench::measure_read_bandwidth_gbs(size_t{1} << 30);
+  }
+  state.counters["fma_peak_GFLOPs"] = peak;
+  state.counters["read_GBs"] = read;
+  state.SetLabel(isa);
+}
+
+// The fused forward of the bundled model; its FLOPs are the model's (no padding counted).
+void BM_FusedForward(benchmark::State& state) {
+  const int64_t rows = state.range(0);
+  PatchTST model = bundled_model(true);
+  const FusedPatchTST fused(*model);
+  torch::manual_seed(0);
+  const at::Tensor series = torch::randn({rows, model->config().seq_len});
+  const ForwardFlops flops = forward_flops_per_row(fused.weights());
+  const double peak = fma_peak_gflops();
+  for (auto _ : state) benchmark::DoNotOptimize(fused.forecast_rows(series));
+  state.counters["rows_per_s"] =
+      benchmark::Counter(static_cast<double>(rows), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GFLOPs"] = benchmark::Counter(static_cast<double>(rows) * flops.total() / 1e9,
+                                                benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["peak_GFLOPs"] = peak;
+  state.counters["MFLOP_per_row"] = flops.total() / 1e6;
+  state.SetLabel(fused_instruction_set());
+}
+
 // The tiny model (tiny_model_shape): the forward time a served tiny model's latency is
 // compared with, to show the serving overhead.
 void BM_TinyForward(benchmark::State& state) {
@@ -154,12 +202,20 @@ BENCHMARK(BM_NaiveProbAttention)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PatchTSTForward)
     ->ArgNames({"rows", "invariant"})
-    ->ArgsProduct({{1, 7, 64, 448}, {1, 0}})
+    ->ArgsProduct({{1, 7, 56, 64, 448}, {1, 0}})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ITransformerForward)
     ->ArgNames({"samples", "maps"})
     ->ArgsProduct({{1, 8, 64}, {0, 1}})
     ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FusedForward)
+    ->ArgName("rows")
+    ->Arg(1)
+    ->Arg(7)
+    ->Arg(56)
+    ->Arg(448)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Roofline)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_TinyForward)->ArgName("rows")->Arg(1)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_PatchTSTAttentionMaps)
     ->ArgNames({"rows", "prob", "maps"})

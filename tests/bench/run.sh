@@ -6,4 +6,9 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bash "$root/deploy/build.sh" --target tsserve tsserve-client model_bench grpc_floor_server
+# ONNX Runtime, the peer the fused forward is compared with: the CPU library ships inside
+# the npm package; its install script (which downloads from elsewhere) stays off.
+if command -v npm >/dev/null; then
+  (cd "$root/tests/bench/onnx" && npm install --ignore-scripts --no-audit --no-fund >/dev/null)
+fi
 exec /usr/bin/python3 "$root/tests/bench/run_benchmarks.py" "$@"

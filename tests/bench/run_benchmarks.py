@@ -119,6 +119,22 @@ class Bench:
             check=True, capture_output=True, text=True, env=env).stdout
         return json.loads(out)["benchmarks"]
 
+    def run_onnx(self):
+        """ONNX Runtime (onnxruntime-node, one thread) on the exported bundled model at 7, 56
+        and 448 rows, or None when tests/bench/onnx has no node_modules (run.sh installs it)."""
+        here = os.path.join(ROOT, "tests", "bench", "onnx")
+        if not os.path.isdir(os.path.join(here, "node_modules", "onnxruntime-node")):
+            log("ONNX Runtime: %s/node_modules missing (npm install --ignore-scripts); skipped" % here)
+            return None
+        onnx_dir = os.path.join(self.build, "onnx")
+        log("ONNX Runtime: export and forward")
+        subprocess.run([PYTHON, os.path.join(here, "export_onnx.py"), "--out", onnx_dir],
+                       check=True, capture_output=True)
+        out = subprocess.run(["node", os.path.join(here, "onnx_bench.js"), onnx_dir,
+                              "%g" % self.args.min_time],
+                             check=True, capture_output=True, text=True).stdout
+        return json.loads(out)
+
     def cpu_per_call(self, server, concurrency, extra):
         """One closed-loop stage, with the CPU time the server and the client spent per call
         (us): what a call costs the machine, not only how long it takes."""
@@ -203,6 +219,11 @@ class Bench:
         r["forward"] = self.run_model_bench("BM_PatchTSTForward/rows:7/invariant:1$|BM_PatchTSTForwardAt|BM_TinyForward",
                                             batch_rows)
         r["forward_every_core"] = self.forward_on_every_core(best_forward(r["forward"])[1])
+        # The fused CPU forward beside the LibTorch one, in the same process, and the
+        # machine's measured FMA peak it is a fraction of.
+        r["fused"] = self.run_model_bench(
+            "BM_PatchTSTForward/rows:(7|56|448)/invariant:1$|BM_FusedForward/rows:(7|56|448)$|BM_Roofline")
+        r["onnx"] = self.run_onnx()
         r["attention"] = self.run_model_bench(self.args.attention_filter, count_memory=True)
         r["maps_model"] = self.run_model_bench("BM_PatchTSTAttentionMaps")
 
@@ -453,6 +474,52 @@ def ceilings(results, on, py, overhead_us):
     return out + [""]
 
 
+def fused_table(benchmarks, onnx=None):
+    """The fused forward vs the LibTorch forward (model_bench, one thread), with the fused
+    forward's GFLOP/s as a fraction of the FMA peak model_bench measured in the same run."""
+    if not benchmarks:
+        return []
+    torch_rate, fused = {}, {}
+    roofline = None
+    for b in benchmarks:
+        rows = forward_rows(b)
+        match = re.search(r"^BM_FusedForward/rows:(\d+)$", b["name"])
+        if rows:
+            torch_rate[rows] = rows_per_second(b, rows)
+        elif match:
+            fused[int(match.group(1))] = b
+        elif b["name"].startswith("BM_Roofline"):
+            roofline = b
+    out = ["## Fused CPU forward vs the LibTorch forward (bundled model, one thread, `model_bench`)", ""]
+    if roofline:
+        out += ["Measured on this machine in the same run: FMA peak %.1f GFLOP/s per core (%s), "
+                "read bandwidth %.1f GB/s (one thread; both per second of thread CPU time)." % (
+                    roofline["fma_peak_GFLOPs"], roofline.get("label", ""), roofline["read_GBs"]), ""]
+    onnx_rate = {r["rows"]: r["rows_per_s"] for r in (onnx or {}).get("results", [])}
+    out += ["| rows | LibTorch rows/s | ONNX Runtime rows/s | fused rows/s | fused / LibTorch | fused / ONNX Runtime"
+            " | fused GFLOP/s (per CPU s) | % of FMA peak |",
+            "|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for rows in sorted(fused):
+        b = fused[rows]
+        rate = rows_per_second(b, rows)
+        base = torch_rate.get(rows)
+        peer = onnx_rate.get(rows)
+        out.append("| %d | %s | %s | %.0f | %s | %s | %.1f | %.0f%% |" % (
+            rows, "%.0f" % base if base else "not run", "%.0f" % peer if peer else "not run", rate,
+            "%.1fx" % (rate / base) if base else "", "%.1fx" % (rate / peer) if peer else "",
+            b["GFLOPs"],
+            100 * b["GFLOPs"] / b["peak_GFLOPs"] if b.get("peak_GFLOPs") else float("nan")))
+    if fused:
+        any_b = next(iter(fused.values()))
+        out += ["", "FLOPs per row: %.2f M (model FLOPs, no padding); kernels: %s." % (
+            any_b["MFLOP_per_row"], any_b.get("label", ""))]
+    if onnx:
+        out += ["ONNX Runtime %s (onnxruntime-node, CPU, one thread; `tests/bench/onnx`), its output "
+                "within %.1e of PyTorch's." % (onnx["onnxruntime"], onnx["max_error_vs_pytorch"])]
+    out.append("")
+    return out
+
+
 def head_to_head_table(rounds):
     """The three servers at concurrency 32, one after the other in each round."""
     if not rounds:
@@ -609,6 +676,7 @@ def report(results, args, images_rel):
             " concurrency 1: p50 %.0f us, p99 %.0f us." % (
                 tiny_us or float("nan"), tiny["latency_ms"]["p50"] * 1e3, tiny["latency_ms"]["p99"] * 1e3), ""]
 
+    out += fused_table(results.get("fused", []), results.get("onnx"))
     out += overhead_table(results, overhead_us, tiny_overhead_us)
     out += ceilings(results, on, py, overhead_us)
 

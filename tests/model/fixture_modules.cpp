@@ -17,8 +17,8 @@ InnerAttentionCase make_inner_attention(const nlohmann::json& config) {
   }
   ProbAttentionOptions options;
   options.factor = config.value("factor", 5);
-  options.layout = config.value("layout", "canonical") == "tslib" ? ProbLayout::kTslib
-                                                                  : ProbLayout::kCanonical;
+  options.layout =
+      config.value("layout", "canonical") == "tslib" ? ProbLayout::kTslib : ProbLayout::kCanonical;
   options.seed = config.value("seed", 0ULL);
   out.attention = std::make_shared<ProbAttention>(options);
   return out;
@@ -70,7 +70,8 @@ Encoder make_encoder(const ReferenceFixture& fixture) {
       convs.emplace_back(c.at("d_model").get<int64_t>(), c.value("distil_padding", 2));
     }
   }
-  const FinalNorm norm = c.value("norm", "layer") == "batch" ? FinalNorm::kBatch : FinalNorm::kLayer;
+  const FinalNorm norm =
+      c.value("norm", "layer") == "batch" ? FinalNorm::kBatch : FinalNorm::kLayer;
   Encoder encoder(std::move(layers), std::move(convs), norm, c.at("d_model").get<int64_t>());
   load_state_dict_into(*encoder, fixture.params, "fixture");
   encoder->eval();

@@ -1,0 +1,33 @@
+#pragma once
+// The fused CPU forward of PatchTST (Full attention): instance norm, patch embedding,
+// encoder layers, final norm, flatten head and de-normalisation in one pass per series
+// row, with no LibTorch operator in between. No LibTorch types here either.
+//
+// Exactness: every output element is one fixed sequence of float operations that
+// depends only on its own row (rows are processed one at a time; the head runs over a
+// block of rows whose elements do not mix), so a row's forecast is bitwise the same
+// whatever else is in the batch, on a given machine. Across machines the instruction set
+// chosen at run time (AVX-512, AVX2+FMA, or SSE2) may change the last bits.
+//
+// Thread safety: concurrent calls are safe; each thread reuses its own scratch buffers.
+
+#include <cstdint>
+
+#include "tsserve/model/fused_weights.h"
+
+namespace tsserve::model {
+
+// series: rows x seq_len floats (row-major); forecast: rows x pred_len floats.
+void fused_forecast_rows(const FusedWeights& weights, const float* series, int64_t rows,
+                         float* forecast);
+
+// The instruction set the kernels run with on this CPU: "avx512", "avx2" or "sse2".
+const char* fused_instruction_set();
+
+// The same forward on a named copy of the kernels ("avx512", "avx2", "sse2"), for tests
+// that check every copy this CPU can run. Returns false (and computes nothing) when the
+// CPU lacks that instruction set; throws std::invalid_argument for an unknown name.
+bool fused_forecast_rows_with(const char* instruction_set, const FusedWeights& weights,
+                              const float* series, int64_t rows, float* forecast);
+
+}  // namespace tsserve::model

@@ -1,0 +1,42 @@
+#pragma once
+// The LibTorch side of the fused CPU forward: packs a loaded PatchTST's weights once
+// (fused_weights.h) and runs fused_forward.h on [rows, seq_len] tensors.
+//
+// Covered: Full attention, gelu or relu, final LayerNorm, BatchNorm or none, any
+// d_model/n_heads/d_ff/patching the config validates. Not covered, and refused by
+// fused_unsupported_reason() / the constructor: ProbSparse attention (use the LibTorch
+// path; row_forecaster.h falls back to it on its own). Attention maps and the encoder
+// output are not produced here; row_forecaster.h routes requests that need them to the
+// LibTorch module.
+
+#include <ATen/core/Tensor.h>
+
+#include <string>
+
+#include "tsserve/model/fused_weights.h"
+#include "tsserve/model/patchtst.h"
+
+namespace tsserve::model {
+
+// "" when the fused kernels cover this config, otherwise why not (one sentence).
+std::string fused_unsupported_reason(const ModelConfig& config);
+
+// Copies (and transposes/folds where the kernels want it) the module's weights.
+// Throws ModelError when fused_unsupported_reason(model.config()) is not empty.
+FusedWeights pack_fused_weights(const PatchTSTImpl& model);
+
+class FusedPatchTST {
+ public:
+  explicit FusedPatchTST(const PatchTSTImpl& model);
+
+  // series [R, seq_len] float32 on the CPU -> forecast [R, pred_len], bitwise independent
+  // of the other rows. Throws ModelError naming the expected shape otherwise.
+  at::Tensor forecast_rows(const at::Tensor& series) const;
+
+  const FusedWeights& weights() const { return weights_; }
+
+ private:
+  FusedWeights weights_;
+};
+
+}  // namespace tsserve::model

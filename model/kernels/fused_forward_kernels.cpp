@@ -1,0 +1,413 @@
+// The fused PatchTST forward, written once with GCC vector extensions and compiled once
+// per instruction set (model/CMakeLists.txt): TSSERVE_FUSED_LANES is the vector width in
+// floats (16 AVX-512, 8 AVX2+FMA, 4 SSE2) and TSSERVE_FUSED_NAMESPACE names the copy.
+// fused_dispatch.cpp picks the copy the CPU supports, once.
+//
+// A row's activations are kept transposed, x[feature][position], positions padded to a
+// multiple of 16: vector lanes run over positions, so every projection, the attention,
+// the norms and the activations are whole-vector operations, and every sum over features,
+// keys or time is a scalar loop in a fixed order. All of a row's buffers (a few tens of
+// KB for the bundled model) stay in L1/L2 while it goes through every layer.
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstring>
+#include <vector>
+
+#include "tsserve/model/fused_weights.h"
+
+#ifndef TSSERVE_FUSED_LANES
+#error "TSSERVE_FUSED_LANES must be defined by the build"
+#endif
+
+namespace tsserve::model::TSSERVE_FUSED_NAMESPACE {
+namespace {
+
+constexpr int kLanes = TSSERVE_FUSED_LANES;
+// Rows of a GEMM tile held in registers: MR x kTileVectors accumulators plus the B
+// vectors must fit the register file (32 vector registers with AVX-512, 16 otherwise).
+constexpr int kTileRows = kLanes == 16 ? 8 : 4;
+constexpr int kTileVectors = 3;
+
+// Stages stay out of line (each runs once per row and layer, so the call costs nothing)
+// so that `perf report` attributes time per stage.
+#define TSSERVE_STAGE __attribute__((noinline))
+
+typedef float vf __attribute__((vector_size(kLanes * sizeof(float))));
+typedef int vi __attribute__((vector_size(kLanes * sizeof(int))));
+
+inline vf load(const float* p) {
+  vf v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+inline void store(float* p, vf v) { std::memcpy(p, &v, sizeof v); }
+// x - 0 is x for every x (x + 0 is not, for -0), so this folds to a bare broadcast.
+inline vf splat(float x) { return x - vf{}; }
+
+// exp for x <= 0 (Cephes' expf polynomial; ~1 ulp): softmax (z - max) and erf (-x^2)
+// need no more. Inputs below -87 are clamped there (exp = 1.6e-38, still normal).
+inline vf vexp_nonpositive(vf x) {
+  x = x < splat(-87.0f) ? splat(-87.0f) : x;
+  // n = round(x / ln 2) with the 1.5 * 2^23 trick (round to nearest, no float->int call).
+  const vf magic = splat(12582912.0f);
+  const vf shifted = x * splat(1.44269504088896341f) + magic;
+  const vf n = shifted - magic;
+  vf r = x - n * splat(0.693359375f);
+  r = r - n * splat(-2.12194440e-4f);
+  vf y = splat(1.9875691500e-4f);
+  y = y * r + splat(1.3981999507e-3f);
+  y = y * r + splat(8.3334519073e-3f);
+  y = y * r + splat(4.1665795894e-2f);
+  y = y * r + splat(1.6666665459e-1f);
+  y = y * r + splat(5.0000001201e-1f);
+  y = y * r * r + r + splat(1.0f);
+  vi bits;
+  std::memcpy(&bits, &shifted, sizeof bits);
+  vi magic_bits;
+  std::memcpy(&magic_bits, &magic, sizeof magic_bits);
+  const vi exponent = ((bits - magic_bits) + 127) << 23;
+  vf scale;
+  std::memcpy(&scale, &exponent, sizeof scale);
+  return y * scale;
+}
+
+// erf as an odd rational function x * P(x^2) / Q(x^2) on [-4, 4] (the approximation
+// Eigen and XLA use for float; erf(4) = 1 - 1.5e-8). Measured against math.erf on a
+// 1e-5 grid over [-6, 6] in float32: max |error| 4.2e-7, so GELU's error is below 7e-7;
+// half the operations of Abramowitz & Stegun 7.1.26 with exp (GELU was 21% of the
+// forward with that).
+inline vf verf(vf x) {
+  x = x > splat(4.0f) ? splat(4.0f) : x;
+  x = x < splat(-4.0f) ? splat(-4.0f) : x;
+  const vf x2 = x * x;
+  vf p = splat(-2.72614225801306e-10f);
+  p = p * x2 + splat(2.77068142495902e-08f);
+  p = p * x2 + splat(-2.10102402082508e-06f);
+  p = p * x2 + splat(-5.69250639462346e-05f);
+  p = p * x2 + splat(-7.34990630326855e-04f);
+  p = p * x2 + splat(-2.95459980854025e-03f);
+  p = p * x2 + splat(-1.60960333262415e-02f);
+  vf q = splat(-1.45660718464996e-05f);
+  q = q * x2 + splat(-2.13374055278905e-04f);
+  q = q * x2 + splat(-1.68282697438203e-03f);
+  q = q * x2 + splat(-7.37332916720468e-03f);
+  q = q * x2 + splat(-1.42647390514189e-02f);
+  return x * p / q;
+}
+
+// C[i][0:kTileVectors*kLanes) = (sum_k A(i, k) * B[k][...]) + bias, k ascending, for
+// MR rows and NV vectors: each output element's sum runs in the same order whatever
+// the tile shape, so the tiling never changes a result.
+struct GemmArgs {
+  int rows, cols, depth;  // M, N (a multiple of kFusedPad), K
+  const float* a;         // A(i, k) = a[i * a_row + k * a_col]
+  ptrdiff_t a_row, a_col;
+  const float* b;  // B[k][j] = b[k * ldb + j]
+  ptrdiff_t ldb;
+  const float* row_bias;  // added to C[i][*] (may be null), and/or
+  const float* col_bias;  // added to C[*][j] (may be null)
+  float* c;               // C[i][j] = c[i * ldc + j]
+  ptrdiff_t ldc;
+};
+
+template <int MR, int NV>
+void gemm_tile(const GemmArgs& args, int i0, int j0) {
+  const GemmArgs g = args;  // a local copy: the stores below cannot alias its fields
+  // Zero-initialised accumulators stay in registers (a bias-dependent start made GCC
+  // build them on the stack); the bias is added once the sum is complete.
+  vf acc[MR][NV] = {};
+  const float* a = g.a + i0 * g.a_row;
+  const float* b = g.b + j0;
+  for (int k = 0; k < g.depth; ++k) {
+    vf bv[NV];
+    for (int j = 0; j < NV; ++j) bv[j] = load(b + k * g.ldb + j * kLanes);
+    for (int i = 0; i < MR; ++i) {
+      const vf av = splat(a[i * g.a_row + k * g.a_col]);
+      for (int j = 0; j < NV; ++j) acc[i][j] += av * bv[j];
+    }
+  }
+  for (int i = 0; i < MR; ++i) {
+    for (int j = 0; j < NV; ++j) {
+      vf out = acc[i][j];
+      if (g.row_bias) out += splat(g.row_bias[i0 + i]);
+      if (g.col_bias) out += load(g.col_bias + j0 + j * kLanes);
+      store(g.c + (i0 + i) * g.ldc + j0 + j * kLanes, out);
+    }
+  }
+}
+
+template <int NV>
+void gemm_column_block(const GemmArgs& g, int j0) {
+  int i0 = 0;
+  for (; i0 + kTileRows <= g.rows; i0 += kTileRows) gemm_tile<kTileRows, NV>(g, i0, j0);
+  switch (g.rows - i0) {
+    case 7:
+      if constexpr (kTileRows > 7) gemm_tile<7, NV>(g, i0, j0);
+      break;
+    case 6:
+      if constexpr (kTileRows > 6) gemm_tile<6, NV>(g, i0, j0);
+      break;
+    case 5:
+      if constexpr (kTileRows > 5) gemm_tile<5, NV>(g, i0, j0);
+      break;
+    case 4:
+      if constexpr (kTileRows > 4) gemm_tile<4, NV>(g, i0, j0);
+      break;
+    case 3:
+      gemm_tile<3, NV>(g, i0, j0);
+      break;
+    case 2:
+      gemm_tile<2, NV>(g, i0, j0);
+      break;
+    case 1:
+      gemm_tile<1, NV>(g, i0, j0);
+      break;
+    default:
+      break;
+  }
+}
+
+void gemm(const GemmArgs& g) {
+  const int vectors = g.cols / kLanes;
+  for (int v0 = 0; v0 < vectors; v0 += kTileVectors) {
+    const int j0 = v0 * kLanes;
+    switch (std::min(kTileVectors, vectors - v0)) {
+      case 3:
+        gemm_column_block<3>(g, j0);
+        break;
+      case 2:
+        gemm_column_block<2>(g, j0);
+        break;
+      default:
+        gemm_column_block<1>(g, j0);
+        break;
+    }
+  }
+}
+
+// x[feature][position] (padded width `width`) = LayerNorm over features of (x + y), per
+// position; y may be null. Mean and variance as PyTorch: biased, eps inside the root.
+TSSERVE_STAGE void add_layer_norm(float* x, const float* y, int features, int width,
+                                  const float* weight, const float* bias) {
+  const vf inv_n = splat(1.0f / static_cast<float>(features));
+  for (int j = 0; j < width; j += kLanes) {
+    if (y) {
+      for (int d = 0; d < features; ++d) {
+        store(x + d * width + j, load(x + d * width + j) + load(y + d * width + j));
+      }
+    }
+    vf sum{};
+    for (int d = 0; d < features; ++d) sum += load(x + d * width + j);
+    const vf mean = sum * inv_n;
+    vf squares{};
+    for (int d = 0; d < features; ++d) {
+      const vf c = load(x + d * width + j) - mean;
+      squares += c * c;
+    }
+    vf rstd = squares * inv_n + splat(1e-5f);
+    for (int l = 0; l < kLanes; ++l) rstd[l] = 1.0f / std::sqrt(rstd[l]);
+    for (int d = 0; d < features; ++d) {
+      const vf c = load(x + d * width + j) - mean;
+      store(x + d * width + j, c * rstd * splat(weight[d]) + splat(bias[d]));
+    }
+  }
+}
+
+TSSERVE_STAGE void activate(float* h, int count, FusedActivation activation) {
+  for (int i = 0; i < count; i += kLanes) {
+    const vf x = load(h + i);
+    if (activation == FusedActivation::kRelu) {
+      store(h + i, x > vf{} ? x : vf{});
+    } else {
+      store(h + i, splat(0.5f) * x * (splat(1.0f) + verf(x * splat(0.70710678118654752f))));
+    }
+  }
+}
+
+// Per-thread buffers, grown to the largest model seen and reused across calls.
+struct Scratch {
+  std::vector<float> series;   // normalised row + replication padding
+  std::vector<float> patches;  // [patch_len][Pp]
+  std::vector<float> x, y;     // [D][Pp]
+  std::vector<float> qkv;      // [3D][Pp]
+  std::vector<float> scores;   // [P][Pp]: scores[s][l], key s, query l
+  std::vector<float> sums;     // [Pp]
+  std::vector<float> context;  // [D][Pp]
+  std::vector<float> hidden;   // [D_ff][Pp]
+  std::vector<float> flat;     // [block rows][D*P]
+  std::vector<float> head;     // [block rows][padded_pred]
+  std::vector<double> stats;   // [block rows][2]: mean, std
+
+  void fit(const FusedWeights& w, int block_rows) {
+    const size_t pp = static_cast<size_t>(w.padded_patches);
+    const size_t d = static_cast<size_t>(w.d_model);
+    grow(series, static_cast<size_t>(w.seq_len + w.stride));
+    grow(patches, static_cast<size_t>(w.patch_len) * pp);
+    grow(x, d * pp);
+    grow(y, d * pp);
+    grow(qkv, 3 * d * pp);
+    grow(scores, static_cast<size_t>(w.patches) * pp);
+    grow(sums, pp);
+    grow(context, d * pp);
+    grow(hidden, static_cast<size_t>(w.d_ff) * pp);
+    grow(flat, block_rows * d * static_cast<size_t>(w.patches));
+    grow(head, block_rows * static_cast<size_t>(w.padded_pred));
+    if (stats.size() < 2u * block_rows) stats.resize(2u * block_rows);
+  }
+  static void grow(std::vector<float>& v, size_t n) {
+    if (v.size() < n) v.resize(n, 0.0f);
+  }
+};
+
+// scores[s][l] <- exp(scale * scores[s][l] - max_s), sums[l] <- sum over s: softmax over
+// keys per query column, left unnormalised (the context is divided by the sum instead).
+TSSERVE_STAGE void softmax_columns(float* scores, float* sums, int patches, int width,
+                                   int e_width) {
+  const vf scale = splat(static_cast<float>(1.0 / std::sqrt(static_cast<double>(e_width))));
+  for (int j = 0; j < width; j += kLanes) {
+    vf top = load(scores + j) * scale;
+    for (int key = 1; key < patches; ++key) {
+      const vf z = load(scores + key * width + j) * scale;
+      top = z > top ? z : top;
+    }
+    vf sum{};
+    for (int key = 0; key < patches; ++key) {
+      const vf e = vexp_nonpositive(load(scores + key * width + j) * scale - top);
+      store(scores + key * width + j, e);
+      sum += e;
+    }
+    store(sums + j, sum);
+  }
+}
+
+// One head's attention, transposed: scores[s][l] = K_h[s] . Q_h[l], softmax over s per
+// query column, context[e][l] = sum_s V_h[e][s] * weight[s][l].
+TSSERVE_STAGE void attend_head(const FusedWeights& w, Scratch& s, int head) {
+  const int width = static_cast<int>(w.padded_patches);
+  const int patches = static_cast<int>(w.patches);
+  const int d_model = static_cast<int>(w.d_model);
+  const int e_width = static_cast<int>(w.d_model / w.n_heads);
+  const float* q = s.qkv.data() + head * e_width * width;
+  const float* k = s.qkv.data() + (d_model + head * e_width) * width;
+  const float* v = s.qkv.data() + (2 * d_model + head * e_width) * width;
+  float* scores = s.scores.data();
+
+  gemm({patches, width, e_width, k, 1, width, q, width, nullptr, nullptr, scores, width});
+  softmax_columns(scores, s.sums.data(), patches, width, e_width);
+
+  float* context = s.context.data() + head * e_width * width;
+  gemm({e_width, width, patches, v, width, 1, scores, width, nullptr, nullptr, context, width});
+  for (int e = 0; e < e_width; ++e) {
+    for (int j = 0; j < width; j += kLanes) {
+      store(context + e * width + j, load(context + e * width + j) / load(s.sums.data() + j));
+    }
+  }
+}
+
+void encoder_layer(const FusedWeights& w, const FusedLayerWeights& layer, Scratch& s) {
+  const int width = static_cast<int>(w.padded_patches);
+  const int d_model = static_cast<int>(w.d_model);
+  const int d_ff = static_cast<int>(w.d_ff);
+
+  gemm({3 * d_model, width, d_model, layer.qkv_weight.data(), d_model, 1, s.x.data(), width,
+        layer.qkv_bias.data(), nullptr, s.qkv.data(), width});
+  for (int head = 0; head < w.n_heads; ++head) attend_head(w, s, head);
+  gemm({d_model, width, d_model, layer.out_weight.data(), d_model, 1, s.context.data(), width,
+        layer.out_bias.data(), nullptr, s.y.data(), width});
+  add_layer_norm(s.x.data(), s.y.data(), d_model, width, layer.norm1_weight.data(),
+                 layer.norm1_bias.data());
+
+  gemm({d_ff, width, d_model, layer.ff1_weight.data(), d_model, 1, s.x.data(), width,
+        layer.ff1_bias.data(), nullptr, s.hidden.data(), width});
+  activate(s.hidden.data(), d_ff * width, w.activation);
+  gemm({d_model, width, d_ff, layer.ff2_weight.data(), d_ff, 1, s.hidden.data(), width,
+        layer.ff2_bias.data(), nullptr, s.y.data(), width});
+  add_layer_norm(s.x.data(), s.y.data(), d_model, width, layer.norm2_weight.data(),
+                 layer.norm2_bias.data());
+}
+
+// Instance norm, patch embedding, encoder and final norm of one row; writes the
+// d-major flattened encoder output (index d*P + p) to `flat` and the row's mean and std.
+void encode_row(const FusedWeights& w, const float* row, Scratch& s, float* flat, double* stats) {
+  const int seq_len = static_cast<int>(w.seq_len);
+  const int width = static_cast<int>(w.padded_patches);
+  const int patches = static_cast<int>(w.patches);
+  const int d_model = static_cast<int>(w.d_model);
+  const int patch_len = static_cast<int>(w.patch_len);
+  const int stride = static_cast<int>(w.stride);
+
+  // Float statistics in PyTorch's order of operations would differ in the last bits
+  // anyway; double sums keep them within float rounding of the exact values.
+  double sum = 0.0;
+  for (int t = 0; t < seq_len; ++t) sum += row[t];
+  const double mean = sum / seq_len;
+  double squares = 0.0;
+  for (int t = 0; t < seq_len; ++t) squares += (row[t] - mean) * (row[t] - mean);
+  const float mean_f = static_cast<float>(mean);
+  const float stdev_f = static_cast<float>(std::sqrt(squares / seq_len + 1e-5));
+  stats[0] = mean_f;
+  stats[1] = stdev_f;
+
+  float* series = s.series.data();
+  for (int t = 0; t < seq_len; ++t) series[t] = (row[t] - mean_f) / stdev_f;
+  for (int t = 0; t < stride; ++t) series[seq_len + t] = series[seq_len - 1];
+  float* patches_t = s.patches.data();  // [patch_len][Pp], columns past P stay zero
+  for (int p = 0; p < patches; ++p) {
+    for (int k = 0; k < patch_len; ++k) patches_t[k * width + p] = series[p * stride + k];
+  }
+
+  gemm({d_model, width, patch_len, w.embed_weight.data(), patch_len, 1, patches_t, width, nullptr,
+        nullptr, s.x.data(), width});
+  for (int i = 0; i < d_model * width; i += kLanes) {
+    store(s.x.data() + i, load(s.x.data() + i) + load(w.position_transposed.data() + i));
+  }
+
+  for (const FusedLayerWeights& layer : w.layers) encoder_layer(w, layer, s);
+
+  if (w.final_norm == FusedFinalNorm::kLayer) {
+    add_layer_norm(s.x.data(), nullptr, d_model, width, w.final_weight.data(), w.final_bias.data());
+  }
+  for (int d = 0; d < d_model; ++d) {
+    const float* x = s.x.data() + d * width;
+    float* out = flat + d * patches;
+    if (w.final_norm == FusedFinalNorm::kBatch) {
+      for (int p = 0; p < patches; ++p) out[p] = x[p] * w.final_weight[d] + w.final_bias[d];
+    } else {
+      std::memcpy(out, x, sizeof(float) * patches);
+    }
+  }
+}
+
+// The head reads a block of rows at once so its weight ([D*P][F], 258 KB for the bundled
+// model) is streamed once per block, not once per row.
+constexpr int kBlockRows = 8;
+
+}  // namespace
+
+void forecast_rows(const FusedWeights& w, const float* series, int64_t rows, float* forecast) {
+  thread_local Scratch scratch;
+  scratch.fit(w, kBlockRows);
+  const int flat_width = static_cast<int>(w.d_model * w.patches);
+  const int padded_pred = static_cast<int>(w.padded_pred);
+  for (int64_t r0 = 0; r0 < rows; r0 += kBlockRows) {
+    const int block = static_cast<int>(std::min<int64_t>(kBlockRows, rows - r0));
+    for (int r = 0; r < block; ++r) {
+      encode_row(w, series + (r0 + r) * w.seq_len, scratch, scratch.flat.data() + r * flat_width,
+                 scratch.stats.data() + 2 * r);
+    }
+    gemm({block, padded_pred, flat_width, scratch.flat.data(), flat_width, 1,
+          w.head_weight_transposed.data(), padded_pred, nullptr, w.head_bias.data(),
+          scratch.head.data(), padded_pred});
+    for (int r = 0; r < block; ++r) {
+      const float mean = static_cast<float>(scratch.stats[2 * r]);
+      const float stdev = static_cast<float>(scratch.stats[2 * r + 1]);
+      float* out = forecast + (r0 + r) * w.pred_len;
+      const float* scaled = scratch.head.data() + r * padded_pred;
+      for (int f = 0; f < w.pred_len; ++f) out[f] = scaled[f] * stdev + mean;
+    }
+  }
+}
+
+}  // namespace tsserve::model::TSSERVE_FUSED_NAMESPACE

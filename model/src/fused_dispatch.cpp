@@ -1,0 +1,80 @@
+#include <stdexcept>
+#include <string>
+
+#include "tsserve/model/fused_forward.h"
+
+namespace tsserve::model {
+
+// One copy of model/kernels/fused_forward_kernels.cpp per instruction set.
+namespace fused_avx512 {
+void forecast_rows(const FusedWeights&, const float*, int64_t, float*);
+}
+namespace fused_avx2 {
+void forecast_rows(const FusedWeights&, const float*, int64_t, float*);
+}
+namespace fused_sse2 {
+void forecast_rows(const FusedWeights&, const float*, int64_t, float*);
+}
+
+namespace {
+
+using ForecastRows = void (*)(const FusedWeights&, const float*, int64_t, float*);
+
+struct Kernels {
+  ForecastRows forecast_rows;
+  const char* name;
+};
+
+bool has_avx512() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq");
+}
+
+bool has_avx2() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+
+// Chosen once per process, so every call on this machine runs the same instructions
+// (which the bitwise batch invariance relies on).
+Kernels select_kernels() {
+  if (has_avx512()) return {fused_avx512::forecast_rows, "avx512"};
+  if (has_avx2()) return {fused_avx2::forecast_rows, "avx2"};
+  return {fused_sse2::forecast_rows, "sse2"};
+}
+
+const Kernels& kernels() {
+  static const Kernels selected = select_kernels();
+  return selected;
+}
+
+}  // namespace
+
+void fused_forecast_rows(const FusedWeights& weights, const float* series, int64_t rows,
+                         float* forecast) {
+  kernels().forecast_rows(weights, series, rows, forecast);
+}
+
+const char* fused_instruction_set() { return kernels().name; }
+
+bool fused_forecast_rows_with(const char* instruction_set, const FusedWeights& weights,
+                              const float* series, int64_t rows, float* forecast) {
+  const std::string name = instruction_set;
+  ForecastRows run = nullptr;
+  if (name == "avx512") {
+    if (!has_avx512()) return false;
+    run = fused_avx512::forecast_rows;
+  } else if (name == "avx2") {
+    if (!has_avx2()) return false;
+    run = fused_avx2::forecast_rows;
+  } else if (name == "sse2") {
+    run = fused_sse2::forecast_rows;
+  } else {
+    throw std::invalid_argument("instruction set must be avx512, avx2 or sse2, got " + name);
+  }
+  run(weights, series, rows, forecast);
+  return true;
+}
+
+}  // namespace tsserve::model

@@ -1,0 +1,133 @@
+// The fused CPU forward (fused_patchtst.h) against the independent PyTorch reference:
+// every Full-attention PatchTST fixture (both final norms, gelu and relu, one head with
+// odd lengths, tiny-variance inputs) and the bundled checkpoint, within 1e-5; a row's
+// forecast bitwise independent of the batch; ProbSparse refused by name.
+
+#include "tsserve/model/fused_forward.h"
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include "default_model_shape.h"
+#include "fixture_modules.h"
+#include "reference_fixture.h"
+#include "tsserve/model/checkpoint_loader.h"
+#include "tsserve/model/fused_patchtst.h"
+#include "tsserve/model/model_error.h"
+
+namespace tsserve::testing {
+namespace {
+
+using namespace tsserve::model;
+
+const std::string kBundled = std::string(TSSERVE_SOURCE_DIR) + "/model/default/patchtst_etth1.pt";
+
+// x [B, T, N] -> rows [B*N, T]; forecast rows [B*N, F] -> [B, F, N].
+at::Tensor to_rows(const at::Tensor& x) {
+  return x.permute({0, 2, 1}).reshape({-1, x.size(1)}).contiguous();
+}
+at::Tensor from_rows(const at::Tensor& rows, int64_t batch) {
+  return rows.view({batch, -1, rows.size(1)}).permute({0, 2, 1});
+}
+
+class FusedParity : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(FusedParity, ForecastMatchesReference) {
+  const ReferenceFixture fixture = load_reference_fixture(GetParam());
+  PatchTST model = make_patchtst(fixture);
+  const FusedPatchTST fused(*model);
+  const at::Tensor& x = fixture.input("x");
+  const at::Tensor forecast = from_rows(fused.forecast_rows(to_rows(x)), x.size(0));
+  EXPECT_LE(relative_error(forecast, fixture.output("forecast")), kParityTolerance)
+      << "instruction set " << fused_instruction_set();
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, FusedParity,
+                         ::testing::Values("patchtst_batchnorm_gelu", "patchtst_layernorm_relu",
+                                           "patchtst_h1_odd", "patchtst_small_scale"));
+
+TEST(FusedForward, BundledModelMatchesReference) {
+  const ReferenceFixture fixture = load_reference_fixture("bundled_model");
+  PatchTST model = load_patchtst(kBundled);
+  const FusedPatchTST fused(*model);
+  const at::Tensor& x = fixture.input("x");
+  const at::Tensor forecast = from_rows(fused.forecast_rows(to_rows(x)), x.size(0));
+  EXPECT_LE(relative_error(forecast, fixture.output("forecast")), kParityTolerance);
+}
+
+// Every copy of the kernels this CPU can run (the dispatcher picks only the widest).
+TEST(FusedForward, EveryInstructionSetMatchesReference) {
+  const ReferenceFixture fixture = load_reference_fixture("bundled_model");
+  PatchTST model = load_patchtst(kBundled);
+  const FusedPatchTST fused(*model);
+  const at::Tensor& x = fixture.input("x");
+  const at::Tensor rows = to_rows(x);
+  int ran = 0;
+  for (const char* isa : {"avx512", "avx2", "sse2"}) {
+    at::Tensor out = at::empty({rows.size(0), model->config().pred_len});
+    if (!fused_forecast_rows_with(isa, fused.weights(), rows.data_ptr<float>(), rows.size(0),
+                                  out.data_ptr<float>())) {
+      continue;
+    }
+    ++ran;
+    EXPECT_LE(relative_error(from_rows(out, x.size(0)), fixture.output("forecast")),
+              kParityTolerance)
+        << isa;
+  }
+  // The dispatcher's choice and everything narrower: avx512 -> 3 copies, avx2 -> 2, sse2 -> 1.
+  const std::string chosen = fused_instruction_set();
+  EXPECT_EQ(ran, chosen == "avx512" ? 3 : chosen == "avx2" ? 2 : 1) << chosen;
+  const at::Tensor dummy = at::zeros({1, 336});
+  EXPECT_THROW(fused_forecast_rows_with("neon", fused.weights(), dummy.data_ptr<float>(), 1,
+                                        dummy.data_ptr<float>()),
+               std::invalid_argument);
+}
+
+TEST(FusedForward, MatchesLibTorchPathOnLargeInputs) {
+  // Wide-ranging inputs (offsets, scales) through the bundled shape, random weights.
+  torch::manual_seed(11);
+  PatchTST model(default_model_shape());
+  const FusedPatchTST fused(*model);
+  const at::Tensor series = torch::randn({37, 336}) * 50 + 300;
+  at::InferenceMode guard;
+  EXPECT_LE(relative_error(fused.forecast_rows(series), model->forecast_rows(series).forecast),
+            kParityTolerance);
+}
+
+TEST(FusedForward, RowAloneEqualsRowInBatchesOf7And64Bitwise) {
+  torch::manual_seed(3);
+  PatchTST model(default_model_shape());
+  const FusedPatchTST fused(*model);
+  const at::Tensor batch = torch::randn({64, 336}) * 4 + 2;
+  const at::Tensor all = fused.forecast_rows(batch);
+  const at::Tensor seven = fused.forecast_rows(batch.narrow(0, 20, 7));
+  // Rows at every position of the head's 8-row block, and across block boundaries.
+  for (int64_t row : {0, 5, 21, 26, 39, 63}) {
+    const at::Tensor alone = fused.forecast_rows(batch.narrow(0, row, 1));
+    EXPECT_TRUE(at::equal(alone[0], all[row])) << "row " << row;
+    if (row >= 20 && row < 27) {
+      EXPECT_TRUE(at::equal(alone[0], seven[row - 20])) << "row " << row;
+    }
+  }
+}
+
+TEST(FusedForward, RefusesProbSparseByName) {
+  ModelConfig config = default_model_shape(AttentionKind::kProb);
+  EXPECT_NE(fused_unsupported_reason(config).find("Full attention only"), std::string::npos);
+  PatchTST model(config);
+  EXPECT_THROW(FusedPatchTST fused(*model), ModelError);
+}
+
+TEST(FusedForward, RejectsSeriesOfTheWrongLength) {
+  PatchTST model(default_model_shape());
+  const FusedPatchTST fused(*model);
+  try {
+    fused.forecast_rows(torch::zeros({2, 335}));
+    FAIL() << "expected ModelError";
+  } catch (const ModelError& e) {
+    EXPECT_NE(std::string(e.what()).find("[rows, 336]"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace tsserve::testing
