@@ -57,8 +57,17 @@ mirror=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sourc
 step "debootstrap minbase bookworm from $mirror"
 debootstrap --variant=minbase bookworm "$rootfs" "$mirror" >"$work/debootstrap.log" 2>&1 \
   || { tail -20 "$work/debootstrap.log"; echo "FAIL: debootstrap" >&2; exit 1; }
-tar -C "$rootfs" --exclude='./proc/*' --exclude='./sys/*' --exclude='./dev/*' -c . \
-  | podman import --quiet --change 'CMD ["/bin/bash"]' - docker.io/library/debian:bookworm >/dev/null
+import_base() {
+  tar -C "$rootfs" --exclude='./proc/*' --exclude='./sys/*' --exclude='./dev/*' -c . \
+    | podman import --quiet --change 'CMD ["/bin/bash"]' - "docker.io/library/debian:$1" >/dev/null
+}
+import_base bookworm
+# debian:bookworm-slim (the runtime stage's base) is the same minbase slimmed as Docker's
+# official image is (debuerreotype's --slimify): no documentation, manual pages or
+# translations, and dpkg told to keep them out, with apt's downloads and lists removed.
+"$root/tests/deploy/slimify_rootfs.sh" "$rootfs"
+import_base bookworm-slim
+step "base images: debian:bookworm, debian:bookworm-slim ($(du -sh "$rootfs" | cut -f1))"
 rm -rf "$rootfs"
 
 # 2. The image. --layers=false: with vfs every committed layer is a full copy of the
