@@ -48,15 +48,22 @@ RUN cmake -S . -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release \
 
 # Everything above is the expensive, cached part; what follows changes without rebuilding.
 FROM build AS stage
+# fc-cache, to ship the fonts' cache: the client's fontconfig cannot write one in the
+# image (read-only root, no home) and would say so on every plot.
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends fontconfig \
+ && rm -rf /var/lib/apt/lists/*
 # The runtime base's own file system, so that what it already has (the C library, the
 # loader) is not copied over it.
 COPY --from=debian:bookworm-slim / /base/
 COPY deploy/stage-runtime-libs.sh /usr/local/bin/
 # Data files the libraries read at run time: gRPC's root certificates (a TLS client with
-# no --tls-ca) and fontconfig's configuration with the DejaVu fonts (the client's plots).
+# no --tls-ca) and fontconfig's configuration with the DejaVu fonts and their cache (the
+# client's plots). tar, not cp --parents: bookworm's cp 9.1 fails on nested parents.
 RUN stage-runtime-libs.sh /stage /base /build/server/tsserve /build/client/tsserve-client \
- && cp -a --parents /usr/share/grpc/roots.pem /etc/fonts /usr/share/fontconfig \
-      /usr/share/fonts/truetype/dejavu /stage/ \
+ && tar -C / -c usr/share/grpc/roots.pem etc/fonts usr/share/fontconfig \
+      usr/share/fonts/truetype/dejavu | tar -C /stage -x \
+ && fc-cache --sysroot /stage --system-only \
  && mkdir -p /stage/opt/tsserve/bin \
  && cp -p /build/server/tsserve /build/client/tsserve-client /stage/opt/tsserve/bin/
 
