@@ -84,19 +84,20 @@ ENV PATH=/opt/tsserve/bin:$PATH \
 USER 10001:10001
 # The copy is complete, or the build stops here: both binaries run, libblas.so.3 is
 # OpenBLAS, and the server starts as this user on the bundled model (any free loopback
-# port, metrics off), answers SERVING to the client, and drains on SIGTERM with exit 0.
+# port, metrics off; its one stdout line says it listens), answers SERVING to the client,
+# and drains on SIGTERM with exit 0. A server that dies closes the FIFO: read fails.
 RUN tsserve --help >/dev/null \
  && tsserve-client --help >/dev/null \
  && blas=$(readlink -f /usr/lib/x86_64-linux-gnu/libblas.so.3) \
  && case $blas in */openblas-pthread/*) ;; *) echo "libblas.so.3 is $blas, not OpenBLAS" >&2; exit 1;; esac \
- && out=$(mktemp) \
- && { tsserve --grpc-address 127.0.0.1:0 --metrics-address "" >"$out" & } \
- && pid=$! tries=0 \
- && until grep -q '^tsserve listening' "$out"; do \
-      tries=$((tries + 1)); kill -0 $pid && [ $tries -lt 600 ] || { cat "$out"; exit 1; }; sleep 0.1; done \
- && port=$(sed -n 's/^tsserve listening grpc_port=\([0-9]*\).*/\1/p' "$out") \
- && tsserve-client health --target 127.0.0.1:$port \
- && kill -TERM $pid && wait $pid && rm "$out"
+ && timeout 300 sh -ec ' \
+      fifo=$(mktemp -u); mkfifo "$fifo"; \
+      tsserve --grpc-address 127.0.0.1:0 --metrics-address "" >"$fifo" & pid=$!; \
+      exec 3<"$fifo"; rm "$fifo"; \
+      read -r ready <&3; \
+      port=${ready#*grpc_port=}; port=${port%% *}; \
+      tsserve-client health --target "127.0.0.1:$port"; \
+      kill -TERM $pid; wait $pid'
 
 EXPOSE 50051 9464
 VOLUME ["/models"]

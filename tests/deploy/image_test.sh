@@ -8,7 +8,7 @@
 #   3. the container run with its ports published on loopback, then checked from
 #      outside: the image's HEALTHCHECK, grpc.health.v1, one forecast compared with the
 #      PyTorch reference, /metrics (promtool), the user it runs as, OpenBLAS; and inside:
-#      every binary starts, the client forecasts and draws its plots;
+#      every binary starts, the client forecasts and draws its plots, a TLS server answers;
 #   4. SIGTERM: the server must drain and the container exit 0.
 # Every image and container it made is removed at the end (vfs copies each layer).
 #   tests/deploy/image_test.sh WORK_DIR [CONTEXT_DIR]     (as root; 19 min on 2 shared cores)
@@ -19,7 +19,7 @@ context=${2:-$root}
 image=localhost/tsserve:image-test
 name=tsserve-image-test-$$
 [ "$(id -u)" -eq 0 ] || { echo "FAIL: the image test needs root (rootful podman, debootstrap)" >&2; exit 1; }
-for tool in podman debootstrap runc; do
+for tool in podman debootstrap runc openssl; do
   command -v "$tool" >/dev/null || { echo "FAIL: $tool missing; run deploy/install-deps.sh" >&2; exit 1; }
 done
 SECONDS=0
@@ -33,7 +33,7 @@ cleanup() {
   podman rmi --all --force >/dev/null 2>&1
   # debootstrap mounts proc (and more) inside its target while it installs.
   for m in $(awk -v r="$rootfs/" 'index($2, r) == 1 {print $2}' /proc/mounts | sort -r); do umount -l "$m"; done
-  rm -rf "$rootfs" "$work/podman/storage" "$work/podman/run" "$work/podman/tmp" "$work/stdout"
+  rm -rf "$rootfs" "$work/podman/storage" "$work/podman/run" "$work/podman/tmp" "$work/stdout" "$work/tls"
 }
 trap cleanup EXIT
 cleanup  # what an interrupted earlier run left
@@ -94,9 +94,14 @@ podman image inspect --format '{{.Config.User}} {{json .Config.ExposedPorts}}' "
 # down as deploy/k8s runs it (read-only root, no capabilities, no privilege escalation).
 # The server prints one "tsserve listening" line on stdout once it serves: a FIFO waits
 # for it.
+# A throw-away self-signed certificate for localhost, mounted for the TLS check below.
+rm -rf "$work/tls"; mkdir -p "$work/tls"
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=localhost \
+  -addext subjectAltName=DNS:localhost -keyout "$work/tls/key.pem" -out "$work/tls/cert.pem" 2>/dev/null
+chmod 644 "$work/tls/key.pem"  # read by uid 10001 in the container; thrown away at the end
 rm -f "$work/stdout"; mkfifo "$work/stdout"
 podman run --rm --name "$name" --pull=never -p 127.0.0.1::50051 -p 127.0.0.1::9464 \
-  --read-only --cap-drop=ALL --security-opt=no-new-privileges \
+  --read-only --cap-drop=ALL --security-opt=no-new-privileges -v "$work/tls:/tls:ro" \
   "$image" >"$work/stdout" 2>"$work/container.log" &
 runner=$!
 exec 3<"$work/stdout"
@@ -137,6 +142,20 @@ for png in forecast attention; do
     || { echo "FAIL: the client in the image wrote no $png PNG" >&2; exit 1; }
 done
 step "tsserve-client in the image: forecast, plot and heatmaps ($(grep -c . "$work/client_in_image.txt") lines)"
+# TLS with the image's libraries (libssl from the staged closure): a second server in the
+# container on a free loopback port with the certificate, answered over TLS; its one
+# stdout line (through a FIFO) says where it listens.
+podman exec "$name" timeout 120 sh -ec '
+  fifo=$(mktemp -u); mkfifo "$fifo"
+  tsserve --grpc-address 127.0.0.1:0 --metrics-address "" \
+    --tls-cert /tls/cert.pem --tls-key /tls/key.pem >"$fifo" 2>/tmp/tls_server.log & pid=$!
+  exec 3<"$fifo"; rm "$fifo"
+  read -r ready <&3 || { cat /tmp/tls_server.log; exit 1; }
+  port=${ready#*grpc_port=}; port=${port%% *}
+  tsserve-client health --target "127.0.0.1:$port" --tls --tls-ca /tls/cert.pem --tls-server-name localhost
+  kill -TERM $pid; wait $pid' >"$work/tls.txt" 2>&1 \
+  || { cat "$work/tls.txt"; echo "FAIL: a TLS server in the image" >&2; exit 1; }
+step "TLS in the image: $(cat "$work/tls.txt")"
 /usr/bin/python3 - "http://$metrics/metrics" "$work/metrics.txt" <<'PY'
 import re, sys, urllib.request
 text = urllib.request.urlopen(sys.argv[1], timeout=10).read().decode()
