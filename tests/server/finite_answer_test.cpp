@@ -67,7 +67,8 @@ TEST(FiniteAnswerTest, V1ForecastNamesTheVariableAndPoint) {
                             "outside float32's range", "send the series in smaller numbers"}));
   input.variable_names = {"a", "b", "c"};
   output.forecast[1 * 4 + 2] = kNaN;
-  EXPECT_TRUE(out_of_range(encode_v1(input, output), {"forecast: point 2 of variable \"b\" is NaN"}));
+  EXPECT_TRUE(
+      out_of_range(encode_v1(input, output), {"forecast: point 2 of variable \"b\" is NaN"}));
 }
 
 // A finite model value that unscaling pushes past float's range (std 3 of column c).
@@ -77,9 +78,9 @@ TEST(FiniteAnswerTest, V1ForecastIsJudgedAsSentInTheDataUnits) {
   input.scaler_column = {0, 1, 2};
   ForecastOutput output = output_for(3);
   output.forecast[2 * 4 + 0] = -2e38f;
-  EXPECT_TRUE(out_of_range(
-      encode_v1(input, output),
-      {"forecast: point 0 of variable 2 is -infinity once unscaled (the model's value is -2e+38)"}));
+  EXPECT_TRUE(
+      out_of_range(encode_v1(input, output), {"forecast: point 0 of variable 2 is -infinity once "
+                                              "unscaled (the model's value is -2e+38)"}));
   input.scaler_column = {0, 2, 1};  // column b (std 0.5) halves it: sent as is
   EXPECT_TRUE(encode_v1(input, output).ok());
 }

@@ -62,19 +62,17 @@ TEST(NormalisationLimitTest, ReadsAsThreeDigitsAndShrinksWithSeqLen) {
   EXPECT_EQ(printed(model::largest_normalisable_magnitude(336)), "1.77e+17");
   EXPECT_EQ(printed(model::largest_normalisable_magnitude(720)), "1.21e+17");
   EXPECT_LE(static_cast<double>(model::largest_normalisable_magnitude(336)), 1.77e17);
-  EXPECT_GT(model::largest_normalisable_magnitude(96),
-            model::largest_normalisable_magnitude(336));
+  EXPECT_GT(model::largest_normalisable_magnitude(96), model::largest_normalisable_magnitude(336));
 }
 
 TEST(InputMagnitudeTest, V1AcceptsTheLineAndRefusesJustPastItNamingTheVariable) {
   const ModelShape model = small_model_without_scaler();
   EXPECT_TRUE(decode_v1(v1_request(kLimit), model).ok());
   EXPECT_TRUE(decode_v1(v1_request(-kLimit), model).ok());
-  EXPECT_TRUE(invalid_argument(
-      decode_v1(v1_request(kPast), model),
-      {"series: value at [1, 7] (variable 1) is " + printed(kPast),
-       "the model (seq_len 8) takes magnitudes up to 1.15e+18",
-       "instance normalisation overflows float32"}));
+  EXPECT_TRUE(invalid_argument(decode_v1(v1_request(kPast), model),
+                               {"series: value at [1, 7] (variable 1) is " + printed(kPast),
+                                "the model (seq_len 8) takes magnitudes up to 1.15e+18",
+                                "instance normalisation overflows float32"}));
   v1::ForecastRequest named = v1_request(-kPast);
   for (const char* name : {"HUFL", "OT", "x"}) named.add_variable_names(name);
   EXPECT_TRUE(invalid_argument(decode_v1(named, model),
@@ -82,8 +80,8 @@ TEST(InputMagnitudeTest, V1AcceptsTheLineAndRefusesJustPastItNamingTheVariable) 
   // The reported case: every value 3e38.
   v1::ForecastRequest flat;
   *flat.mutable_series() = values_tensor({1, 8}, std::vector<float>(8, 3e38f));
-  EXPECT_TRUE(invalid_argument(decode_v1(flat, model),
-                               {"series: value at [0, 0] (variable 0) is 3e+38"}));
+  EXPECT_TRUE(
+      invalid_argument(decode_v1(flat, model), {"series: value at [0, 0] (variable 0) is 3e+38"}));
 }
 
 TEST(InputMagnitudeTest, TimeByVariablesNamesTheSentPosition) {
@@ -150,10 +148,10 @@ TEST(InputMagnitudeTest, OipAcceptsTheLineAndRefusesJustPastItInItsOwnNames) {
   request = infer_request(2, 8, 3, data);
   set_string_parameter(&request, "variable_names", "a,b,c");
   set_string_parameter(&request, "scaler_mode", "required");
-  EXPECT_TRUE(invalid_argument(decode_oip(request, model),
-                               {"inputs[0] (\"series\"): value at [1, 7, 1] (variable \"b\")",
-                                "once scaled by scaler column \"b\"",
-                                "or parameter scaler_mode \"none\""}));
+  EXPECT_TRUE(invalid_argument(
+      decode_oip(request, model),
+      {"inputs[0] (\"series\"): value at [1, 7, 1] (variable \"b\")",
+       "once scaled by scaler column \"b\"", "or parameter scaler_mode \"none\""}));
 }
 
 }  // namespace

@@ -19,8 +19,10 @@ const char* describe(float value) {
 
 grpc::Status out_of_range(const std::string& what, const char* input = "series") {
   return {grpc::StatusCode::OUT_OF_RANGE,
-          what + ": the answer for this input lies outside float32's range, so it is not sent; "
-                 "send the " + input + " in smaller numbers (larger units)"};
+          what +
+              ": the answer for this input lies outside float32's range, so it is not sent; "
+              "send the " +
+              input + " in smaller numbers (larger units)"};
 }
 
 // "sample 1, variable \"OT\"" (the sample only when there are several).
@@ -39,7 +41,8 @@ const AttentionBlock* first_non_finite_block(const std::vector<AttentionBlock>& 
   for (const AttentionBlock& block : blocks) {
     const auto count = static_cast<int64_t>(block.weights.size());
     if (all_finite(bytes_of(block.weights), count)) continue;
-    *weight = block.weights[static_cast<std::size_t>(find_non_finite(bytes_of(block.weights), count))];
+    *weight =
+        block.weights[static_cast<std::size_t>(find_non_finite(bytes_of(block.weights), count))];
     return &block;
   }
   return nullptr;
@@ -52,7 +55,8 @@ grpc::Status check_forecast_finite(const ForecastInput& input, const ModelShape&
   const int64_t horizon = model.pred_len;
   for (int64_t row = 0; row < input.series_rows; ++row) {
     const float* values = result.forecast.data() + row * horizon;
-    if (!input.scaler_applied && all_finite(reinterpret_cast<const unsigned char*>(values), horizon)) {
+    if (!input.scaler_applied &&
+        all_finite(reinterpret_cast<const unsigned char*>(values), horizon)) {
       continue;
     }
     model::ScalerColumn scaler;
@@ -90,8 +94,8 @@ grpc::Status check_encode_finite(const EncodeInput& input, const ModelShape& mod
   if (!all_finite(bytes_of(result.output), count)) {
     const int64_t bad = find_non_finite(bytes_of(result.output), count);
     return out_of_range("output: token " + std::to_string(bad / model.d_model) + " of " +
-                        std::to_string(input.tokens) + " holds a value that is " +
-                        describe(result.output[static_cast<std::size_t>(bad)]),
+                            std::to_string(input.tokens) + " holds a value that is " +
+                            describe(result.output[static_cast<std::size_t>(bad)]),
                         "tokens");
   }
   float weight = 0;

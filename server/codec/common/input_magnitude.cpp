@@ -62,9 +62,8 @@ grpc::Status check_input_magnitude(
       seen = column.scale(sent);  // as gather_series computed the row
     }
     if (!(std::fabs(seen) > limit)) continue;
-    std::string message = std::string(names.spec.field) + ": value at " +
-                          format_index(series, i) + " (" +
-                          variable_label(variable_names, variable) + ") is " + number(sent);
+    std::string message = std::string(names.spec.field) + ": value at " + format_index(series, i) +
+                          " (" + variable_label(variable_names, variable) + ") is " + number(sent);
     if (scaler.applied) {
       message += ", " + number(seen) + " once scaled by scaler column \"" +
                  model.scaler_columns[c] + "\" (mean " + number(column.mean) + ", std " +
@@ -86,8 +85,9 @@ grpc::Status check_input_magnitude(
     }
     return {grpc::StatusCode::INVALID_ARGUMENT, message};
   }
-  return {grpc::StatusCode::INTERNAL, std::string(names.spec.field) +
-                                          ": a value failed the magnitude check but none was found"};
+  return {
+      grpc::StatusCode::INTERNAL,
+      std::string(names.spec.field) + ": a value failed the magnitude check but none was found"};
 }
 
 }  // namespace tsserve::server

@@ -36,8 +36,7 @@ inline float largest_normalisable_magnitude(int64_t seq_len) {
   const double t = static_cast<double>(seq_len);
   const double g = std::exp(t * 0x1p-24);
   const double exact =
-      std::sqrt(static_cast<double>(std::numeric_limits<float>::max()) / (32.0 * t)) /
-      (g * g * g);
+      std::sqrt(static_cast<double>(std::numeric_limits<float>::max()) / (32.0 * t)) / (g * g * g);
   if (!(exact >= std::numeric_limits<float>::min())) return 0.0f;  // no real seq_len
   // Three significant digits, rounded down.
   const double unit = std::pow(10.0, std::floor(std::log10(exact)) - 2);
