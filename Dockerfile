@@ -35,6 +35,7 @@ COPY CMakeLists.txt ./
 COPY cmake cmake
 COPY proto proto
 COPY csv csv
+COPY status_names status_names
 COPY model model
 COPY server server
 COPY client client

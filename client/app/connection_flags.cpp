@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "exit_codes.h"
-#include "tsserve/client/status_names.h"
+#include "tsserve/status/status_code_names.h"
 
 namespace tsserve::client::cli {
 
@@ -76,11 +76,13 @@ int report_call_failure(const std::string& what, const grpc::Status& status,
                         const TsserveClient& client, const std::string& target) {
   if (client.unreachable(status)) {
     std::cerr << "tsserve-client: cannot reach " << target << " (" << what << ": "
-              << status_code_name(status.error_code()) << ": " << status.error_message() << ")\n";
+              << status_code_name(static_cast<int>(status.error_code())) << ": "
+              << status.error_message() << ")\n";
     return kExitUnreachable;
   }
-  std::cerr << "tsserve-client: " << what << " failed: " << status_code_name(status.error_code())
-            << ": " << status.error_message() << "\n";
+  std::cerr << "tsserve-client: " << what
+            << " failed: " << status_code_name(static_cast<int>(status.error_code())) << ": "
+            << status.error_message() << "\n";
   return kExitServerError;
 }
 

@@ -8,8 +8,8 @@
 #include <thread>
 
 #include "tsserve/client/forecast_call.h"
-#include "tsserve/client/status_names.h"
 #include "tsserve/client/tensor_data.h"
+#include "tsserve/status/status_code_names.h"
 #include "tsserve/v1/forecast_service.grpc.pb.h"
 
 namespace tsserve::client {
@@ -152,7 +152,7 @@ class LoadGenerator::Run {
     last_end_ = std::max(last_end_, end);
     TargetCounts& counts = record_.per_target[generator_.targets_[call.target].name];
     if (!status.ok()) {
-      const std::string code = status_code_name(status.error_code());
+      const std::string code = status_code_name(static_cast<int>(status.error_code()));
       ++record_.errors_by_code[code];
       record_.error_latencies[code].push_back(seconds_between(call.scheduled, end));
       record_.error_examples.emplace(code, status.error_message());

@@ -8,25 +8,6 @@
 namespace tsserve::server {
 namespace {
 
-constexpr std::array<const char*, kStatusCodeCount> kStatusCodeNames = {
-    "OK",
-    "CANCELLED",
-    "UNKNOWN",
-    "INVALID_ARGUMENT",
-    "DEADLINE_EXCEEDED",
-    "NOT_FOUND",
-    "ALREADY_EXISTS",
-    "PERMISSION_DENIED",
-    "RESOURCE_EXHAUSTED",
-    "FAILED_PRECONDITION",
-    "ABORTED",
-    "OUT_OF_RANGE",
-    "UNIMPLEMENTED",
-    "INTERNAL",
-    "UNAVAILABLE",
-    "DATA_LOSS",
-    "UNAUTHENTICATED",
-};
 constexpr int kUnknownCode = 2;
 
 constexpr std::array<Method, kMethodCount> kMethods = {
@@ -96,11 +77,6 @@ const char* protocol_name(Method method) {
       return "oip";
   }
   return "unknown";
-}
-
-const char* status_code_name(int code) {
-  if (code < 0 || code >= kStatusCodeCount) code = kUnknownCode;
-  return kStatusCodeNames[static_cast<std::size_t>(code)];
 }
 
 ServerMetrics::ServerMetrics() : registry_(std::make_shared<prometheus::Registry>()) {

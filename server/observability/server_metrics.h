@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "server/observability/metrics_http_endpoint.h"
+#include "tsserve/status/status_code_names.h"  // kStatusCodeCount, status_code_name
 
 namespace tsserve::server {
 
@@ -61,12 +62,6 @@ inline constexpr std::size_t kMethodCount = 9;
 const char* method_name(Method method);
 // "v1" or "oip": the API the method belongs to.
 const char* protocol_name(Method method);
-
-// gRPC status codes 0 (OK) .. 16 (UNAUTHENTICATED), as ints so that this library needs
-// no gRPC headers.
-inline constexpr int kStatusCodeCount = 17;
-// The canonical name ("OK", "INVALID_ARGUMENT", ...); "UNKNOWN" for a code out of range.
-const char* status_code_name(int code);
 
 class ServerMetrics {
  public:

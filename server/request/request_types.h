@@ -48,6 +48,9 @@ struct ForecastInput {
   // The layout of each sample, so the forecast comes back in it: true for [N, T_in] (and
   // UNSPECIFIED), false for [T_in, N].
   bool variables_by_time = true;
+  // The N variables' names as the request gave them (empty when it gave none), so that
+  // the answer's messages name a variable as the request did.
+  std::vector<std::string> variable_names;
   AttentionSelection attention;
   bool raw_output = false;  // output_encoding: raw_values instead of values
 };

@@ -7,13 +7,16 @@
 // Invariants: a refusal is INVALID_ARGUMENT naming a field; an acceptance has
 // 1 <= L <= max_encode_tokens tokens of width d_model, every value finite and copied bit
 // for bit, the documented attention selection (variable 0 only), and encodes into an
-// output [L, D] in the requested encoding with the maps in layer order.
+// output [L, D] in the requested encoding with the maps in layer order; a successful
+// answer is always finite, even for an encoder output holding an extreme value
+// (finite_answer_checks.h).
 
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "bundled_model_shape.h"
+#include "finite_answer_checks.h"
 #include "fuzz_input.h"
 #include "fuzz_target.h"
 #include "request_builder.h"
@@ -117,6 +120,25 @@ void check_response(server::EncodeInput& input, const server::ModelShape& model)
   }
 }
 
+// A successful answer is always finite (finite_answer_checks.h): an encoder output with
+// one extreme value is sent only when that value is finite.
+void check_poisoned_response(const server::EncodeInput& input, const server::ModelShape& model) {
+  server::EncodeOutput output;
+  output.output = numbered_forecast(input.tokens, model.d_model);
+  const Poison poison = pick_poison(input.values, output.output.size());
+  output.output[poison.at] = poison.value;
+  bool fits = false;
+  output.attention = marked_attention(input.attention, model.n_heads, input.tokens, &fits);
+  v1::EncodeResponse response;
+  const grpc::Status status =
+      server::encode_encode_response(input, model, std::move(output), &response);
+  const std::vector<float> sent =
+      status.ok() ? response_floats(response.output(), {input.tokens, model.d_model},
+                                    input.raw_output)
+                  : std::vector<float>();
+  check_finite_answer(status, std::isfinite(poison.value), sent, "output");
+}
+
 }  // namespace
 }  // namespace tsserve::fuzz
 
@@ -136,5 +158,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   fuzz::check_accepted(request, input, model);
   fuzz::check_response(input, model);
+  fuzz::check_poisoned_response(input, model);
   return 0;
 }

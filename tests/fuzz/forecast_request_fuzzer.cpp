@@ -10,13 +10,16 @@
 // Invariants: a refusal is INVALID_ARGUMENT naming a field (FAILED_PRECONDITION only for
 // SCALER_MODE_REQUIRED without a scaler); an acceptance obeys every rule of the proto, holds
 // exactly the documented rows (request_checks.h) and attention selection, and encodes
-// into a response whose every value sits where forecast_service.proto says.
+// into a response whose every value sits where forecast_service.proto says. Issue 18: the
+// accepted rows are within the normalisation's line, and a successful answer is always
+// finite, even when the stand-in model output holds an extreme value (finite_answer_checks.h).
 
 #include <algorithm>
 #include <string>
 #include <vector>
 
 #include "bundled_model_shape.h"
+#include "finite_answer_checks.h"
 #include "fuzz_input.h"
 #include "fuzz_target.h"
 #include "request_builder.h"
@@ -132,6 +135,7 @@ void check_accepted(const v1::ForecastRequest& request, const server::ForecastIn
   FUZZ_CHECK(request.scaler_mode() != v1::SCALER_MODE_REQUIRED || !columns.empty(),
              "SCALER_MODE_REQUIRED accepted without the scaler applying");
   check_rows(input, sent, columns, model);
+  check_within_normalisation_line(input, model);
 
   const v1::AttentionOptions& attention = request.attention();
   FUZZ_CHECK(input.attention.enabled == attention.enabled(), "attention.enabled");
@@ -173,6 +177,27 @@ void check_response(server::ForecastInput& input, const server::ModelShape& mode
   }
 }
 
+// A successful answer is always finite (finite_answer_checks.h).
+void check_poisoned_response(const server::ForecastInput& input,
+                             const server::ModelShape& model) {
+  server::ForecastOutput output;
+  output.forecast = numbered_forecast(input.series_rows, model.pred_len);
+  const Poison poison = pick_poison(input.rows, output.forecast.size());
+  output.forecast[poison.at] = poison.value;
+  v1::ForecastResponse response;
+  const grpc::Status status =
+      server::encode_forecast_response(input, model, std::move(output), &response);
+  const int64_t n = input.series_rows;
+  const std::vector<int64_t> shape = input.variables_by_time
+                                         ? std::vector<int64_t>{n, model.pred_len}
+                                         : std::vector<int64_t>{model.pred_len, n};
+  const std::vector<float> sent =
+      status.ok() ? response_floats(response.forecast(), shape, input.raw_output)
+                  : std::vector<float>();
+  check_finite_answer(status, sendable_forecast_value(input, model, poison.at, poison.value), sent,
+                      "forecast");
+}
+
 }  // namespace
 }  // namespace tsserve::fuzz
 
@@ -203,5 +228,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   fuzz::check_accepted(request, input, model);
   fuzz::check_response(input, model);
+  fuzz::check_poisoned_response(input, model);
   return 0;
 }

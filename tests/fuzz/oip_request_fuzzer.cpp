@@ -10,7 +10,9 @@
 // [B, T_in, N] whose data fill it, B * N <= max_series_rows, T_in >= T, and holds exactly the
 // documented rows and attention selection (over every sample) with the parameters'
 // meaning read here independently; its response carries the requested outputs in order,
-// [B, F, N] forecast values where the protocol puts them.
+// [B, F, N] forecast values where the protocol puts them. Issue 18: the accepted rows are
+// within the normalisation's line, and a successful answer is always finite
+// (finite_answer_checks.h).
 
 #include <cerrno>
 #include <cstdlib>
@@ -18,6 +20,7 @@
 #include <vector>
 
 #include "bundled_model_shape.h"
+#include "finite_answer_checks.h"
 #include "fuzz_input.h"
 #include "fuzz_target.h"
 #include "oip_request_builder.h"
@@ -158,6 +161,7 @@ void check_accepted(const inference::ModelInferRequest& request, const server::F
   FUZZ_CHECK(options.scaler_mode != v1::SCALER_MODE_REQUIRED || !columns.empty(),
              "scaler_mode \"required\" accepted without the scaler applying");
   check_rows(input, sent, columns, model);
+  check_within_normalisation_line(input, model);
 
   bool wants_attention = false;
   for (server::OipOutput output : reply.outputs) {
@@ -245,6 +249,33 @@ void check_response(server::ForecastInput& input, const server::OipReply& reply,
   }
 }
 
+// A successful answer is always finite (finite_answer_checks.h), with the poison in the
+// forecast, when the reply sends one.
+void check_poisoned_response(const server::ForecastInput& input, const server::OipReply& reply,
+                             const server::ModelShape& model) {
+  int forecast_index = -1;
+  for (std::size_t i = 0; i < reply.outputs.size(); ++i) {
+    if (reply.outputs[i] == server::OipOutput::kForecast) forecast_index = static_cast<int>(i);
+  }
+  if (forecast_index < 0) return;
+  server::ForecastOutput output;
+  bool fits = true;
+  if (input.attention.enabled) {
+    output.attention = marked_attention(input.attention, model.n_heads, model.patch_count, &fits);
+  }
+  if (!fits) return;
+  output.forecast = numbered_forecast(input.series_rows, model.pred_len);
+  const Poison poison = pick_poison(input.rows, output.forecast.size());
+  output.forecast[poison.at] = poison.value;
+  inference::ModelInferResponse response;
+  const grpc::Status status =
+      server::encode_model_infer_response(input, reply, model, std::move(output), &response);
+  const std::vector<float> sent =
+      status.ok() ? output_floats(response, forecast_index, reply.raw) : std::vector<float>();
+  check_finite_answer(status, sendable_forecast_value(input, model, poison.at, poison.value), sent,
+                      "outputs[" + std::to_string(forecast_index) + "] (\"forecast\")");
+}
+
 }  // namespace
 }  // namespace tsserve::fuzz
 
@@ -269,5 +300,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   fuzz::check_accepted(request, input, reply, model);
   fuzz::check_response(input, reply, model);
+  fuzz::check_poisoned_response(input, reply, model);
   return 0;
 }

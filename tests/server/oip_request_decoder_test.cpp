@@ -286,6 +286,39 @@ TEST(OipRequestDecoderTest, ScalerRefusalsNameTheProtocolsParameters) {
                                          "needs parameters[\"variable_names\"] from its columns"}));
 }
 
+// Every scaler refusal an OIP client can meet names OIP's fields and spellings
+// (inputs[0], parameters["..."], "required", "none"), never tsserve.v1's (issue 18 §4).
+TEST(OipRequestDecoderTest, ScalerRefusalsNeverUseTsserveV1Names) {
+  const auto refusal = [](const std::vector<float>& data, int64_t variables, const char* mode,
+                          const char* names, const ModelShape& model) {
+    inference::ModelInferRequest request = infer_request(1, 8, variables, data);
+    set_string_parameter(&request, "scaler_mode", mode);
+    if (names != nullptr) set_string_parameter(&request, "variable_names", names);
+    ForecastInput input;
+    OipReply reply;
+    return decode_model_infer_request(request, model, {}, &input, &reply);
+  };
+  std::vector<float> overflowing = ramp(24);
+  overflowing[3 * 6 + 1] = 3.0e38f;  // variable 1 ("b", std 0.5) at point 6
+  const std::vector<grpc::Status> refusals = {
+      refusal(ramp(24), 3, "required", nullptr, small_model_without_scaler()),
+      refusal(ramp(24), 3, "required", "a,zz,c", small_model()),
+      refusal(ramp(16), 2, "required", nullptr, small_model()),
+      refusal(overflowing, 3, "required", nullptr, small_model()),
+  };
+  for (const grpc::Status& status : refusals) {
+    ASSERT_FALSE(status.ok());
+    const std::string& message = status.error_message();
+    EXPECT_TRUE(message.rfind("inputs[0] (\"series\")", 0) == 0 ||
+                message.rfind("parameters[\"", 0) == 0)
+        << message;
+    EXPECT_EQ(message.find("SCALER_MODE"), std::string::npos) << message;
+  }
+  EXPECT_TRUE(invalid_argument(
+      refusals[3], {"inputs[0] (\"series\"): value at [0, 6, 1] is 3e+38", "beyond float range",
+                    "or parameter scaler_mode \"none\""}));
+}
+
 // Shapes whose products overflow int64 arithmetic (found by tests/fuzz, oip_request) are
 // refused with a message, not computed with undefined behaviour.
 TEST(OipRequestDecoderTest, ShapesBeyondInt64ArithmeticAreRefused) {

@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "server/codec/common/input_magnitude.h"
 #include "tsserve/model/standard_scaler.h"
 
 namespace tsserve::server {
@@ -234,6 +235,9 @@ grpc::Status gather_series(const TensorView& series, const SeriesGeometry& g,
     finite = gather_samples<false>(series.bytes(), g, nullptr, out->rows.data());
   }
   if (!finite) return series_value_error(series, g, names, variable_names, model, scaler);
+  grpc::Status status =
+      check_input_magnitude(series, g, names, variable_names, model, scaler, out->rows.data());
+  if (!status.ok()) return status;
 
   out->series_rows = g.rows();
   out->samples = g.samples;
@@ -248,6 +252,7 @@ grpc::Status gather_series(const TensorView& series, const SeriesGeometry& g,
     }
   }
   out->variables_by_time = g.by_variable;
+  out->variable_names.assign(variable_names.begin(), variable_names.end());
   return grpc::Status::OK;
 }
 

@@ -58,10 +58,11 @@ grpc::Status check_variable_names(const google::protobuf::RepeatedPtrField<std::
 // Gathers `series` (laid out as `g`; structurally valid) into out->rows [B * N, T], scaled
 // by `scaler` (matched for the N variables of one sample, the same for every sample), and
 // sets out->series_rows (B * N), samples, input_points_used, scaler_applied, scaler_column
-// (one per row) and variables_by_time. INVALID_ARGUMENT naming the first value in
-// row-major order of the series as sent that is not finite, or that scaling pushes beyond
-// float range; the skipped points are checked too. REQUIRES: check_series_geometry(g).ok(),
-// `variable_names` empty or N names.
+// (one per row), variables_by_time and variable_names. INVALID_ARGUMENT naming the first
+// value in row-major order of the series as sent that is not finite, or that scaling
+// pushes beyond float range (the skipped points are checked too), or then one the model
+// cannot normalise (check_input_magnitude, input_magnitude.h). REQUIRES:
+// check_series_geometry(g).ok(), `variable_names` empty or N names.
 grpc::Status gather_series(const TensorView& series, const SeriesGeometry& g,
                            const SeriesNames& names,
                            const google::protobuf::RepeatedPtrField<std::string>& variable_names,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "server/codec/common/finite_answer.h"
 #include "server/codec/common/forecast_values.h"
 #include "server/codec/common/tensor_codec.h"
 #include "server/codec/oip/oip_model_metadata.h"
@@ -56,6 +57,18 @@ void write_attention(const ForecastInput& input, const ModelShape& model,
   }
 }
 
+// The answer's tensors as the request listed them: "outputs[0] (\"forecast\")".
+AnswerFields answer_fields(const OipReply& reply) {
+  AnswerFields fields;
+  for (std::size_t i = 0; i < reply.outputs.size(); ++i) {
+    const bool forecast = reply.outputs[i] == OipOutput::kForecast;
+    (forecast ? fields.forecast : fields.attention) =
+        "outputs[" + std::to_string(i) + "] (\"" +
+        (forecast ? kOipForecastOutput : kOipAttentionOutput) + "\")";
+  }
+  return fields;
+}
+
 void set_int(inference::ModelInferResponse* out, const char* name, int64_t value) {
   (*out->mutable_parameters())[name].set_int64_param(value);
 }
@@ -75,6 +88,8 @@ grpc::Status encode_model_infer_response(const ForecastInput& input, const OipRe
                                             std::to_string(result.attention.size()) + " maps for " +
                                             std::to_string(maps) + " selected"};
   }
+  status = check_forecast_finite(input, model, result, answer_fields(reply));
+  if (!status.ok()) return status;
 
   out->set_model_name(model.name);
   out->set_model_version(model.version);

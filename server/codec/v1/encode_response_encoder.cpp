@@ -3,6 +3,7 @@
 #include <string>
 
 #include "response_common.h"
+#include "server/codec/common/finite_answer.h"
 #include "server/codec/common/tensor_codec.h"
 
 namespace tsserve::server {
@@ -17,6 +18,8 @@ grpc::Status encode_encode_response(const EncodeInput& input, const ModelShape& 
                                             std::to_string(model.d_model)};
   }
   grpc::Status status = check_attention_blocks(result.attention, model.n_heads, input.tokens);
+  if (!status.ok()) return status;
+  status = check_encode_finite(input, model, result);
   if (!status.ok()) return status;
 
   write_tensor(result.output.data(), {input.tokens, model.d_model}, input.raw_output,

@@ -1,6 +1,7 @@
 #include "server/codec/v1/forecast_response_encoder.h"
 
 #include "response_common.h"
+#include "server/codec/common/finite_answer.h"
 #include "server/codec/common/forecast_values.h"
 #include "server/codec/common/tensor_codec.h"
 
@@ -9,6 +10,8 @@ namespace tsserve::server {
 grpc::Status encode_forecast_response(const ForecastInput& input, const ModelShape& model,
                                       ForecastOutput&& result, v1::ForecastResponse* out) {
   grpc::Status status = check_forecast_output(input, model, result);
+  if (!status.ok()) return status;
+  status = check_forecast_finite(input, model, result);
   if (!status.ok()) return status;
 
   store_forecast(

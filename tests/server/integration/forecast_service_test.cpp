@@ -4,12 +4,14 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <cmath>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
 
 #include "server_harness.h"
 #include "server/service/happens_before.h"
+#include "tsserve/model/normalisation_limit.h"
 
 namespace tsserve::server::testing {
 namespace {
@@ -45,6 +47,47 @@ TEST(ForecastService, AnswerEqualsTheLibraryBitForBit) {
   EXPECT_EQ(response.model_name(), "patchtst-etth1");
   EXPECT_FALSE(response.scaler_applied());
   EXPECT_EQ(response.input_points_used(), 336);
+}
+
+// Issue 18: 336 values of 3e38 were answered OK with a forecast that was not a number.
+// Series at the normalisation's line (constant, and alternating, which maximises the
+// variance) are answered with finite numbers by the real model; just past it, or the
+// reported series, are refused naming the variable and the line.
+TEST(ForecastService, SeriesAtTheNormalisationLineAreAnsweredFiniteAndPastItRefused) {
+  ServerHarness harness;
+  const float limit = model::largest_normalisable_magnitude(336);
+  auto series = [](float a, float b) {
+    v1::ForecastRequest request;
+    request.mutable_series()->add_shape(2);
+    request.mutable_series()->add_shape(336);
+    for (int t = 0; t < 336; ++t) request.mutable_series()->add_values(a);
+    for (int t = 0; t < 336; ++t) request.mutable_series()->add_values(t % 2 == 0 ? a : b);
+    request.set_scaler_mode(v1::SCALER_MODE_NONE);
+    return request;
+  };
+  for (const v1::ForecastRequest& request : {series(limit, -limit), series(-limit, limit)}) {
+    v1::ForecastResponse response;
+    grpc::ClientContext context;
+    const grpc::Status status = harness.stub().Forecast(&context, request, &response);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+    for (float value : response.forecast().values()) ASSERT_TRUE(std::isfinite(value)) << value;
+  }
+  const float past = std::nextafter(limit, INFINITY);
+  v1::ForecastRequest refused = series(limit, -past);
+  refused.add_variable_names("flat");
+  refused.add_variable_names("zigzag");
+  v1::ForecastResponse response;
+  grpc::ClientContext context;
+  grpc::Status status = harness.stub().Forecast(&context, refused, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(status.error_message().find("series: value at [1, 1] (variable \"zigzag\")"),
+            std::string::npos)
+      << status.error_message();
+  EXPECT_NE(status.error_message().find("takes magnitudes up to 1.77e+17"), std::string::npos)
+      << status.error_message();
+  grpc::ClientContext reported_context;
+  status = harness.stub().Forecast(&reported_context, series(3e38f, 3e38f), &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << status.error_message();
 }
 
 TEST(ForecastService, ScalerWrapsTheModelLikeTraining) {

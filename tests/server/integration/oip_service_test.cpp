@@ -6,10 +6,12 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <cmath>
 #include <functional>
 
 #include "../oip_test_support.h"
 #include "server_harness.h"
+#include "tsserve/model/normalisation_limit.h"
 
 namespace tsserve::server::testing {
 namespace {
@@ -254,6 +256,36 @@ TEST(OipService, AttentionComesOnlyWhenRequestedAndEqualsV1Maps) {
   const auto& map = v1_response.attention(0).weights();
   EXPECT_EQ(output_floats(response, 1),
             std::vector<float>(map.values().begin(), map.values().end()));
+}
+
+// Issue 18 over the Open Inference Protocol: samples at the normalisation's line get a
+// finite forecast from the real model; a sample just past it is refused in OIP's names.
+TEST(OipService, SamplesAtTheNormalisationLineAreAnsweredFiniteAndPastItRefused) {
+  ServerHarness harness;
+  const float limit = model::largest_normalisable_magnitude(336);
+  std::vector<float> data;  // [B = 2, T = 336, N = 1]: constant, then alternating
+  for (int t = 0; t < 336; ++t) data.push_back(-limit);
+  for (int t = 0; t < 336; ++t) data.push_back(t % 2 == 0 ? limit : -limit);
+  inference::ModelInferRequest request = infer(data, 2, 336, 1, true);
+  set_string_parameter(&request, "scaler_mode", "none");
+  inference::ModelInferResponse response;
+  grpc::ClientContext context;
+  const grpc::Status status = harness.oip().ModelInfer(&context, request, &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  for (float value : output_floats(response, 0)) ASSERT_TRUE(std::isfinite(value)) << value;
+
+  data[336 + 5] = std::nextafter(limit, INFINITY);
+  request = infer(data, 2, 336, 1, false);
+  set_string_parameter(&request, "scaler_mode", "none");
+  grpc::ClientContext refused_context;
+  const grpc::Status refused = harness.oip().ModelInfer(&refused_context, request, &response);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(refused.error_message().find(
+                "inputs[0] (\"series\"): value at [1, 5, 0] (variable 0) is 1.77e+17"),
+            std::string::npos)
+      << refused.error_message();
+  EXPECT_NE(refused.error_message().find("takes magnitudes up to 1.77e+17"), std::string::npos)
+      << refused.error_message();
 }
 
 TEST(OipService, BadRequestsAreRefusedByFieldAndTheServerKeepsServing) {
