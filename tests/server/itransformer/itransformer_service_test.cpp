@@ -103,30 +103,21 @@ grpc::Status forecast(ServerHarness& harness, const v1::ForecastRequest& request
 
 TEST(ITransformerService, Etth1ForecastEqualsTheLibraryBitwiseAndTheReference) {
   ServerHarness harness(itransformer_config());
-  const v1::ForecastRequest request = etth1_request();
+  v1::ForecastRequest request = etth1_request();
+  request.set_scaler_mode(v1::SCALER_MODE_NONE);  // as the reference ran: raw rows in
   v1::ForecastResponse response;
   ASSERT_TRUE(forecast(harness, request, &response).ok());
-  ASSERT_TRUE(response.scaler_applied());  // the names are the scaler's columns
+  EXPECT_FALSE(response.scaler_applied());
   EXPECT_EQ(response.model_name(), "itransformer-etth1");
   EXPECT_EQ(std::vector<int64_t>(response.forecast().shape().begin(),
                                  response.forecast().shape().end()),
             (std::vector<int64_t>{7, 96}));
-  EXPECT_EQ(floats(response.forecast()), library_forecast(request, true));
+  EXPECT_EQ(floats(response.forecast()), library_forecast(request, false));
   // The independent PyTorch reference (tests/reference/itransformer_reference.py) on the
-  // same rows and dates: [1, F, N] in raw units.
+  // same rows and dates: [1, F, N].
   const at::Tensor expected = etth1_window().output("forecast")[0].t();
   const at::Tensor served = torch::tensor(floats(response.forecast())).view({7, 96});
   EXPECT_LE(tsserve::testing::relative_error(served, expected), 1e-5);
-}
-
-TEST(ITransformerService, TimeByVariablesAndUnscaledAnswersMatchTheLibrary) {
-  ServerHarness harness(itransformer_config());
-  v1::ForecastRequest request = etth1_request();
-  request.set_scaler_mode(v1::SCALER_MODE_NONE);
-  v1::ForecastResponse by_variable;
-  ASSERT_TRUE(forecast(harness, request, &by_variable).ok());
-  EXPECT_FALSE(by_variable.scaler_applied());
-  EXPECT_EQ(floats(by_variable.forecast()), library_forecast(request, false));
 
   // The same series as [T, N]: the forecast comes back [F, N] with the same numbers.
   const at::Tensor transposed = series_of(request).t().contiguous();
@@ -137,10 +128,19 @@ TEST(ITransformerService, TimeByVariablesAndUnscaledAnswersMatchTheLibrary) {
   by_time.mutable_series()->set_shape(1, transposed.size(1));
   for (int64_t i = 0; i < transposed.numel(); ++i)
     by_time.mutable_series()->add_values(transposed.data_ptr<float>()[i]);
+  v1::ForecastResponse time_first;
+  ASSERT_TRUE(forecast(harness, by_time, &time_first).ok());
+  const at::Tensor back = torch::tensor(floats(time_first.forecast())).view({96, 7}).t().contiguous();
+  EXPECT_TRUE(at::equal(back, served));
+}
+
+TEST(ITransformerService, TheScalerWrapsTheModelAsInTraining) {
+  ServerHarness harness(itransformer_config());
+  const v1::ForecastRequest request = etth1_request();
   v1::ForecastResponse response;
-  ASSERT_TRUE(forecast(harness, by_time, &response).ok());
-  const at::Tensor back = torch::tensor(floats(response.forecast())).view({96, 7}).t().contiguous();
-  EXPECT_TRUE(at::equal(back, torch::tensor(floats(by_variable.forecast())).view({7, 96})));
+  ASSERT_TRUE(forecast(harness, request, &response).ok());
+  ASSERT_TRUE(response.scaler_applied());  // the names are the scaler's columns
+  EXPECT_EQ(floats(response.forecast()), library_forecast(request, true));
 }
 
 TEST(ITransformerService, SamplesOfManyNShareBatchesAndEachEqualsItsAloneResult) {
