@@ -52,7 +52,7 @@ struct AttentionPanelData {
   std::vector<float> weights;  // row-major [queries, keys]
   // The tokens' names when the map carries them (an iTransformer's: variables, then
   // calendar features); empty otherwise.
-  std::vector<std::string> token_names;
+  std::vector<std::string> token_names{};
 };
 
 struct ForecastResult {

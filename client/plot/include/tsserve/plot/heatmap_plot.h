@@ -33,8 +33,8 @@ struct HeatmapPanel {
   // of indices: empty, or one per row / column ("HUFL", "HourOfDay", "-336..-321").
   // Row labels sit left of the cells, column labels below them reading upwards; where a
   // cell is smaller than a label's height only every k-th label is drawn.
-  std::vector<std::string> row_labels;
-  std::vector<std::string> col_labels;
+  std::vector<std::string> row_labels{};
+  std::vector<std::string> col_labels{};
 };
 
 struct HeatmapOptions {
