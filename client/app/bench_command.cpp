@@ -84,6 +84,7 @@ int run_bench(const BenchFlags& flags) {
   }
 
   int points = flags.points;
+  bool needs_timestamps = false;  // an iTransformer with calendar tokens
   // The model's input length, from the first target that answers (one may be down).
   for (size_t i = 0; points == 0; ++i) {
     TsserveClient client(channels[i].channel, settings);
@@ -91,6 +92,7 @@ int run_bench(const BenchFlags& flags) {
     const grpc::Status status = client.model_info("", &info);
     if (status.ok()) {
       points = info.seq_len();
+      needs_timestamps = info.calendar_features_size() > 0;
     } else if (i + 1 == channels.size()) {
       return report_call_failure("GetModelInfo", status, client, targets[i]);
     }
@@ -107,9 +109,12 @@ int run_bench(const BenchFlags& flags) {
   const auto sweep = base.open_loop ? parse_sweep(flags.rate, "rate")
                                     : parse_sweep(flags.concurrency, "concurrency");
 
-  LoadGenerator generator(channels, settings,
-                          synthetic_forecast_request(flags.variables, points, flags.attention,
-                                                     flags.raw, flags.seed));
+  v1::ForecastRequest request =
+      synthetic_forecast_request(flags.variables, points, flags.attention, flags.raw, flags.seed);
+  // Hourly from ETTh1's first row (2016-07-01 00:00 UTC); PatchTST needs none, so its
+  // requests stay as small as before.
+  for (int t = 0; needs_timestamps && t < points; ++t) request.add_timestamps(1467331200 + 3600 * t);
+  LoadGenerator generator(channels, settings, request);
   std::vector<StageRecord> records;
   const StopOnSignals stop_on_signals(generator);
   for (double value : sweep) {

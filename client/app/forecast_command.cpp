@@ -75,11 +75,11 @@ int run_forecast(const ForecastFlags& flags) {
   const std::string target = resolve_targets(flags.connection).front();
 
   int points = flags.points;
-  if (points == 0) {  // the model's input length: ask the server
-    v1::ModelInfo info;
+  v1::ModelInfo info;  // the input length, and the heatmaps' token names
+  if (points == 0 || !flags.attention.empty()) {
     const grpc::Status status = client.model_info(flags.model, &info);
     if (!status.ok()) return report_call_failure("GetModelInfo", status, client, target);
-    points = info.seq_len();
+    if (points == 0) points = info.seq_len();
   }
   CsvSelection selection;
   selection.columns = flags.columns;
@@ -101,7 +101,7 @@ int run_forecast(const ForecastFlags& flags) {
     write_forecast(file, result, output_format_for_path(flags.out));
   }
   if (!flags.plot.empty()) draw_forecast_plot(flags.plot, window, result, flags.plot_history);
-  if (!flags.attention.empty()) draw_attention_heatmaps(flags.attention, result);
+  if (!flags.attention.empty()) draw_attention_heatmaps(flags.attention, result, info, window);
   return kExitOk;
 }
 

@@ -4,6 +4,7 @@
 #include <map>
 #include <tuple>
 
+#include "attention_labels.h"
 #include "tsserve/plot/forecast_plot.h"
 #include "tsserve/plot/heatmap_plot.h"
 
@@ -29,7 +30,8 @@ void draw_forecast_plot(const std::string& path, const csv::CsvWindow& window,
   plot::write_forecast_png(path, panels, options);
 }
 
-void draw_attention_heatmaps(const std::string& path, const ForecastResult& result) {
+void draw_attention_heatmaps(const std::string& path, const ForecastResult& result,
+                             const v1::ModelInfo& info, const csv::CsvWindow& window) {
   if (result.attention.empty()) {
     throw std::invalid_argument("attention: the server returned no attention maps");
   }
@@ -39,16 +41,22 @@ void draw_attention_heatmaps(const std::string& path, const ForecastResult& resu
   std::map<int, int> per_layer;
   // The server orders maps by variable, then layer; a grid row per layer wants layer first.
   std::vector<AttentionPanelData> maps = result.attention;
+  const std::vector<std::string> patches = patch_labels(info, window.row_labels);
+  const bool itransformer = info.family() == "iTransformer";
   std::stable_sort(maps.begin(), maps.end(), [](const auto& a, const auto& b) {
     return std::tie(a.layer, a.variable, a.head) < std::tie(b.layer, b.variable, b.head);
   });
   for (const auto& map : maps) {
-    const std::string variable = map.variable < static_cast<int>(result.variables.size())
+    // An iTransformer's map spans every variable: its `variable` is the sample, 0.
+    const std::string variable = itransformer ? std::string("all variables")
+                                 : map.variable < static_cast<int>(result.variables.size())
                                      ? result.variables[static_cast<size_t>(map.variable)]
                                      : std::to_string(map.variable);
     std::string title = "layer " + std::to_string(map.layer) + ", " + variable;
     title += map.head < 0 ? "" : ", head " + std::to_string(map.head);
-    panels.push_back({title, map.queries, map.keys, map.weights});
+    std::vector<std::string> labels = map.token_names.empty() ? patches : map.token_names;
+    if (labels.size() != static_cast<size_t>(map.queries) || map.queries != map.keys) labels = {};
+    panels.push_back({title, map.queries, map.keys, map.weights, labels, labels});
     columns = std::max(columns, ++per_layer[map.layer]);
   }
   plot::HeatmapOptions options;
@@ -56,7 +64,15 @@ void draw_attention_heatmaps(const std::string& path, const ForecastResult& resu
   const bool averaged = result.attention.front().head < 0;
   options.title = result.model_name + " attention " +
                   (averaged ? "(averaged over heads)" : "(per head)") +
-                  ": rows = layers, query patch vs key patch";
+                  (itransformer ? ": rows = layers, query token vs key token"
+                                : ": rows = layers, query patch vs key patch");
+  if (itransformer) {
+    options.x_label = "key token";
+    options.y_label = "query token";
+  } else if (!patches.empty()) {
+    options.x_label = window.row_labels.empty() ? "key patch (steps before the forecast)"
+                                                : "key patch (first row)";
+  }
   plot::write_heatmap_png(path, panels, options);
 }
 

@@ -15,7 +15,10 @@ void draw_forecast_plot(const std::string& path, const csv::CsvWindow& window,
                         const ForecastResult& result, int history_points);
 
 // One heatmap per returned map: layers x variables when heads are averaged, layers x
-// heads otherwise.
-void draw_attention_heatmaps(const std::string& path, const ForecastResult& result);
+// heads otherwise. Both axes are labelled by token: the maps' own token names (an
+// iTransformer's variables and calendar features), else the time range of each patch
+// (attention_labels.h) for the model `info` describes and the window's rows.
+void draw_attention_heatmaps(const std::string& path, const ForecastResult& result,
+                             const v1::ModelInfo& info, const csv::CsvWindow& window);
 
 }  // namespace tsserve::client::cli

@@ -81,6 +81,7 @@ ForecastResult read_forecast_response(const v1::ForecastResponse& response,
                                queries, keys, {}};
       const auto begin = weights.values.begin() + static_cast<long>(static_cast<size_t>(head) * cells);
       panel.weights.assign(begin, begin + static_cast<long>(cells));
+      panel.token_names.assign(map.token_names().begin(), map.token_names().end());
       result.attention.push_back(std::move(panel));
     }
   }

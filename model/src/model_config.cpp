@@ -183,6 +183,9 @@ std::string ModelConfig::summary() const {
   } else {
     out << " calendar_tokens=false";
   }
+  if (family == ModelFamily::kITransformer) {
+    out << (any_variable_count ? " variables=any" : " enc_in=" + std::to_string(enc_in));
+  }
   out << " attention=" << to_string(attention);
   if (attention == AttentionKind::kProb) {
     out << " factor=" << factor << " prob_layout=" << to_string(prob_layout)
@@ -238,6 +241,7 @@ ModelConfig parse_model_config(const std::string& json_text, const std::string& 
   reader.read_string("embed", config.embed);
   reader.read_string("freq", config.freq);
   reader.read_bool("calendar_tokens", config.calendar_tokens);
+  reader.read_bool("any_variable_count", config.any_variable_count);
   if (config.family == ModelFamily::kITransformer && !config.norm) config.norm = FinalNorm::kLayer;
   const std::string error = config.validation_error();
   if (!error.empty()) throw ModelError("model config " + origin + ": " + error);

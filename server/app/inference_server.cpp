@@ -16,7 +16,7 @@
 #include "server/observability/server_metrics.h"
 #include "server/runtime/batch_processors.h"
 #include "server/runtime/model_loading.h"
-#include "server/runtime/model_runner.h"
+#include "server/runtime/served_model.h"
 #include "server/service/forecast_service.h"
 #include "server/service/oip_service.h"
 
@@ -98,12 +98,11 @@ class InferenceServerImpl final : public InferenceServer {
       const std::string error = metrics_->serve(config.server.metrics_address);
       if (!error.empty()) throw std::runtime_error("metrics_address: " + error);
     }
-    model::PatchTST model = load_model(config.model);
     RunnerOptions runner_options;
     runner_options.device = config.model.device;
     runner_options.threads = config.model.threads;
     runner_options.warm_up_rows = std::min<int64_t>(config.batching.max_batch_rows, 64);
-    runner_ = std::make_unique<ModelRunner>(std::move(model), runner_options);
+    runner_ = ServedModel::load(config.model, runner_options);
     const model::ModelConfig& model_config = runner_->config();
 
     if (metrics_) {
@@ -123,9 +122,9 @@ class InferenceServerImpl final : public InferenceServer {
         std::chrono::duration<double, std::milli>(config.batching.max_queue_wait_ms));
     batching.workers = static_cast<std::size_t>(config.model.instances);
     forecast_batcher_ = std::make_unique<DynamicBatcher>(
-        batching, forecast_processor(*runner_, forecast_observer_.get()));
+        batching, runner_->forecast_processor(forecast_observer_.get()));
     encode_batcher_ = std::make_unique<DynamicBatcher>(
-        batching, encode_processor(*runner_, encode_observer_.get()));
+        batching, runner_->encode_processor(encode_observer_.get()));
     if (metrics_) {
       forecast_observer_->watch(forecast_batcher_.get());
       encode_observer_->watch(encode_batcher_.get());
@@ -136,7 +135,8 @@ class InferenceServerImpl final : public InferenceServer {
     context.limits.max_series_rows = config.batching.max_batch_rows;
     context.limits.max_encode_tokens = config.batching.max_encode_tokens;
     context.limits.max_response_bytes = config.server.max_message_bytes;
-    context.info = model_info_of(model_config, *runner_, config);
+    context.info =
+        model_info_of(model_config, runner_->device_name(), runner_->threads(), config);
     context.forecast_batcher = forecast_batcher_.get();
     context.encode_batcher = encode_batcher_.get();
     context.metrics = metrics_.get();
@@ -220,7 +220,7 @@ class InferenceServerImpl final : public InferenceServer {
   const ServerConfig config_;
   std::unique_ptr<BearerTokenCheck> auth_;
   std::unique_ptr<ServerMetrics> metrics_;
-  std::unique_ptr<ModelRunner> runner_;
+  std::unique_ptr<ServedModel> runner_;
   std::unique_ptr<MetricsObserver> forecast_observer_;
   std::unique_ptr<MetricsObserver> encode_observer_;
   std::unique_ptr<DynamicBatcher> forecast_batcher_;

@@ -2,8 +2,8 @@
 
 namespace tsserve::server {
 
-v1::ModelInfo model_info_of(const model::ModelConfig& config, const ModelRunner& runner,
-                            const ServerConfig& server) {
+v1::ModelInfo model_info_of(const model::ModelConfig& config, const std::string& device,
+                            int threads, const ServerConfig& server) {
   v1::ModelInfo info;
   info.set_name(config.name);
   info.set_version(config.version);
@@ -13,16 +13,31 @@ v1::ModelInfo model_info_of(const model::ModelConfig& config, const ModelRunner&
   info.set_n_heads(static_cast<int32_t>(config.n_heads));
   info.set_e_layers(static_cast<int32_t>(config.e_layers));
   info.set_d_ff(static_cast<int32_t>(config.d_ff));
-  info.set_patch_len(static_cast<int32_t>(config.patch_len));
-  info.set_stride(static_cast<int32_t>(config.stride));
-  info.set_patch_count(static_cast<int32_t>(config.patch_count()));
+  info.set_family(model::to_string(config.family));
+  info.set_enc_in(static_cast<int32_t>(config.enc_in));
+  if (config.family == model::ModelFamily::kITransformer) {
+    // Tokens are the variables, then the calendar features: no patches.
+    info.set_any_variable_count(config.any_variable_count);
+    const std::vector<model::TimeFeature> calendar = config.calendar_features();
+    for (model::TimeFeature feature : calendar) {
+      info.add_calendar_features(model::time_feature_name(feature));
+    }
+    info.set_attention_tokens(config.any_variable_count
+                                  ? 0
+                                  : static_cast<int32_t>(config.enc_in + static_cast<int64_t>(calendar.size())));
+  } else {
+    info.set_patch_len(static_cast<int32_t>(config.patch_len));
+    info.set_stride(static_cast<int32_t>(config.stride));
+    info.set_patch_count(static_cast<int32_t>(config.patch_count()));
+    info.set_attention_tokens(static_cast<int32_t>(config.patch_count()));
+  }
   const bool prob = config.attention == model::AttentionKind::kProb;
   info.set_attention(prob ? v1::ATTENTION_KIND_PROB : v1::ATTENTION_KIND_FULL);
   info.set_factor(static_cast<int32_t>(config.factor));
   info.set_prob_layout(config.prob_layout == model::ProbLayout::kTslib ? v1::PROB_LAYOUT_TSLIB
                                                                        : v1::PROB_LAYOUT_CANONICAL);
-  info.set_device(runner.device_name());
-  info.set_intra_op_threads(runner.threads());
+  info.set_device(device);
+  info.set_intra_op_threads(threads);
   if (config.scaler) {
     for (const auto& column : config.scaler->columns) info.add_scaler_columns(column);
   }

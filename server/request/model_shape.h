@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "tsserve/model/time_features.h"
+
 namespace tsserve::server {
 
 struct ModelShape {
@@ -21,6 +23,22 @@ struct ModelShape {
   int64_t n_heads = 0;      // H
   int64_t e_layers = 0;     // attention layer indices run 0 .. e_layers-1
   int64_t patch_count = 0;  // P: tokens per variable (Forecast's attention maps are P x P)
+
+  // The family, by TSLib's name (model::to_string): "PatchTST" or "iTransformer". An
+  // iTransformer's request is one sample whose N variables attend to each other: N is
+  // checked against enc_in (unless any_variable_count), its attention maps are one per
+  // layer over the N' = N + calendar.size() tokens, and timestamps are required when
+  // `calendar` is not empty (they become those tokens).
+  std::string family = "PatchTST";
+  int64_t enc_in = 0;
+  bool any_variable_count = false;
+  std::vector<model::TimeFeature> calendar;  // in token order, after the N variables
+
+  bool is_itransformer() const { return family == "iTransformer"; }
+  // The side of Forecast's attention maps for a sample of `variables` variables.
+  int64_t attention_tokens(int64_t variables) const {
+    return is_itransformer() ? variables + static_cast<int64_t>(calendar.size()) : patch_count;
+  }
 
   // The dataset StandardScaler, x' = (x - mean[c]) / std[c]; all three empty when the
   // model has none. REQUIRES (when present): equal sizes, unique columns, std > 0 (the

@@ -53,6 +53,14 @@ struct ForecastInput {
   std::vector<std::string> variable_names;
   AttentionSelection attention;
   bool raw_output = false;  // output_encoding: raw_values instead of values
+
+  // iTransformer only (ModelShape::is_itransformer). Its attention selection has one
+  // "variable" per sample (0 .. samples-1: a map spans all the sample's variables).
+  // The calendar tokens' rows, [samples, C, T] row-major (C = ModelShape::calendar.size()),
+  // TSLib's time features of each sample's last T timestamps; empty when C = 0.
+  std::vector<float> calendar;
+  // When attention is enabled: the names of the N' = N + C tokens the maps index.
+  std::vector<std::string> attention_token_names;
 };
 
 // What the runtime produces for one Forecast request.

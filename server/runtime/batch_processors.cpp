@@ -1,14 +1,13 @@
 #include "server/runtime/batch_processors.h"
 
 #include <ATen/ATen.h>
-#include <c10/util/Exception.h>
-#include <spdlog/spdlog.h>
 
 #include <chrono>
 #include <cstring>
 #include <map>
 
 #include "server/batching/request_task.h"
+#include "server/runtime/batch_completion.h"
 
 // Forecast batches stack every variable of every request as one row [R, seq_len]; the
 // model is channel-independent and row-invariant, so each request's result is bitwise the
@@ -21,16 +20,6 @@ namespace {
 
 using Seconds = std::chrono::duration<double>;
 
-double seconds_between(Clock::time_point from, Clock::time_point to) {
-  return std::chrono::duration_cast<Seconds>(to - from).count();
-}
-
-std::vector<float> copy_floats(const at::Tensor& t) {
-  const at::Tensor c = t.contiguous();
-  const float* data = c.data_ptr<float>();
-  return std::vector<float>(data, data + c.numel());
-}
-
 // The attention maps a task asked for, cut from the batch's per-layer weights.
 // weights[layer] is [R, H, P, P]; `first_row` is the task's first row in the batch.
 std::vector<AttentionBlock> select_attention(const std::vector<at::Tensor>& weights,
@@ -40,31 +29,11 @@ std::vector<AttentionBlock> select_attention(const std::vector<at::Tensor>& weig
   if (!want.enabled) return blocks;
   for (int32_t variable : variables) {
     for (int32_t layer : want.layers) {
-      at::Tensor map = weights.at(static_cast<size_t>(layer))[first_row + variable];
-      if (want.average_heads) map = map.mean(0);
-      AttentionBlock block;
-      block.layer = layer;
-      block.variable = variable;
-      block.heads_averaged = want.average_heads;
-      block.shape = map.sizes().vec();
-      block.weights = copy_floats(map);
-      blocks.push_back(std::move(block));
+      blocks.push_back(attention_block(weights.at(static_cast<size_t>(layer))[first_row + variable],
+                                       layer, variable, want.average_heads));
     }
   }
   return blocks;
-}
-
-template <typename Task>
-void finish_tasks(Batch& batch, double compute_seconds, BatchObserver* observer) {
-  if (observer) observer->on_batch(batch.rows, compute_seconds);
-  for (auto& base : batch.tasks) {
-    auto& task = static_cast<Task&>(*base);
-    task.output.queue_seconds = seconds_between(task.enqueued_at(), batch.started);
-    task.output.compute_seconds = compute_seconds;
-    task.output.batch_rows = static_cast<int32_t>(batch.rows);
-    if (observer) observer->on_queue_wait(task.output.queue_seconds);
-    task.complete(TaskStatus::ok());
-  }
 }
 
 void run_forecast_batch(Batch& batch, const ModelRunner& runner, BatchObserver* observer) {
@@ -100,7 +69,8 @@ void run_forecast_batch(Batch& batch, const ModelRunner& runner, BatchObserver* 
   finish_tasks<ForecastTask>(batch, compute, observer);
 }
 
-void run_encode_batch(Batch& batch, const ModelRunner& runner, BatchObserver* observer) {
+template <typename Runner>
+void run_encode_batch(Batch& batch, const Runner& runner, BatchObserver* observer) {
   const int64_t width = runner.config().d_model;
   std::map<int64_t, std::vector<EncodeTask*>> by_length;
   for (auto& base : batch.tasks) {
@@ -130,26 +100,6 @@ void run_encode_batch(Batch& batch, const ModelRunner& runner, BatchObserver* ob
   finish_tasks<EncodeTask>(batch, compute, observer);
 }
 
-template <typename Run>
-DynamicBatcher::Processor logged(const char* method, const ModelRunner& runner,
-                                 BatchObserver* observer, Run run) {
-  return [method, &runner, observer, run](Batch& batch) {
-    try {
-      run(batch, runner, observer);
-    } catch (const c10::Error& e) {
-      // LibTorch's what() carries a C++ backtrace; callers get the message alone.
-      const std::string message = e.what_without_backtrace();
-      spdlog::error("{} batch of {} rows ({} requests) failed: {}", method, batch.rows,
-                    batch.tasks.size(), message);
-      throw std::runtime_error("the model failed on this batch: " + message);
-    } catch (const std::exception& e) {
-      spdlog::error("{} batch of {} rows ({} requests) failed: {}", method, batch.rows,
-                    batch.tasks.size(), e.what());
-      throw;
-    }
-  };
-}
-
 }  // namespace
 
 DynamicBatcher::Processor forecast_processor(const ModelRunner& runner, BatchObserver* observer) {
@@ -157,7 +107,12 @@ DynamicBatcher::Processor forecast_processor(const ModelRunner& runner, BatchObs
 }
 
 DynamicBatcher::Processor encode_processor(const ModelRunner& runner, BatchObserver* observer) {
-  return logged("Encode", runner, observer, run_encode_batch);
+  return logged("Encode", runner, observer, run_encode_batch<ModelRunner>);
+}
+
+DynamicBatcher::Processor encode_processor(const ITransformerRunner& runner,
+                                           BatchObserver* observer) {
+  return logged("Encode", runner, observer, run_encode_batch<ITransformerRunner>);
 }
 
 }  // namespace tsserve::server

@@ -8,6 +8,7 @@
 // INTERNAL with its message; the processor logs it first.
 
 #include "server/batching/dynamic_batcher.h"
+#include "server/runtime/itransformer_runner.h"
 #include "server/runtime/model_runner.h"
 
 namespace tsserve::server {
@@ -22,5 +23,8 @@ class BatchObserver {
 
 DynamicBatcher::Processor forecast_processor(const ModelRunner& runner, BatchObserver* observer);
 DynamicBatcher::Processor encode_processor(const ModelRunner& runner, BatchObserver* observer);
+// Encode on an iTransformer's encoder (tokens are variable embeddings [L, d_model]).
+DynamicBatcher::Processor encode_processor(const ITransformerRunner& runner,
+                                           BatchObserver* observer);
 
 }  // namespace tsserve::server

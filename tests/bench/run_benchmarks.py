@@ -187,6 +187,12 @@ class Bench:
             r["tsserve_c1"] = [s for s in r["tsserve"] if s["concurrency"] == 1]
             r["maps_off"] = self.sweep(server.target, "no maps", "1,8")
             r["maps_on"] = self.sweep(server.target, "with maps", "1,8", ["--attention"])
+        # The second family: the bundled iTransformer (7 variables + 4 calendar tokens, T=96),
+        # the bench sending hourly timestamps because its ModelInfo lists calendar features.
+        itransformer = os.path.join(ROOT, "model", "default", "itransformer_etth1.pt")
+        with self.tsserve_server("--model", itransformer) as server:
+            r["itr_maps_off"] = self.sweep(server.target, "iTransformer, no maps", "1,8")
+            r["itr_maps_on"] = self.sweep(server.target, "iTransformer, with maps", "1,8", ["--attention"])
         with self.tsserve_server("--max-batch-rows", "7", "--max-queue-delay-ms", "0") as server:
             r["unbatched"] = self.sweep(server.target, "tsserve, batching off")
         with self.tsserve_server("--instances", "2", "--preferred-batch-rows", "56") as server:
@@ -226,6 +232,7 @@ class Bench:
         r["onnx"] = self.run_onnx()
         r["attention"] = self.run_model_bench(self.args.attention_filter, count_memory=True)
         r["maps_model"] = self.run_model_bench("BM_PatchTSTAttentionMaps")
+        r["itr_forward"] = self.run_model_bench("BM_ITransformerForward")
 
 
 def measuring_options(argv):
@@ -337,6 +344,31 @@ def attention_rows(attention):
         kind, length = b["name"].split("/")[0], int(b["name"].split("/")[1])
         table.setdefault(length, {})[kind] = (b["real_time"], b.get("peak_MiB", 0.0))
     return table
+
+
+def itransformer_section(results):
+    """The bundled iTransformer beside PatchTST: served (one 7-variable sample per request)
+    and in-process (BM_ITransformerForward, samples x maps)."""
+    off, on = by_concurrency(results["itr_maps_off"]), by_concurrency(results["itr_maps_on"])
+    pt_off = by_concurrency(results["maps_off"])
+    out = ["## iTransformer (the bundled ETTh1 model: T=96, 7 variables + 4 calendar tokens, D=256, 2 layers)", "",
+           "Served: `tsserve --model model/default/itransformer_etth1.pt`, `tsserve-client bench` "
+           "(one sample of 7 variables with hourly timestamps per request); PatchTST's rows "
+           "(7 variables x 336 points per request) from the same run for comparison.", "",
+           "| concurrency | iTransformer p50 ms | with maps (2 layers, heads averaged, 11 x 11) p50 ms | iTransformer req/s | with maps req/s | PatchTST p50 ms | PatchTST req/s |",
+           "|---:|---:|---:|---:|---:|---:|---:|"]
+    for c in sorted(off):
+        pt = pt_off.get(c)
+        out.append("| %d | %.2f | %.2f | %.1f | %.1f | %s | %s |" % (
+            c, off[c]["latency_ms"]["p50"], on[c]["latency_ms"]["p50"], off[c]["throughput_rps"],
+            on[c]["throughput_rps"], "%.2f" % pt["latency_ms"]["p50"] if pt else "-",
+            "%.1f" % pt["throughput_rps"] if pt else "-"))
+    out += ["", "In-process (`BM_ITransformerForward`, samples/maps; one sample = 7 variables):", "",
+            "| benchmark | ms | samples/s |", "|---|---:|---:|"]
+    out += ["| %s | %.2f | %.0f |" % (b["name"], b["real_time"], b.get("samples_per_s", 0))
+            for b in results.get("itr_forward", [])]
+    out.append("")
+    return out
 
 
 def plot(results, images):
@@ -702,6 +734,9 @@ def report(results, args, images_rel):
             "| benchmark | ms |", "|---|---:|"]
     out += ["| %s | %.2f |" % (b["name"], b["real_time"]) for b in results["maps_model"]]
     out.append("")
+
+    if "itr_maps_off" in results:
+        out += itransformer_section(results)
 
     notes = os.path.join(ROOT, "tests", "bench", "benchmark_notes.md")
     if os.path.exists(notes):

@@ -75,7 +75,7 @@ def main():
     inputs = {t.name: (t.datatype, list(t.shape)) for t in metadata.inputs}
     outputs = {t.name: (t.datatype, list(t.shape)) for t in metadata.outputs}
     print("ModelMetadata: %s %s inputs %s outputs %s" % (metadata.name, list(metadata.versions), inputs, outputs))
-    expect(inputs == {"series": ("FP32", [-1, 336, -1])}, inputs)
+    expect(inputs == {"series": ("FP32", [-1, 336, -1]), "timestamps": ("INT64", [-1, -1])}, inputs)
     expect(outputs["forecast"] == ("FP32", [-1, 96, -1]), outputs)
     expect("attention" in outputs, outputs)
 

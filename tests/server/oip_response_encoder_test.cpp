@@ -177,7 +177,9 @@ TEST(OipModelMetadataTest, DescribesTheSeriesInputAndBothOutputs) {
   ASSERT_EQ(metadata.versions_size(), 1);
   EXPECT_EQ(metadata.versions(0), "7");
   EXPECT_EQ(metadata.platform(), "pytorch_libtorch");
-  ASSERT_EQ(metadata.inputs_size(), 1);
+  ASSERT_EQ(metadata.inputs_size(), 2);
+  EXPECT_EQ(metadata.inputs(1).name(), "timestamps");  // optional for PatchTST
+  EXPECT_EQ(metadata.inputs(1).datatype(), "INT64");
   EXPECT_EQ(metadata.inputs(0).name(), "series");
   EXPECT_EQ(metadata.inputs(0).datatype(), "FP32");
   EXPECT_EQ(

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <tuple>
 
 #include "heatmap_metrics.h"
 #include "tsserve/plot/heatmap_plot.h"
@@ -41,6 +42,15 @@ void validate(const std::vector<HeatmapPanel>& panels, const HeatmapOptions& opt
                                     std::to_string(kMaxImageSide));
       }
     }
+    for (const auto& [field, labels, count] :
+         {std::tuple{"row_labels", &p.row_labels, p.rows},
+          std::tuple{"col_labels", &p.col_labels, p.cols}}) {
+      if (!labels->empty() && labels->size() != static_cast<size_t>(count)) {
+        throw std::invalid_argument(where + panel_name(i, p.title) + ": " + field + " has " +
+                                    std::to_string(labels->size()) + " entries; expected none or " +
+                                    std::to_string(count));
+      }
+    }
     const size_t cells = static_cast<size_t>(p.rows) * static_cast<size_t>(p.cols);
     if (p.values.size() != cells) {
       throw std::invalid_argument(where + panel_name(i, p.title) + ": values has " +
@@ -51,14 +61,31 @@ void validate(const std::vector<HeatmapPanel>& panels, const HeatmapOptions& opt
   }
 }
 
+// The widest label's band in px (label_band in heatmap_plot.h); 0 without labels.
+int label_band(const std::vector<HeatmapPanel>& panels,
+               const std::vector<std::string> HeatmapPanel::*labels) {
+  size_t longest = 0;
+  for (const HeatmapPanel& p : panels) {
+    for (const std::string& label : p.*labels) longest = std::max(longest, label.size());
+  }
+  return static_cast<int>(std::min<size_t>(longest, 64)) * kLabelCharPixels;
+}
+
+struct Bands {
+  int left = kSlotLeft;
+  int bottom = kSlotBottom;
+};
+
 HeatmapLayout layout_for_cell(int cell, int max_rows, int max_cols, size_t panel_count, int columns,
-                              bool titled) {
+                              bool titled, Bands bands) {
   HeatmapLayout layout;
   layout.cell_pixels = cell;
   layout.columns = columns;
   layout.grid_rows = static_cast<int>((panel_count + columns - 1) / columns);
-  layout.slot_width = std::max(kMinSlotWidth, kSlotLeft + max_cols * cell + kSlotRight);
-  layout.slot_height = kSlotTitle + max_rows * cell + kSlotBottom;
+  layout.slot_left = bands.left;
+  layout.slot_bottom = bands.bottom;
+  layout.slot_width = std::max(kMinSlotWidth, bands.left + max_cols * cell + kSlotRight);
+  layout.slot_height = kSlotTitle + max_rows * cell + bands.bottom;
   layout.header_height = titled ? kTitledHeader : kUntitledHeader;
   layout.image.width = kOuterMargin + columns * layout.slot_width + kColourBarBand;
   layout.image.height = layout.header_height +
@@ -68,7 +95,7 @@ HeatmapLayout layout_for_cell(int cell, int max_rows, int max_cols, size_t panel
     const int grid_x = static_cast<int>(i) % columns;
     const int grid_y = static_cast<int>(i) / columns;
     layout.heatmap_origins.push_back(
-        {kOuterMargin + grid_x * layout.slot_width + kSlotLeft,
+        {kOuterMargin + grid_x * layout.slot_width + bands.left,
          layout.header_height + grid_y * layout.slot_height + kSlotTitle});
   }
   return layout;
@@ -96,10 +123,12 @@ HeatmapLayout heatmap_layout(const std::vector<HeatmapPanel>& panels,
   }
   columns = static_cast<int>(std::min<size_t>(static_cast<size_t>(columns), n));
   const bool titled = !options.title.empty();
+  const Bands bands{kSlotLeft + label_band(panels, &HeatmapPanel::row_labels),
+                    kSlotBottom + label_band(panels, &HeatmapPanel::col_labels)};
 
   if (options.cell_pixels > 0) {
     HeatmapLayout layout =
-        layout_for_cell(options.cell_pixels, max_rows, max_cols, n, columns, titled);
+        layout_for_cell(options.cell_pixels, max_rows, max_cols, n, columns, titled, bands);
     if (!fits(layout)) {
       throw std::invalid_argument(
           "heatmap plot: cell_pixels " + std::to_string(options.cell_pixels) + " makes the image " +
@@ -112,7 +141,7 @@ HeatmapLayout heatmap_layout(const std::vector<HeatmapPanel>& panels,
   const int largest = std::max(max_rows, max_cols);
   int cell = std::clamp(static_cast<int>(std::lround(kAutoHeatmapSide / largest)), 2, 24);
   for (; cell >= 1; --cell) {
-    HeatmapLayout layout = layout_for_cell(cell, max_rows, max_cols, n, columns, titled);
+    HeatmapLayout layout = layout_for_cell(cell, max_rows, max_cols, n, columns, titled, bands);
     if (fits(layout)) {
       return layout;
     }

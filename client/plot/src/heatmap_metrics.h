@@ -15,6 +15,7 @@ inline constexpr int kMinSlotWidth = 200;  // room for the panel title
 inline constexpr int kSlotTitle = 30;      // panel title above the cells
 inline constexpr int kSlotBottom = 50;     // x tick labels and x axis label below the cells
 inline constexpr int kColourBarBand = 128;
+inline constexpr int kLabelCharPixels = 7;  // label_band: px per character of a tick label
 inline constexpr int kMinGridHeight = 260;  // room for the colour bar
 inline constexpr int kMaxCellPixels = 64;
 // A slot is at least 200 x 81 px, so no more than 19 x 48 = 912 heatmaps fit in

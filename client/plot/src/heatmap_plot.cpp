@@ -67,8 +67,66 @@ void draw_cells(cairo_t* cr, const HeatmapPanel& panel, HeatmapLayout::Origin or
   cairo_restore(cr);
 }
 
+// Every k-th of `count` labels, k the fewest cells that hold a label's height.
+int label_step(int cell) {
+  return std::max(1, static_cast<int>(std::ceil((style::kTickLabelSize + 2) / cell)));
+}
+
+void draw_tick(cairo_t* cr, double x0, double y0, double x1, double y1) {
+  cairo_move_to(cr, x0, y0);
+  cairo_line_to(cr, x1, y1);
+  cairo_stroke(cr);
+}
+
+// Ticks with their labels below the cells (named columns read upwards) and left of them.
+void draw_ticks(cairo_t* cr, const HeatmapPanel& panel, HeatmapLayout::Origin origin,
+                const HeatmapLayout& layout) {
+  const int cell = layout.cell_pixels;
+  const double bottom = origin.y + static_cast<double>(panel.rows) * cell;
+  const double band = layout.slot_bottom - kSlotBottom;
+  if (panel.col_labels.empty()) {
+    const AxisTicks x_ticks = index_ticks(cr, panel.cols, cell, 40, true);
+    for (double v : x_ticks.values) {
+      const double x = std::floor(origin.x + (v + 0.5) * cell) + 0.5;
+      draw_tick(cr, x, bottom + 0.5, x, bottom + 0.5 + kTickLength);
+      draw_label(cr, format_tick(v, x_ticks.step), x, bottom + kTickLength + kTickGap, kTickFont,
+                 HAlign::kCentre, VAlign::kTop);
+    }
+  } else {
+    for (int c = 0; c < panel.cols; c += label_step(cell)) {
+      const double x = std::floor(origin.x + (c + 0.5) * cell) + 0.5;
+      draw_tick(cr, x, bottom + 0.5, x, bottom + 0.5 + kTickLength);
+      const FittedLabel label =
+          fit_label(cr, panel.col_labels[static_cast<size_t>(c)], kTickFont, band);
+      const double length = label_width(cr, label.text, label.font);
+      draw_label(cr, label.text, x, bottom + kTickLength + kTickGap + length / 2, label.font,
+                 HAlign::kCentre, VAlign::kMiddle, /*vertical=*/true);
+    }
+  }
+  if (panel.row_labels.empty()) {
+    const AxisTicks y_ticks = index_ticks(cr, panel.rows, cell, 28, false);
+    for (double v : y_ticks.values) {
+      const double y = std::floor(origin.y + (v + 0.5) * cell) + 0.5;
+      draw_tick(cr, origin.x - 0.5, y, origin.x - 0.5 - kTickLength, y);
+      draw_label(cr, format_tick(v, y_ticks.step), origin.x - kTickLength - kTickGap, y,
+                 kTickFont, HAlign::kRight, VAlign::kMiddle);
+    }
+  } else {
+    const double room = layout.slot_left - kSlotLeft + 36;  // the band and the index room
+    for (int r = 0; r < panel.rows; r += label_step(cell)) {
+      const double y = std::floor(origin.y + (r + 0.5) * cell) + 0.5;
+      draw_tick(cr, origin.x - 0.5, y, origin.x - 0.5 - kTickLength, y);
+      const FittedLabel label =
+          fit_label(cr, panel.row_labels[static_cast<size_t>(r)], kTickFont, room);
+      draw_label(cr, label.text, origin.x - kTickLength - kTickGap, y, label.font, HAlign::kRight,
+                 VAlign::kMiddle);
+    }
+  }
+}
+
 void draw_heatmap_axes(cairo_t* cr, const HeatmapPanel& panel, HeatmapLayout::Origin origin,
-                       int cell, int slot_width, const HeatmapOptions& options) {
+                       const HeatmapLayout& layout, const HeatmapOptions& options) {
+  const int cell = layout.cell_pixels;
   const double width = static_cast<double>(panel.cols) * cell;
   const double height = static_cast<double>(panel.rows) * cell;
   const double bottom = origin.y + height;
@@ -77,34 +135,17 @@ void draw_heatmap_axes(cairo_t* cr, const HeatmapPanel& panel, HeatmapLayout::Or
   cairo_set_line_width(cr, 1);
   cairo_rectangle(cr, origin.x - 0.5, origin.y - 0.5, width + 1, height + 1);
   cairo_stroke(cr);
-  const AxisTicks x_ticks = index_ticks(cr, panel.cols, cell, 40, true);
-  for (double v : x_ticks.values) {
-    const double x = std::floor(origin.x + (v + 0.5) * cell) + 0.5;
-    cairo_move_to(cr, x, bottom + 0.5);
-    cairo_line_to(cr, x, bottom + 0.5 + kTickLength);
-    cairo_stroke(cr);
-    draw_label(cr, format_tick(v, x_ticks.step), x, bottom + kTickLength + kTickGap, kTickFont,
-               HAlign::kCentre, VAlign::kTop);
-  }
-  const AxisTicks y_ticks = index_ticks(cr, panel.rows, cell, 28, false);
-  for (double v : y_ticks.values) {
-    const double y = std::floor(origin.y + (v + 0.5) * cell) + 0.5;
-    cairo_move_to(cr, origin.x - 0.5, y);
-    cairo_line_to(cr, origin.x - 0.5 - kTickLength, y);
-    cairo_stroke(cr);
-    draw_label(cr, format_tick(v, y_ticks.step), origin.x - kTickLength - kTickGap, y, kTickFont,
-               HAlign::kRight, VAlign::kMiddle);
-  }
+  draw_ticks(cr, panel, origin, layout);
   cairo_restore(cr);
   // Axis labels stay within the slot (x) and beside the cells (y), so a small heatmap
   // gets smaller or shortened labels rather than labels running into its neighbours.
-  const double slot_left = origin.x - kSlotLeft;
-  const double slot_right = slot_left + slot_width - kSlotRight;
+  const double slot_left = origin.x - layout.slot_left;
+  const double slot_right = slot_left + layout.slot_width - kSlotRight;
   const double centre = origin.x + width / 2;
   const FittedLabel x_label = fit_label(cr, options.x_label, kAxisFont,
                                         2 * std::min(centre - slot_left, slot_right - centre));
-  draw_label(cr, x_label.text, centre, bottom + kSlotBottom - 12, x_label.font, HAlign::kCentre,
-             VAlign::kBaseline);
+  draw_label(cr, x_label.text, centre, bottom + layout.slot_bottom - 12, x_label.font,
+             HAlign::kCentre, VAlign::kBaseline);
   const FittedLabel y_label = fit_label(cr, options.y_label, kAxisFont, height + 8);
   draw_label(cr, y_label.text, slot_left + 10, origin.y + height / 2, y_label.font, HAlign::kLeft,
              VAlign::kMiddle, /*vertical=*/true);
@@ -113,7 +154,7 @@ void draw_heatmap_axes(cairo_t* cr, const HeatmapPanel& panel, HeatmapLayout::Or
 // The panel title, centred over the cells but kept inside the panel's slot.
 void draw_panel_title(cairo_t* cr, const HeatmapPanel& panel, HeatmapLayout::Origin origin,
                       const HeatmapLayout& layout) {
-  const double slot_left = origin.x - kSlotLeft;
+  const double slot_left = origin.x - layout.slot_left;
   const double slot_right = slot_left + layout.slot_width - kSlotRight;
   const FittedLabel title = fit_label(cr, panel.title, {style::kPanelTitleSize, true, style::kText},
                                       slot_right - slot_left);
@@ -180,7 +221,7 @@ void write_heatmap_png(const std::string& path, const std::vector<HeatmapPanel>&
     const HeatmapLayout::Origin origin = layout.heatmap_origins[i];
     draw_panel_title(cr, panels[i], origin, layout);
     draw_cells(cr, panels[i], origin, layout.cell_pixels, scale);
-    draw_heatmap_axes(cr, panels[i], origin, layout.cell_pixels, layout.slot_width, options);
+    draw_heatmap_axes(cr, panels[i], origin, layout, options);
   }
   draw_colour_bar(cr, layout, scale, options.value_label);
   canvas.write_png(path);

@@ -54,7 +54,9 @@ grpc::Status check_forecast_output(const ForecastInput& input, const ModelShape&
                 " values for " + std::to_string(input.series_rows) + " variables x " +
                 std::to_string(model.pred_len) + " points"};
   }
-  return check_attention_blocks(result.attention, model.n_heads, model.patch_count);
+  const int64_t variables = input.samples > 0 ? input.series_rows / input.samples : 0;
+  return check_attention_blocks(result.attention, model.n_heads,
+                                model.attention_tokens(variables));
 }
 
 }  // namespace tsserve::server

@@ -28,7 +28,8 @@ void store_forecast(const ForecastInput& input, const ModelShape& model,
 std::vector<int64_t> forecast_shape(const ForecastInput& input, const ModelShape& model);
 
 // OK when `result` fits `input` (series_rows * F forecast values, attention maps [H, P, P]
-// or [P, P] with P = patch_count); INTERNAL otherwise: a runtime bug, not the caller's.
+// or [P, P] with P = model.attention_tokens(N)); INTERNAL otherwise: a runtime bug, not
+// the caller's.
 grpc::Status check_forecast_output(const ForecastInput& input, const ModelShape& model,
                                    const ForecastOutput& result);
 

@@ -6,9 +6,16 @@
 //                                      (PatchTST's own [batch, time, variables]);
 //                                      ModelMetadata says [-1, T, -1]
 //   output "forecast"  FP32 [B, F, N]  the next F points, in the units of the series
+//   input  "timestamps" INT64 [B, T_in] optional (oip_timestamps.h): the Unix seconds of
+//                                      each point; required by an iTransformer with
+//                                      calendar tokens
 //   output "attention" FP32 [B, V, L, H, P, P]: V selected variables, L selected layers,
 //                                      H heads (1 when averaged), P patch tokens; only
-//                                      when the request lists it in `outputs`
+//                                      when the request lists it in `outputs`.
+//                                      iTransformer: V = 1 and P = N' = N + C tokens,
+//                                      named in the response's parameter
+//                                      "attention_token_names" (comma-separated)
+// An iTransformer that takes exactly enc_in variables says so: N = enc_in in the shapes.
 
 #include "inference/grpc_service.pb.h"
 #include "server/request/model_shape.h"

@@ -1,12 +1,14 @@
 #include "server/codec/oip/oip_request_decoder.h"
 
 #include "server/codec/common/attention_selection.h"
+#include "server/codec/common/itransformer_request.h"
 #include "server/codec/common/request_id.h"
 #include "server/codec/common/scaler_matching.h"
 #include "server/codec/common/series_rows.h"
 #include "server/codec/common/tensor_codec.h"
 #include "server/codec/oip/oip_model_metadata.h"
 #include "server/codec/oip/oip_parameters.h"
+#include "server/codec/oip/oip_timestamps.h"
 
 namespace tsserve::server {
 namespace {
@@ -18,8 +20,10 @@ grpc::Status invalid(const std::string& message) {
 }
 
 std::string expected_input(const ModelShape& model) {
-  return std::string("the model takes one input, \"") + kOipSeriesInput + "\" " + kOipFp32 +
-         " [B, T, N] with T >= " + std::to_string(model.seq_len);
+  return std::string("the model takes \"") + kOipSeriesInput + "\" " + kOipFp32 +
+         " [B, T, N] with T >= " + std::to_string(model.seq_len) + " and, " +
+         (model.calendar.empty() ? "optionally" : "required by its calendar tokens") + ", \"" +
+         kOipTimestampsInput + "\" " + kOipInt64 + " [B, T]";
 }
 
 grpc::Status resolve_outputs(const inference::ModelInferRequest& request, OipReply* reply) {
@@ -49,22 +53,28 @@ grpc::Status resolve_outputs(const inference::ModelInferRequest& request, OipRep
   return grpc::Status::OK;
 }
 
-// The one input, "series"; INVALID_ARGUMENT for none, another name, or a repeat.
-grpc::Status find_series(const inference::ModelInferRequest& request, const ModelShape& model,
-                         int* index) {
+// The inputs "series" (required) and "timestamps" (optional: -1 when absent);
+// INVALID_ARGUMENT for no series, another name, or a repeat.
+grpc::Status find_inputs(const inference::ModelInferRequest& request, const ModelShape& model,
+                         int* series, int* timestamps) {
   if (request.inputs_size() == 0) return invalid("inputs: empty; " + expected_input(model));
+  *series = -1;
+  *timestamps = -1;
   for (int i = 0; i < request.inputs_size(); ++i) {
     const std::string& name = request.inputs(i).name();
-    if (name != kOipSeriesInput) {
+    int* slot = name == kOipSeriesInput ? series : name == kOipTimestampsInput ? timestamps
+                                                                                : nullptr;
+    if (slot == nullptr) {
       return invalid("inputs[" + std::to_string(i) + "]: unknown input \"" + name + "\"; " +
                      expected_input(model));
     }
-    if (i > 0) {
+    if (*slot >= 0) {
       return invalid("inputs[" + std::to_string(i) + "]: \"" + name + "\" is given twice; " +
                      expected_input(model));
     }
+    *slot = i;
   }
-  *index = 0;
+  if (*series < 0) return invalid("inputs: no \"series\"; " + expected_input(model));
   return grpc::Status::OK;
 }
 
@@ -184,7 +194,8 @@ grpc::Status decode_model_infer_request(const inference::ModelInferRequest& requ
   }
 
   int index = 0;
-  status = find_series(request, model, &index);
+  int timestamps_index = -1;
+  status = find_inputs(request, model, &index, &timestamps_index);
   if (!status.ok()) return status;
   const std::string field = "inputs[" + std::to_string(index) + "] (\"" + kOipSeriesInput + "\")";
   TensorView series;
@@ -204,6 +215,22 @@ grpc::Status decode_model_infer_request(const inference::ModelInferRequest& requ
   status =
       check_variable_names(options.variable_names, g.variables, "parameters[\"variable_names\"]");
   if (!status.ok()) return status;
+  if (model.is_itransformer()) {
+    status = check_itransformer_variables(g, names, model);
+    if (!status.ok()) return status;
+  }
+  std::vector<int64_t> timestamps;
+  const std::string timestamps_field =
+      timestamps_index < 0 ? std::string("inputs (\"timestamps\")")
+                           : "inputs[" + std::to_string(timestamps_index) + "] (\"timestamps\")";
+  if (timestamps_index >= 0) {
+    status = read_oip_timestamps(request, timestamps_index, g.samples, g.points,
+                                 timestamps_field, &timestamps);
+    if (!status.ok()) return status;
+  }
+  status = check_timestamps(timestamps.data(), static_cast<int64_t>(timestamps.size()), g,
+                            timestamps_field);
+  if (!status.ok()) return status;
   ScalerMatch scaler;
   const ScalerFields scaler_fields{"parameters[\"scaler_mode\"]", "scaler_mode \"required\"",
                                    "scaler_mode \"none\"", "parameters[\"variable_names\"]",
@@ -211,11 +238,22 @@ grpc::Status decode_model_infer_request(const inference::ModelInferRequest& requ
   status = match_scaler(options.scaler_mode, options.variable_names, g.variables, model, &scaler,
                         scaler_fields);
   if (!status.ok()) return status;
-  status = resolve_forecast_attention(
-      options.attention, model.e_layers, g.variables, &input->attention,
-      {"parameters[\"attention_layers\"]", "parameters[\"attention_variables\"]"});
-  if (!status.ok()) return status;
-  spread_over_samples(g.samples, g.variables, &input->attention);
+  const AttentionFields attention_fields{"parameters[\"attention_layers\"]",
+                                         "parameters[\"attention_variables\"]"};
+  if (model.is_itransformer()) {
+    status = gather_calendar(timestamps.data(), static_cast<int64_t>(timestamps.size()), g,
+                             model, timestamps_field, input);
+    if (!status.ok()) return status;
+    // One map per sample and layer: the selection's "variables" are the samples.
+    status = resolve_itransformer_attention(options.attention, g, model, options.variable_names,
+                                            input, attention_fields);
+    if (!status.ok()) return status;
+  } else {
+    status = resolve_forecast_attention(options.attention, model.e_layers, g.variables,
+                                        &input->attention, attention_fields);
+    if (!status.ok()) return status;
+    spread_over_samples(g.samples, g.variables, &input->attention);
+  }
   input->raw_output = reply->raw;
   return gather_series(series, g, names, options.variable_names, model, std::move(scaler), input);
 }

@@ -43,12 +43,13 @@ void write_attention(const ForecastInput& input, const ModelShape& model,
   });
   const AttentionSelection& selection = input.attention;
   const auto per_sample = static_cast<int64_t>(selection.variables.size()) / input.samples;
+  const int64_t tokens = model.attention_tokens(input.series_rows / input.samples);
   const std::vector<int64_t> shape = {input.samples,
                                       per_sample,
                                       static_cast<int64_t>(selection.layers.size()),
                                       selection.average_heads ? 1 : model.n_heads,
-                                      model.patch_count,
-                                      model.patch_count};
+                                      tokens,
+                                      tokens};
   unsigned char* dst = add_output(kOipAttentionOutput, shape, raw, out);
   for (AttentionBlock& block : blocks) {
     std::memcpy(dst, block.weights.data(), block.weights.size() * sizeof(float));
@@ -97,6 +98,14 @@ grpc::Status encode_model_infer_response(const ForecastInput& input, const OipRe
   set_int(out, "batch_rows", result.batch_rows);
   set_int(out, "input_points_used", input.input_points_used);
   (*out->mutable_parameters())["scaler_applied"].set_bool_param(input.scaler_applied);
+  if (wants_attention && !input.attention_token_names.empty()) {
+    // An iTransformer's map tokens: the variables, then the calendar features.
+    std::string names;
+    for (const std::string& name : input.attention_token_names) {
+      names += (names.empty() ? "" : ",") + name;
+    }
+    (*out->mutable_parameters())["attention_token_names"].set_string_param(names);
+  }
   for (OipOutput output : reply.outputs) {
     if (output == OipOutput::kForecast) {
       write_forecast(input, model, result.forecast, reply.raw, out);

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "server/codec/common/attention_selection.h"
+#include "server/codec/common/itransformer_request.h"
 #include "server/codec/common/request_id.h"
 #include "server/codec/common/scaler_matching.h"
 #include "server/codec/common/series_rows.h"
@@ -13,26 +14,6 @@ namespace {
 
 grpc::Status invalid(const std::string& message) {
   return {grpc::StatusCode::INVALID_ARGUMENT, message};
-}
-
-grpc::Status check_timestamps(const google::protobuf::RepeatedField<int64_t>& timestamps,
-                              const SeriesGeometry& g) {
-  if (timestamps.empty()) return grpc::Status::OK;
-  if (timestamps.size() != g.points) {
-    return invalid("timestamps: " + std::to_string(timestamps.size()) + " entries for " +
-                   std::to_string(g.points) + " input points; give one per point (T_in = " +
-                   std::to_string(g.points) + ", all of them, before the cut to the last " +
-                   std::to_string(g.used) + ") or none");
-  }
-  for (int i = 1; i < timestamps.size(); ++i) {
-    if (timestamps.Get(i) <= timestamps.Get(i - 1)) {
-      return invalid("timestamps: entry " + std::to_string(i) + " (" +
-                     std::to_string(timestamps.Get(i)) + ") is not after entry " +
-                     std::to_string(i - 1) + " (" + std::to_string(timestamps.Get(i - 1)) +
-                     "); timestamps must be strictly increasing");
-    }
-  }
-  return grpc::Status::OK;
 }
 
 }  // namespace
@@ -66,14 +47,27 @@ grpc::Status decode_forecast_request(const v1::ForecastRequest& request, const M
   if (!status.ok()) return status;
   status = check_variable_names(request.variable_names(), g.variables);
   if (!status.ok()) return status;
-  status = check_timestamps(request.timestamps(), g);
+  if (model.is_itransformer()) {
+    status = check_itransformer_variables(g, names, model);
+    if (!status.ok()) return status;
+  }
+  const int64_t* timestamps = request.timestamps().data();
+  const int64_t timestamp_count = request.timestamps_size();
+  status = check_timestamps(timestamps, timestamp_count, g, "timestamps");
   if (!status.ok()) return status;
   ScalerMatch scaler;
   status =
       match_scaler(request.scaler_mode(), request.variable_names(), g.variables, model, &scaler);
   if (!status.ok()) return status;
-  status =
-      resolve_forecast_attention(request.attention(), model.e_layers, g.variables, &out->attention);
+  if (model.is_itransformer()) {
+    status = gather_calendar(timestamps, timestamp_count, g, model, "timestamps", out);
+    if (!status.ok()) return status;
+    status = resolve_itransformer_attention(request.attention(), g, model,
+                                            request.variable_names(), out);
+  } else {
+    status = resolve_forecast_attention(request.attention(), model.e_layers, g.variables,
+                                        &out->attention);
+  }
   if (!status.ok()) return status;
   return gather_series(series, g, names, request.variable_names(), model, std::move(scaler), out);
 }

@@ -19,6 +19,10 @@ grpc::Status encode_forecast_response(const ForecastInput& input, const ModelSha
       prepare_tensor(forecast_shape(input, model), input.raw_output, out->mutable_forecast()));
   std::vector<float>().swap(result.forecast);
   fill_common_fields(model, std::move(result), input.raw_output, input.request_id, out);
+  // An iTransformer's maps index named tokens (variables, then calendar features).
+  for (v1::AttentionMap& map : *out->mutable_attention()) {
+    for (const std::string& name : input.attention_token_names) map.add_token_names(name);
+  }
   out->set_input_points_used(input.input_points_used);
   out->set_scaler_applied(input.scaler_applied);
   return grpc::Status::OK;

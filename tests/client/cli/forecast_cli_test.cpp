@@ -65,6 +65,20 @@ TEST_F(CliTest, TableAndRawTensorsGiveTheSameNumbers) {
   EXPECT_EQ(raw.out, table.out);
 }
 
+// The date label of each of the bundled PatchTST's 42 patches (patch_len 16, stride 8 over
+// the last 336 of `rows` rows that write_ett_csv dated hourly from 2018-01-01 00:00): the
+// row where the patch starts, the last (padded) patch's clamped to the last row.
+std::vector<std::string> patch_start_dates(int rows) {
+  std::vector<std::string> dates;
+  for (int p = 0; p < 42; ++p) {
+    const int r = rows - 336 + std::min(p * 8, 335);
+    char date[32];
+    std::snprintf(date, sizeof date, "2018-01-%02d %02d:00:00", 1 + r / 24, r % 24);
+    dates.push_back(date);
+  }
+  return dates;
+}
+
 TEST_F(CliTest, PlotAndAttentionHeatmapsAreLegiblePngs) {
   write_ett_csv(path("ett.csv"), 400, 3);
   const auto run = client({"forecast", path("ett.csv"), "--plot", path("forecast.png"),
@@ -79,15 +93,21 @@ TEST_F(CliTest, PlotAndAttentionHeatmapsAreLegiblePngs) {
   EXPECT_EQ(forecast.height(), plot_size.height);
   EXPECT_GT(distinct_colours(forecast), 30u);
 
-  // 3 layers x 7 variables, heads averaged, 42 x 42 patches: a 3 x 7 grid.
+  // 3 layers x 7 variables, heads averaged, 42 x 42 patches: a 3 x 7 grid, both axes
+  // labelled with the date of each patch's first row (the CSV has a date column).
   const plot::testing::DecodedPng attention(path("attention.png"));
-  std::vector<plot::HeatmapPanel> panels(21, plot::HeatmapPanel{"p", 42, 42, std::vector<float>(42 * 42)});
+  const std::vector<std::string> dates = patch_start_dates(400);
+  std::vector<plot::HeatmapPanel> panels(
+      21, plot::HeatmapPanel{"p", 42, 42, std::vector<float>(42 * 42), dates, dates});
   plot::HeatmapOptions heatmap_options;
   heatmap_options.columns = 7;
   heatmap_options.title = "t";
   const auto layout = plot::heatmap_layout(panels, heatmap_options);
   EXPECT_EQ(attention.width(), layout.image.width);
   EXPECT_EQ(attention.height(), layout.image.height);
+  for (auto& panel : panels) panel.row_labels = panel.col_labels = {};
+  EXPECT_GT(layout.image.width, plot::heatmap_layout(panels, heatmap_options).image.width)
+      << "the labels took no room: the image was drawn without them";
   EXPECT_GT(distinct_colours(attention), 30u);
 }
 
@@ -97,7 +117,9 @@ TEST_F(CliTest, PerHeadHeatmapsForOneVariable) {
                            "each", "--attention-variables", "OT", "--layers", "0,2"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const plot::testing::DecodedPng heads(path("heads.png"));
-  std::vector<plot::HeatmapPanel> panels(8, plot::HeatmapPanel{"p", 42, 42, std::vector<float>(42 * 42)});
+  const std::vector<std::string> dates = patch_start_dates(336);
+  std::vector<plot::HeatmapPanel> panels(
+      8, plot::HeatmapPanel{"p", 42, 42, std::vector<float>(42 * 42), dates, dates});
   plot::HeatmapOptions options;
   options.columns = 4;  // 2 layers x 4 heads
   options.title = "t";

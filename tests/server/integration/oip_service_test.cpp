@@ -105,7 +105,7 @@ TEST(OipService, ReadinessAndMetadataDescribeTheServedModel) {
     grpc::ClientContext context;
     ASSERT_TRUE(harness.oip().ModelMetadata(&context, request, &metadata).ok());
     EXPECT_EQ(metadata.name(), "patchtst-etth1");
-    ASSERT_EQ(metadata.inputs_size(), 1);
+    ASSERT_EQ(metadata.inputs_size(), 2);  // series, and the optional timestamps
     EXPECT_EQ(metadata.inputs(0).name(), "series");
     EXPECT_EQ(
         std::vector<int64_t>(metadata.inputs(0).shape().begin(), metadata.inputs(0).shape().end()),

@@ -50,6 +50,9 @@ struct AttentionPanelData {
   int head = -1;  // -1: averaged over heads
   int queries = 0, keys = 0;
   std::vector<float> weights;  // row-major [queries, keys]
+  // The tokens' names when the map carries them (an iTransformer's: variables, then
+  // calendar features); empty otherwise.
+  std::vector<std::string> token_names{};
 };
 
 struct ForecastResult {

@@ -19,7 +19,10 @@
 //   "embed": "timeF" (the only encoding whose features iTransformer embeds as tokens here),
 //   "freq": "h" (TSLib's frequency; time_features.h lists them and their features),
 //   "calendar_tokens": true (TSLib's runner always passes x_mark; false for a model trained
-//   without it, as iTransformer's own repository does for PEMS and Solar).
+//   without it, as iTransformer's own repository does for PEMS and Solar),
+//   "any_variable_count": false (the server's N rule: a request must carry exactly enc_in
+//   variables, the count the model was trained on; true lets any N >= 1 through, which the
+//   weights allow, for a model trained on variable subsets).
 
 #include <cstdint>
 #include <optional>
@@ -48,7 +51,9 @@ struct ModelConfig {
   std::string version = "0";
   int64_t seq_len = 0;
   int64_t pred_len = 0;
-  int64_t enc_in = 0;  // shapes no weight (channel independence); informative only
+  // Shapes no weight. PatchTST: informative only (channel independence). iTransformer: the
+  // variable count a request must carry unless any_variable_count.
+  int64_t enc_in = 0;
   int64_t d_model = 0;
   int64_t n_heads = 0;
   int64_t e_layers = 0;
@@ -68,6 +73,8 @@ struct ModelConfig {
   std::string embed = "timeF";
   std::string freq = "h";
   bool calendar_tokens = true;
+  // iTransformer only: serve any number of variables, not just enc_in (see above).
+  bool any_variable_count = false;
 
   // The calendar features an iTransformer embeds as extra tokens, in token order; empty for
   // PatchTST and for an iTransformer without calendar tokens.

@@ -29,6 +29,12 @@ struct HeatmapPanel {
   int rows = 0;               // query patches
   int cols = 0;               // key patches
   std::vector<float> values;  // row-major, rows * cols
+  // Optional names of the rows (queries) and columns (keys), drawn as tick labels in place
+  // of indices: empty, or one per row / column ("HUFL", "HourOfDay", "-336..-321").
+  // Row labels sit left of the cells, column labels below them reading upwards; where a
+  // cell is smaller than a label's height only every k-th label is drawn.
+  std::vector<std::string> row_labels{};
+  std::vector<std::string> col_labels{};
 };
 
 struct HeatmapOptions {
@@ -45,8 +51,10 @@ struct HeatmapOptions {
 //   cell    = options.cell_pixels, or auto: clamp(round(240 / max(R, C)), 2, 24), then
 //             made smaller (down to 1) until the image fits kMaxImageSide
 //   columns = options.columns (at most n), or auto: ceil(sqrt(n)); grid_rows = ceil(n / columns)
-//   slot    = max(200, 72 + C * cell + 24) x (30 + R * cell + 50)   (one heatmap with its
-//             title, tick labels and axis labels)
+//   slot    = max(200, left + C * cell + 24) x (30 + R * cell + bottom)   (one heatmap
+//             with its title, tick labels and axis labels), where left = 72 and bottom = 50,
+//             each plus label_band(the longest row / column label) when panels have labels:
+//             label_band(n characters) = 7 * n px (12 px tick font)
 //   width   = 16 + columns * slot_width + 128 (colour bar)
 //   height  = header + max(grid_rows * slot_height, 260) + 16, header = 48 (16 without title)
 struct HeatmapLayout {
@@ -57,6 +65,8 @@ struct HeatmapLayout {
   int slot_width = 0;
   int slot_height = 0;
   int header_height = 0;
+  int slot_left = 0;    // from the slot's left edge to the cells
+  int slot_bottom = 0;  // from the cells to the slot's bottom edge
   // The image pixel at the top-left corner of panel i's cell (0, 0); cell (r, c) covers
   // [x + c * cell, x + (c + 1) * cell) x [y + r * cell, y + (r + 1) * cell).
   struct Origin {
@@ -67,7 +77,8 @@ struct HeatmapLayout {
 };
 
 // Throws std::invalid_argument naming the field (and the panel, by index and title):
-// no panels, rows or cols < 1, values.size() != rows * cols, options out of range, or
+// no panels, rows or cols < 1, values.size() != rows * cols, row_labels or col_labels
+// neither empty nor one per row / column, options out of range, or
 // an image over kMaxImageSide (an explicit cell_pixels too large, or too many panels
 // even at 1 px per cell).
 HeatmapLayout heatmap_layout(const std::vector<HeatmapPanel>& panels,

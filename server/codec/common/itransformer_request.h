@@ -1,0 +1,56 @@
+#pragma once
+// The rules an iTransformer adds to a Forecast request, for both protocols. Its request is
+// one sample (tsserve.v1) or B samples (the Open Inference Protocol) of N variables that
+// attend to each other, so beyond PatchTST's checks:
+//  - N must equal the model's enc_in, unless its config says "any_variable_count": the
+//    weights run any N, but a model trained on 7 variables has never seen 6 or 8 attend to
+//    each other, so a wrong column count is far likelier a client mistake than intent;
+//  - timestamps (Unix seconds, UTC, one per input point, strictly increasing within each
+//    sample) are required when the model has calendar tokens; the last T of each sample
+//    become TSLib's time features, computed here (plain C++) so the runtime only stacks;
+//  - attention maps are per sample and layer over all N' = N + C tokens, so the request
+//    names no variables, and the maps' token names are resolved here.
+
+#include <google/protobuf/repeated_field.h>
+#include <google/protobuf/repeated_ptr_field.h>
+#include <grpcpp/support/status.h>
+
+#include <cstdint>
+#include <string>
+
+#include "server/codec/common/attention_selection.h"
+#include "server/codec/common/series_rows.h"
+#include "server/request/model_shape.h"
+#include "server/request/request_types.h"
+
+namespace tsserve::server {
+
+// N (g.variables) against the model's enc_in; INVALID_ARGUMENT naming names.spec.field
+// and what is expected. OK for any N when model.any_variable_count.
+grpc::Status check_itransformer_variables(const SeriesGeometry& g, const SeriesNames& names,
+                                          const ModelShape& model);
+
+// Timestamps as sent: `count` values, g.samples blocks of g.points (T_in) each. None
+// (count 0) is OK here; otherwise INVALID_ARGUMENT naming `field` for the wrong count or an
+// entry not after the one before it within its sample.
+grpc::Status check_timestamps(const int64_t* timestamps, int64_t count, const SeriesGeometry& g,
+                              const std::string& field);
+
+// Fills out->calendar ([B, C, T], the features of each sample's last T timestamps) for a
+// model with calendar tokens; INVALID_ARGUMENT naming `field` when there are none (the
+// model needs them). Nothing to do for a model without. REQUIRES: check_timestamps OK.
+grpc::Status gather_calendar(const int64_t* timestamps, int64_t count, const SeriesGeometry& g,
+                             const ModelShape& model, const std::string& field,
+                             ForecastInput* out);
+
+// The attention selection of an iTransformer request: `options` resolved with one map
+// per sample and layer (out->attention.variables = 0 .. g.samples-1);
+// INVALID_ARGUMENT naming fields.variables when the request lists variables. Sets
+// out->attention_token_names when enabled: `variable_names` (or "0" .. "N-1" when empty),
+// then the calendar features' names.
+grpc::Status resolve_itransformer_attention(
+    const v1::AttentionOptions& options, const SeriesGeometry& g, const ModelShape& model,
+    const google::protobuf::RepeatedPtrField<std::string>& variable_names, ForecastInput* out,
+    const AttentionFields& fields = {});
+
+}  // namespace tsserve::server

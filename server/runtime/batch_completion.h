@@ -1,0 +1,67 @@
+#pragma once
+// What every batch processor does around its model call, whatever the family: copy a
+// result tensor out, cut one attention map into an AttentionBlock, fill the tasks' timing
+// and complete them, and log a failed batch before the batcher completes it INTERNAL.
+// Internal to tsserve_runtime.
+
+#include <ATen/core/Tensor.h>
+#include <c10/util/Exception.h>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "server/batching/dynamic_batcher.h"
+#include "server/request/request_types.h"
+#include "server/runtime/batch_processors.h"
+
+namespace tsserve::server {
+
+// The tensor's floats, row-major (made contiguous first).
+std::vector<float> copy_floats(const at::Tensor& t);
+
+// One map [H, Q, K] as a block, averaged over heads to [Q, K] when `average_heads`.
+AttentionBlock attention_block(const at::Tensor& map, int32_t layer, int32_t variable,
+                               bool average_heads);
+
+double seconds_between(Clock::time_point from, Clock::time_point to);
+
+// Fills every task's timing (queue wait from its arrival to the batch's start, the
+// batch's compute time and rows), reports to `observer` (may be null) and completes it OK.
+template <typename Task>
+void finish_tasks(Batch& batch, double compute_seconds, BatchObserver* observer) {
+  if (observer) observer->on_batch(batch.rows, compute_seconds);
+  for (auto& base : batch.tasks) {
+    auto& task = static_cast<Task&>(*base);
+    task.output.queue_seconds = seconds_between(task.enqueued_at(), batch.started);
+    task.output.compute_seconds = compute_seconds;
+    task.output.batch_rows = static_cast<int32_t>(batch.rows);
+    if (observer) observer->on_queue_wait(task.output.queue_seconds);
+    task.complete(TaskStatus::ok());
+  }
+}
+
+// `run(batch, runner, observer)` as a processor that logs a failure with the batch's size
+// and rethrows it; LibTorch's errors lose their C++ backtrace on the way to the caller.
+template <typename Runner, typename Run>
+DynamicBatcher::Processor logged(const char* method, const Runner& runner,
+                                 BatchObserver* observer, Run run) {
+  return [method, &runner, observer, run](Batch& batch) {
+    try {
+      run(batch, runner, observer);
+    } catch (const c10::Error& e) {
+      const std::string message = e.what_without_backtrace();
+      spdlog::error("{} batch of {} rows ({} requests) failed: {}", method, batch.rows,
+                    batch.tasks.size(), message);
+      throw std::runtime_error("the model failed on this batch: " + message);
+    } catch (const std::exception& e) {
+      spdlog::error("{} batch of {} rows ({} requests) failed: {}", method, batch.rows,
+                    batch.tasks.size(), e.what());
+      throw;
+    }
+  };
+}
+
+}  // namespace tsserve::server

@@ -1,0 +1,93 @@
+#include "server/runtime/itransformer_batches.h"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <vector>
+
+#include "server/batching/request_task.h"
+#include "server/runtime/batch_completion.h"
+
+namespace tsserve::server {
+namespace {
+
+// One sample of one task: where its input sits and where its forecast goes.
+struct SampleSlot {
+  ForecastTask* task;
+  int64_t sample;  // 0 .. task->input.samples-1
+};
+
+bool wants_maps_of(const ForecastInput& input, int64_t sample) {
+  const auto& samples = input.attention.variables;  // sample indices for an iTransformer
+  return input.attention.enabled &&
+         std::binary_search(samples.begin(), samples.end(), static_cast<int32_t>(sample));
+}
+
+// Runs the samples of one N as one forward and writes each one's forecast and maps back.
+void run_group(int64_t variables, const std::vector<SampleSlot>& group,
+               const ITransformerRunner& runner) {
+  const model::ModelConfig& config = runner.config();
+  const int64_t T = config.seq_len;
+  const int64_t F = config.pred_len;
+  const auto count = static_cast<int64_t>(group.size());
+  const int64_t C = static_cast<int64_t>(config.calendar_features().size());
+  at::Tensor series = at::empty({count, variables, T}, at::kFloat);
+  at::Tensor calendar = C > 0 ? at::empty({count, C, T}, at::kFloat) : at::Tensor();
+  bool need_attention = false;
+  for (int64_t i = 0; i < count; ++i) {
+    const auto& [task, b] = group[static_cast<size_t>(i)];
+    const ForecastInput& input = task->input;
+    std::memcpy(series[i].data_ptr<float>(), input.rows.data() + b * variables * T,
+                static_cast<size_t>(variables * T) * sizeof(float));
+    if (C > 0) {
+      std::memcpy(calendar[i].data_ptr<float>(), input.calendar.data() + b * C * T,
+                  static_cast<size_t>(C * T) * sizeof(float));
+    }
+    need_attention = need_attention || wants_maps_of(input, b);
+  }
+
+  const model::SampleForecast result = runner.forecast(series, calendar, need_attention);
+  const at::Tensor forecast = result.forecast.contiguous();
+  for (int64_t i = 0; i < count; ++i) {
+    const auto& [task, b] = group[static_cast<size_t>(i)];
+    const float* src = forecast[i].data_ptr<float>();
+    std::copy(src, src + variables * F, task->output.forecast.begin() + b * variables * F);
+    if (!wants_maps_of(task->input, b)) continue;
+    for (int32_t layer : task->input.attention.layers) {
+      task->output.attention.push_back(
+          attention_block(result.attention.at(static_cast<size_t>(layer))[i], layer,
+                          static_cast<int32_t>(b), task->input.attention.average_heads));
+    }
+  }
+}
+
+void run_itransformer_batch(Batch& batch, const ITransformerRunner& runner,
+                            BatchObserver* observer) {
+  std::map<int64_t, std::vector<SampleSlot>> by_variables;
+  for (auto& base : batch.tasks) {
+    auto& task = static_cast<ForecastTask&>(*base);
+    const ForecastInput& input = task.input;
+    const int64_t variables = input.series_rows / input.samples;
+    task.output.forecast.assign(static_cast<size_t>(input.series_rows * runner.config().pred_len),
+                                0.0f);
+    task.output.attention.clear();
+    for (int64_t b = 0; b < input.samples; ++b) by_variables[variables].push_back({&task, b});
+  }
+
+  const auto start = std::chrono::steady_clock::now();
+  for (const auto& [variables, group] : by_variables) run_group(variables, group, runner);
+  const double compute = seconds_between(start, std::chrono::steady_clock::now());
+  finish_tasks<ForecastTask>(batch, compute, observer);
+}
+
+}  // namespace
+
+DynamicBatcher::Processor itransformer_forecast_processor(const ITransformerRunner& runner,
+                                                          BatchObserver* observer) {
+  return logged("Forecast", runner, observer, run_itransformer_batch);
+}
+
+}  // namespace tsserve::server

@@ -1,0 +1,63 @@
+#include "server/runtime/itransformer_runner.h"
+
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <c10/core/InferenceMode.h>
+
+#include <algorithm>
+
+#include "tsserve/model/model_error.h"
+
+namespace tsserve::server {
+namespace {
+
+at::Tensor to_cpu(const at::Tensor& t) { return t.device().is_cpu() ? t : t.cpu(); }
+
+at::Tensor on(const at::Tensor& t, at::Device device) { return t.defined() ? t.to(device) : t; }
+
+}  // namespace
+
+ITransformerRunner::ITransformerRunner(model::ITransformer model, const RunnerOptions& options)
+    : model_(std::move(model)), device_(parse_device(options.device)), threads_(options.threads) {
+  if (options.threads < 1) throw model::ModelError("threads must be at least 1");
+  at::set_num_threads(options.threads);
+  device_name_ = device_.str();
+  model_->to(device_);
+  model_->eval();
+
+  const auto& config = model_->config();
+  const int64_t variables = config.enc_in > 0 ? config.enc_in : 7;
+  const int64_t calendar = model_->calendar_token_count();
+  c10::InferenceMode guard;
+  for (int64_t samples :
+       {int64_t{1}, std::max<int64_t>(1, options.warm_up_rows / variables)}) {
+    const at::Tensor series = at::zeros({samples, variables, config.seq_len});
+    const at::Tensor rows =
+        calendar > 0 ? at::zeros({samples, calendar, config.seq_len}) : at::Tensor();
+    forecast(series, rows, true);
+  }
+  encode(at::zeros({1, variables + calendar, config.d_model}), true);
+}
+
+model::SampleForecast ITransformerRunner::forecast(const at::Tensor& series,
+                                                   const at::Tensor& calendar,
+                                                   bool need_attention) const {
+  c10::InferenceMode guard;
+  model::SampleForecast out =
+      model_->forecast_samples(series.to(device_), on(calendar, device_), need_attention);
+  out.forecast = to_cpu(out.forecast);
+  out.encoder_output = at::Tensor();  // not served; spares the copy from the device
+  for (auto& layer : out.attention) layer = to_cpu(layer);
+  return out;
+}
+
+model::EncoderOutput ITransformerRunner::encode(const at::Tensor& tokens,
+                                                bool need_attention) const {
+  c10::InferenceMode guard;
+  model::EncoderOutput out = model_->encoder->forward(tokens.to(device_), {}, need_attention);
+  out.output = to_cpu(out.output);
+  for (auto& layer : out.weights) layer = to_cpu(layer);
+  return out;
+}
+
+}  // namespace tsserve::server

@@ -1,0 +1,46 @@
+#pragma once
+// Runs a loaded iTransformer on its device: ModelRunner's counterpart for the second
+// family, with the same contract (CPU tensors in and out, inference mode, concurrent
+// calls from several batcher workers, LibTorch's exceptions let through).
+//
+// Its unit is a sample (N variables that attend to each other), not a row: forecast()
+// takes samples of equal N, which the batch processor groups (itransformer_batches.h).
+
+#include <ATen/core/Tensor.h>
+
+#include <string>
+
+#include "server/runtime/model_runner.h"
+#include "tsserve/model/itransformer.h"
+
+namespace tsserve::server {
+
+class ITransformerRunner {
+ public:
+  // Moves `model` to the device, sets the threads and warms up (a sample of enc_in
+  // variables, or 7 with any_variable_count, alone and warm_up_rows / N of them, with
+  // attention; encode at that many tokens). Throws model::ModelError.
+  ITransformerRunner(model::ITransformer model, const RunnerOptions& options);
+
+  // series [S, N, seq_len], calendar [S, C, seq_len] (undefined when C = 0), float32 CPU
+  // -> forecast [S, N, pred_len] CPU in the series' units; attention per layer
+  // [S, H, N + C, N + C] CPU when asked.
+  model::SampleForecast forecast(const at::Tensor& series, const at::Tensor& calendar,
+                                 bool need_attention) const;
+
+  // tokens [B, L, d_model] float32 CPU -> the encoder alone, as ModelRunner::encode.
+  model::EncoderOutput encode(const at::Tensor& tokens, bool need_attention) const;
+
+  const model::ModelConfig& config() const { return model_->config(); }
+  const std::string& device_name() const { return device_name_; }
+  int threads() const { return threads_; }
+
+ private:
+  // mutable: LibTorch's forward() is non-const, though eval-mode forwards change nothing.
+  mutable model::ITransformer model_;
+  at::Device device_;
+  std::string device_name_;
+  int threads_;
+};
+
+}  // namespace tsserve::server

@@ -1,0 +1,42 @@
+#include "server/runtime/served_model.h"
+
+#include "server/runtime/itransformer_batches.h"
+#include "server/runtime/model_loading.h"
+
+namespace tsserve::server {
+
+std::unique_ptr<ServedModel> ServedModel::load(const ModelOptions& options,
+                                               const RunnerOptions& runner_options) {
+  std::unique_ptr<ServedModel> served(new ServedModel());
+  if (served_model_config(options).family == model::ModelFamily::kITransformer) {
+    served->itransformer_ =
+        std::make_unique<ITransformerRunner>(load_itransformer_model(options), runner_options);
+  } else {
+    served->patchtst_ = std::make_unique<ModelRunner>(load_model(options), runner_options);
+  }
+  return served;
+}
+
+const model::ModelConfig& ServedModel::config() const {
+  return patchtst_ ? patchtst_->config() : itransformer_->config();
+}
+
+const std::string& ServedModel::device_name() const {
+  return patchtst_ ? patchtst_->device_name() : itransformer_->device_name();
+}
+
+int ServedModel::threads() const {
+  return patchtst_ ? patchtst_->threads() : itransformer_->threads();
+}
+
+DynamicBatcher::Processor ServedModel::forecast_processor(BatchObserver* observer) const {
+  return patchtst_ ? server::forecast_processor(*patchtst_, observer)
+                   : itransformer_forecast_processor(*itransformer_, observer);
+}
+
+DynamicBatcher::Processor ServedModel::encode_processor(BatchObserver* observer) const {
+  return patchtst_ ? server::encode_processor(*patchtst_, observer)
+                   : server::encode_processor(*itransformer_, observer);
+}
+
+}  // namespace tsserve::server

@@ -1,0 +1,41 @@
+#pragma once
+// The one model this process serves, of either family, on its device: what the server's
+// wiring (app/inference_server.cpp) holds, so it needs no branch per family. The config's
+// "model" field picks the runner (ModelRunner for PatchTST, ITransformerRunner) and with
+// it the batch processors.
+//
+// Thread safety: const members may be called from any thread once load() returned.
+
+#include <memory>
+#include <string>
+
+#include "server/batching/dynamic_batcher.h"
+#include "server/config/server_config.h"
+#include "server/runtime/batch_processors.h"
+#include "server/runtime/itransformer_runner.h"
+#include "server/runtime/model_runner.h"
+
+namespace tsserve::server {
+
+class ServedModel {
+ public:
+  // Loads options.model as its config's family says, moves it to the device and warms it
+  // up. Throws model::ModelError (or std::exception) with a message for the operator.
+  static std::unique_ptr<ServedModel> load(const ModelOptions& options,
+                                           const RunnerOptions& runner_options);
+
+  const model::ModelConfig& config() const;
+  const std::string& device_name() const;
+  int threads() const;
+
+  // The processors of the model's family; they hold a reference to this object.
+  DynamicBatcher::Processor forecast_processor(BatchObserver* observer) const;
+  DynamicBatcher::Processor encode_processor(BatchObserver* observer) const;
+
+ private:
+  ServedModel() = default;
+  std::unique_ptr<ModelRunner> patchtst_;           // exactly one of the two is set
+  std::unique_ptr<ITransformerRunner> itransformer_;
+};
+
+}  // namespace tsserve::server
