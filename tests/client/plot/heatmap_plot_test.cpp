@@ -236,5 +236,32 @@ TEST(HeatmapPlot, UnwritablePathThrowsWithTheReason) {
       "cannot write plot PNG '/nonexistent-dir/a.png': No such file or directory");
 }
 
+TEST(HeatmapLayout, TokenLabelsWidenTheSlotByTheirLongestLabel) {
+  // 11 tokens named as an iTransformer's (longest "DayOfMonth", 10 characters): cell
+  // round(240 / 11) = 22; left 72 + 7 * 10 = 142, bottom 50 + 70 = 120;
+  // slot max(200, 142 + 242 + 24) = 408 x (30 + 242 + 120) = 392.
+  const std::vector<std::string> names = {"HUFL", "HULL", "MUFL", "MULL", "LUFL", "LULL",
+                                          "OT", "HourOfDay", "DayOfWeek", "DayOfMonth", "DayOfYear"};
+  HeatmapPanel panel = smooth_panel("layer 0", 11, 11);
+  panel.row_labels = panel.col_labels = names;
+  const HeatmapLayout layout = heatmap_layout({panel}, HeatmapOptions{});
+  EXPECT_EQ(layout.cell_pixels, 22);
+  EXPECT_EQ(layout.slot_left, 142);
+  EXPECT_EQ(layout.slot_bottom, 120);
+  EXPECT_EQ(layout.slot_width, 408);
+  EXPECT_EQ(layout.slot_height, 392);
+  EXPECT_EQ(layout.heatmap_origins.at(0).x, 16 + 142);
+  const std::string path = output_path("heatmap_token_labels.png");
+  write_heatmap_png(path, {panel}, HeatmapOptions{});
+  const testing::DecodedPng png(path);
+  EXPECT_EQ(png.width(), layout.image.width);
+  EXPECT_EQ(png.height(), layout.image.height);
+
+  panel.col_labels.pop_back();
+  expect_throw_with<std::invalid_argument>(
+      [&] { heatmap_layout({panel}, HeatmapOptions{}); },
+      "panels[0] (\"layer 0\"): col_labels has 10 entries; expected none or 11");
+}
+
 }  // namespace
 }  // namespace tsserve::plot
