@@ -43,8 +43,8 @@ struct Poison {
 inline Poison pick_poison(const std::vector<float>& seed_values, std::size_t count) {
   constexpr float kInf = std::numeric_limits<float>::infinity();
   constexpr float kMax = std::numeric_limits<float>::max();
-  static const float kKinds[] = {kInf, -kInf, std::numeric_limits<float>::quiet_NaN(),
-                                 kMax, -kMax, 1e38f, -4e37f, 12.5f};
+  static const float kKinds[] = {
+      kInf, -kInf, std::numeric_limits<float>::quiet_NaN(), kMax, -kMax, 1e38f, -4e37f, 12.5f};
   uint32_t hash = 2166136261u;  // FNV-1a over the first values' bits
   for (std::size_t i = 0; i < seed_values.size() && i < 64; ++i) {
     uint32_t bits;
