@@ -23,12 +23,15 @@ v1::ModelInfo model_info_of(const model::ModelConfig& config, const ModelRunner&
                                                                        : v1::PROB_LAYOUT_CANONICAL);
   info.set_device(runner.device_name());
   info.set_intra_op_threads(runner.threads());
+  info.set_forward_kernels(runner.kernels().name);
+  info.set_forward_fallback_reason(runner.kernels().fallback_reason);
   if (config.scaler) {
     for (const auto& column : config.scaler->columns) info.add_scaler_columns(column);
   }
   info.set_max_batch_rows(server.batching.max_batch_rows);
   info.set_max_encode_tokens(server.batching.max_encode_tokens);
-  info.set_batch_invariant(config.batch_invariant);
+  // The fused kernels are batch-invariant by construction, whatever the option says.
+  info.set_batch_invariant(config.batch_invariant || runner.kernels().name != "torch");
   info.set_ready(true);
   return info;
 }

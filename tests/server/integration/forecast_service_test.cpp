@@ -1,5 +1,5 @@
-// tsserve over gRPC on loopback: answers equal the library's bit for bit, alone or batched
-// with others; attention maps; bad input; queue limits, deadlines, drain and health.
+// tsserve over gRPC on loopback: answers equal the library's bit for bit (on the same
+// kernels), alone or batched with others; attention maps; bad input; queue limits, deadlines, drain and health.
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -25,10 +25,12 @@ at::Tensor rows_of(const v1::ForecastRequest& request) {
   return torch::tensor(data).view({series.shape(0), series.shape(1)});
 }
 
-// The library's forecast for the request's rows, unscaled (scaler_mode NONE).
+// The library's forecast for the request's rows, unscaled (scaler_mode NONE), on the
+// kernels the test server runs (the default, fused; cpu_kernels_test.cpp covers both).
 std::vector<float> library_forecast(const v1::ForecastRequest& request) {
   at::InferenceMode guard;
-  const at::Tensor forecast = reference_model()->forecast_rows(rows_of(request)).forecast;
+  const at::Tensor forecast =
+      reference_forecaster(model::CpuKernels::kFused).forecast_rows(rows_of(request)).forecast;
   return {forecast.data_ptr<float>(), forecast.data_ptr<float>() + forecast.numel()};
 }
 
@@ -66,7 +68,8 @@ TEST(ForecastService, ScalerWrapsTheModelLikeTraining) {
     }
   }
   at::InferenceMode guard;
-  const at::Tensor forecast = reference_model()->forecast_rows(rows).forecast;
+  const at::Tensor forecast =
+      reference_forecaster(model::CpuKernels::kFused).forecast_rows(rows).forecast;
   for (int v = 0; v < 7; ++v) {
     for (int h = 0; h < 96; ++h) {
       const float expected =

@@ -13,6 +13,8 @@ ServerConfig test_config() {
   config.server.grpc_address = "127.0.0.1:0";
   config.server.metrics_address = "127.0.0.1:0";
   config.server.drain_timeout_s = 10;
+  config.model.instances = 1;
+  config.model.threads = 1;
   config.logging.log_level = "warn";
   return config;
 }
@@ -39,6 +41,12 @@ model::PatchTST& reference_model() {
   static model::PatchTST model = model::load_patchtst(std::string(TSSERVE_SOURCE_DIR) +
                                                       "/model/default/patchtst_etth1.pt");
   return model;
+}
+
+const model::RowForecaster& reference_forecaster(model::CpuKernels kernels) {
+  static const model::RowForecaster fused(reference_model(), model::CpuKernels::kFused);
+  static const model::RowForecaster torch(reference_model(), model::CpuKernels::kTorch);
+  return kernels == model::CpuKernels::kFused ? fused : torch;
 }
 
 v1::ForecastRequest forecast_request(int64_t variables, int64_t points, uint64_t seed) {
