@@ -85,22 +85,13 @@ TEST(ForecastService, ConcurrentRequestsShareBatchesAndEachEqualsItsAloneResult)
   ServerHarness harness(config);
   constexpr int kCalls = 64;
   std::vector<v1::ForecastRequest> requests;
-  std::vector<v1::ForecastResponse> responses(kCalls);
-  std::vector<grpc::ClientContext> contexts(kCalls);
-  std::vector<grpc::Status> statuses(kCalls);
   for (int i = 0; i < kCalls; ++i) {
     requests.push_back(forecast_request(1 + i % 7, 336, 100 + i));
     requests.back().set_scaler_mode(v1::SCALER_MODE_NONE);
   }
-  CallCounter pending(kCalls);
-  for (int i = 0; i < kCalls; ++i) {
-    harness.stub().async()->Forecast(&contexts[i], &requests[i], &responses[i],
-                                     [&, i](grpc::Status status) {
-                                       statuses[i] = std::move(status);
-                                       pending.done();
-                                     });
-  }
-  ASSERT_TRUE(pending.wait(seconds(60)));
+  std::vector<v1::ForecastResponse> responses;
+  std::vector<grpc::Status> statuses;
+  ASSERT_TRUE(forecast_concurrently(harness, requests, responses, statuses, seconds(60)));
   for (int i = 0; i < kCalls; ++i) {
     ASSERT_TRUE(statuses[i].ok()) << statuses[i].error_message();
     EXPECT_EQ(floats(responses[i].forecast()), library_forecast(requests[i])) << "call " << i;

@@ -29,6 +29,25 @@ ServerHarness::ServerHarness(const ServerConfig& config)
 
 std::string ServerHarness::scrape() const { return http_get(server_->metrics_port(), "/metrics"); }
 
+bool forecast_concurrently(ServerHarness& harness, const std::vector<v1::ForecastRequest>& requests,
+                           std::vector<v1::ForecastResponse>& responses,
+                           std::vector<grpc::Status>& statuses, std::chrono::seconds limit) {
+  const std::size_t calls = requests.size();
+  responses.assign(calls, {});
+  statuses.assign(calls, {});
+  // The callbacks hold the contexts: after a timed-out wait a late call still has its own.
+  auto contexts = std::make_shared<std::vector<grpc::ClientContext>>(calls);
+  auto pending = std::make_shared<CallCounter>(static_cast<int>(calls));
+  for (std::size_t i = 0; i < calls; ++i) {
+    harness.stub().async()->Forecast(&(*contexts)[i], &requests[i], &responses[i],
+                                     [&statuses, pending, contexts, i](grpc::Status status) {
+                                       statuses[i] = std::move(status);
+                                       pending->done();
+                                     });
+  }
+  return pending->wait(limit);
+}
+
 bool metric_reaches(ServerHarness& harness, const std::string& series, double value) {
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (std::chrono::steady_clock::now() < give_up) {

@@ -66,6 +66,13 @@ class CallCounter {
   int left_;
 };
 
+// Sends every request at once (the async stub) and waits for all the answers, bounded by
+// `limit`. Fills `responses` and `statuses` (resized to requests.size()); false when some
+// call had not finished in time.
+bool forecast_concurrently(ServerHarness& harness, const std::vector<v1::ForecastRequest>& requests,
+                           std::vector<v1::ForecastResponse>& responses,
+                           std::vector<grpc::Status>& statuses, std::chrono::seconds limit);
+
 // Scrapes until `series` reads `value` or 30 s pass (each scrape is a round trip: the
 // wait is for the server's own event, with a bound, not a sleep).
 bool metric_reaches(ServerHarness& harness, const std::string& series, double value);
