@@ -17,14 +17,6 @@ namespace {
 
 using std::chrono::seconds;
 
-std::vector<float> floats(const v1::Tensor& t) { return {t.values().begin(), t.values().end()}; }
-
-at::Tensor rows_of(const v1::ForecastRequest& request) {
-  const auto& series = request.series();
-  std::vector<float> data(series.values().begin(), series.values().end());
-  return torch::tensor(data).view({series.shape(0), series.shape(1)});
-}
-
 std::vector<float> forecast_of(const model::RowForecaster& forecaster,
                                const v1::ForecastRequest& request) {
   at::InferenceMode guard;

@@ -17,14 +17,6 @@ namespace {
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-std::vector<float> floats(const v1::Tensor& t) { return {t.values().begin(), t.values().end()}; }
-
-at::Tensor rows_of(const v1::ForecastRequest& request) {
-  const auto& series = request.series();
-  std::vector<float> data(series.values().begin(), series.values().end());
-  return torch::tensor(data).view({series.shape(0), series.shape(1)});
-}
-
 // The library's forecast for the request's rows, unscaled (scaler_mode NONE), on the
 // kernels the test server runs (the default, fused; cpu_kernels_test.cpp covers both).
 std::vector<float> library_forecast(const v1::ForecastRequest& request) {

@@ -62,6 +62,14 @@ model::PatchTST& reference_model() {
   return model;
 }
 
+std::vector<float> floats(const v1::Tensor& t) { return {t.values().begin(), t.values().end()}; }
+
+at::Tensor rows_of(const v1::ForecastRequest& request) {
+  const auto& series = request.series();
+  std::vector<float> data(series.values().begin(), series.values().end());
+  return torch::tensor(data).view({series.shape(0), series.shape(1)});
+}
+
 const model::RowForecaster& reference_forecaster(model::CpuKernels kernels) {
   static const model::RowForecaster fused(reference_model(), model::CpuKernels::kFused);
   static const model::RowForecaster torch(reference_model(), model::CpuKernels::kTorch);

@@ -85,6 +85,10 @@ model::PatchTST& reference_model();
 // server with that --cpu-kernels must answer bit for bit.
 const model::RowForecaster& reference_forecaster(model::CpuKernels kernels);
 
+// A typed Tensor's values; a request's series [N, T] (VARIABLES_BY_TIME) as model rows.
+std::vector<float> floats(const v1::Tensor& t);
+at::Tensor rows_of(const v1::ForecastRequest& request);
+
 // A ForecastRequest for N variables of T points (seeded random walk), raw units.
 v1::ForecastRequest forecast_request(int64_t variables, int64_t points, uint64_t seed);
 
