@@ -28,13 +28,15 @@ RowForecaster::RowForecaster(PatchTST model, CpuKernels kernels) : model_(std::m
 
 RowForecast RowForecaster::forecast_rows(const at::Tensor& series, bool need_attention) const {
   const bool fused_input = series.device().is_cpu() && series.scalar_type() == at::kFloat;
-  if (fused_ && !need_attention && fused_input) {
-    RowForecast out;
-    out.forecast = fused_->forecast_rows(series);
-    return out;
+  if (!fused_ || !fused_input) {
+    // The module has no mutable state in eval mode (patchtst.h), so const callers may share it.
+    return model_.ptr()->forecast_rows(series, need_attention);
   }
-  // The module has no mutable state in eval mode (patchtst.h), so const callers may share it.
-  return model_.ptr()->forecast_rows(series, need_attention);
+  RowForecast out;
+  if (need_attention) out = model_.ptr()->forecast_rows(series, true);
+  out.forecast = fused_->forecast_rows(series);
+  out.encoder_output = at::Tensor();
+  return out;
 }
 
 }  // namespace tsserve::model

@@ -12,6 +12,7 @@
 
 #include "server/app/model_info.h"
 #include "server/auth/bearer_token.h"
+#include "server/config/parallelism.h"
 #include "server/config/server_config.h"
 #include "server/observability/server_metrics.h"
 #include "server/runtime/batch_processors.h"
@@ -86,6 +87,21 @@ class MetricsObserver final : public BatchObserver {
   const DynamicBatcher* batcher_ = nullptr;  // set once, before any batch runs
 };
 
+// Which forward serves, and why not the one asked for; and what "auto" became.
+void log_forward(const ServedModel& runner, const ServerConfig& config,
+                 const Parallelism& parallelism, int cores) {
+  const ServingKernels& kernels = runner.kernels();
+  if (kernels.fallback_reason.empty()) {
+    spdlog::info("forecasts run on the {} kernels (--cpu-kernels {})", kernels.name,
+                 config.model.cpu_kernels);
+  } else {
+    spdlog::warn("forecasts run on the torch kernels, not fused: {}", kernels.fallback_reason);
+  }
+  spdlog::info("{} instance(s){} x {} intra-op thread(s){} on {} usable core(s)",
+               parallelism.instances, config.model.instances == kAuto ? " (auto)" : "",
+               parallelism.threads, config.model.threads == kAuto ? " (auto)" : "", cores);
+}
+
 class InferenceServerImpl final : public InferenceServer {
  public:
   explicit InferenceServerImpl(const ServerConfig& config) : config_(config) {
@@ -98,12 +114,17 @@ class InferenceServerImpl final : public InferenceServer {
       const std::string error = metrics_->serve(config.server.metrics_address);
       if (!error.empty()) throw std::runtime_error("metrics_address: " + error);
     }
+    const int cores = usable_cpu_cores();
+    const Parallelism parallelism =
+        resolve_parallelism(config.model, cores, parse_device(config.model.device).is_cuda());
     RunnerOptions runner_options;
     runner_options.device = config.model.device;
-    runner_options.threads = config.model.threads;
+    runner_options.threads = parallelism.threads;
     runner_options.warm_up_rows = std::min<int64_t>(config.batching.max_batch_rows, 64);
+    runner_options.cpu_kernels = model::parse_cpu_kernels(config.model.cpu_kernels, "cpu_kernels");
     runner_ = ServedModel::load(config.model, runner_options);
     const model::ModelConfig& model_config = runner_->config();
+    log_forward(*runner_, config, parallelism, cores);
 
     if (metrics_) {
       metrics_->set_model_info(model_config.name, model_config.version,
@@ -120,7 +141,7 @@ class InferenceServerImpl final : public InferenceServer {
     batching.max_queue_rows = static_cast<std::size_t>(config.batching.max_queue_rows);
     batching.max_queue_wait = std::chrono::duration_cast<Clock::duration>(
         std::chrono::duration<double, std::milli>(config.batching.max_queue_wait_ms));
-    batching.workers = static_cast<std::size_t>(config.model.instances);
+    batching.workers = static_cast<std::size_t>(parallelism.instances);
     forecast_batcher_ = std::make_unique<DynamicBatcher>(
         batching, runner_->forecast_processor(forecast_observer_.get()));
     encode_batcher_ = std::make_unique<DynamicBatcher>(
@@ -135,8 +156,8 @@ class InferenceServerImpl final : public InferenceServer {
     context.limits.max_series_rows = config.batching.max_batch_rows;
     context.limits.max_encode_tokens = config.batching.max_encode_tokens;
     context.limits.max_response_bytes = config.server.max_message_bytes;
-    context.info =
-        model_info_of(model_config, runner_->device_name(), runner_->threads(), config);
+    context.info = model_info_of(model_config, *runner_, config);
+    context.info.set_instances(parallelism.instances);
     context.forecast_batcher = forecast_batcher_.get();
     context.encode_batcher = encode_batcher_.get();
     context.metrics = metrics_.get();

@@ -2,8 +2,8 @@
 
 namespace tsserve::server {
 
-v1::ModelInfo model_info_of(const model::ModelConfig& config, const std::string& device,
-                            int threads, const ServerConfig& server) {
+v1::ModelInfo model_info_of(const model::ModelConfig& config, const ServedModel& served,
+                            const ServerConfig& server) {
   v1::ModelInfo info;
   info.set_name(config.name);
   info.set_version(config.version);
@@ -36,14 +36,17 @@ v1::ModelInfo model_info_of(const model::ModelConfig& config, const std::string&
   info.set_factor(static_cast<int32_t>(config.factor));
   info.set_prob_layout(config.prob_layout == model::ProbLayout::kTslib ? v1::PROB_LAYOUT_TSLIB
                                                                        : v1::PROB_LAYOUT_CANONICAL);
-  info.set_device(device);
-  info.set_intra_op_threads(threads);
+  info.set_device(served.device_name());
+  info.set_intra_op_threads(served.threads());
+  info.set_forward_kernels(served.kernels().name);
+  info.set_forward_fallback_reason(served.kernels().fallback_reason);
   if (config.scaler) {
     for (const auto& column : config.scaler->columns) info.add_scaler_columns(column);
   }
   info.set_max_batch_rows(server.batching.max_batch_rows);
   info.set_max_encode_tokens(server.batching.max_encode_tokens);
-  info.set_batch_invariant(config.batch_invariant);
+  // The fused kernels are batch-invariant by construction, whatever the option says.
+  info.set_batch_invariant(config.batch_invariant || served.kernels().name != "torch");
   info.set_ready(true);
   return info;
 }

@@ -115,6 +115,40 @@ ConfigOption integer_option(const Meta& meta, Field field, std::int64_t min,
   return option;
 }
 
+// An integer in [min, max], or "auto" (stored as kAuto, resolved at start from the
+// machine: server/config/parallelism.h).
+template <typename Field>
+ConfigOption integer_or_auto_option(const Meta& meta, Field field, std::int64_t min,
+                                    std::int64_t max) {
+  ConfigOption option = integer_option(meta, field, min, max);
+  auto set_integer_text = option.set_from_text;
+  auto set_integer_json = option.set_from_json;
+  option.set_from_text = [field, set_integer_text](ServerConfig& config, const std::string& text,
+                                                   const std::string& source) -> std::string {
+    if (text == "auto") {
+      field(config) = kAuto;
+      return "";
+    }
+    std::string error = set_integer_text(config, text, source);
+    if (error.find(" is not an integer") != std::string::npos) error += " or auto";
+    return error;
+  };
+  option.set_from_json = [field, set_integer_json](ServerConfig& config, const json& value,
+                                                   const std::string& source) -> std::string {
+    if (value.is_string() && value.get<std::string>() == "auto") {
+      field(config) = kAuto;
+      return "";
+    }
+    std::string error = set_integer_json(config, value, source);
+    if (!error.empty() && value.is_string()) error += " or \"auto\"";
+    return error;
+  };
+  option.get = [field](const ServerConfig& config) {
+    return field(config) == kAuto ? json("auto") : json(field(config));
+  };
+  return option;
+}
+
 template <typename Field>
 ConfigOption number_option(const Meta& meta, Field field, double min,
                            double max = std::numeric_limits<double>::max()) {
@@ -276,11 +310,19 @@ std::vector<ConfigOption> make_options() {
   options.push_back(text_option(
       {"device", "Model", "DEVICE", "cpu | cuda | cuda:N | auto (CUDA when available)"},
       [](auto& c) -> auto& { return c.model.device; }, check_device));
-  options.push_back(integer_option(
-      {"threads", "Model", "INT", "LibTorch intra-op threads"},
+  options.push_back(text_option(
+      {"cpu_kernels", "Model", "KERNELS",
+       "Forward on the CPU: fused (tsserve's own kernels; ProbSparse, attention maps and GPUs "
+       "use LibTorch) | torch (LibTorch's operators)"},
+      [](auto& c) -> auto& { return c.model.cpu_kernels; }, one_of({"fused", "torch"})));
+  options.push_back(integer_or_auto_option(
+      {"threads", "Model", "INT|auto",
+       "LibTorch intra-op threads per process; auto = 1 (instances use the cores)"},
       [](auto& c) -> auto& { return c.model.threads; }, 1, 1024));
-  options.push_back(integer_option(
-      {"instances", "Model", "INT", "Model instances (one batcher worker each)"},
+  options.push_back(integer_or_auto_option(
+      {"instances", "Model", "INT|auto",
+       "Model instances, one batcher worker each; auto = one per CPU core this process may "
+       "use (1 on a GPU); each adds about 2 MiB (fused) or 20 MiB (torch) at its peak"},
       [](auto& c) -> auto& { return c.model.instances; }, 1, 1024));
   options.push_back(bool_option(
       {"batch_invariant", "Model", "BOOL",

@@ -39,6 +39,9 @@ inline constexpr std::initializer_list<const char*> kProbLayouts = {"canonical",
 // (the Docker image points it at the model it bundles).
 std::string default_model_path();
 
+// An integer option left to the server to choose from the machine ("auto").
+inline constexpr int kAuto = 0;
+
 struct ModelOptions {
   // Checkpoint file (torch.save state_dict or safetensors).
   std::string model = default_model_path();
@@ -52,10 +55,13 @@ struct ModelOptions {
   std::string prob_layout;
   // "cpu" | "cuda" | "cuda:N" | "auto" (CUDA when available, else CPU).
   std::string device = "cpu";
-  // LibTorch intra-op threads.
-  int threads = 1;
-  // Model instances, one batcher worker each.
-  int instances = 1;
+  // The forward on the CPU: "fused" (the model library's fused kernels where they apply,
+  // model/row_forecaster.h) | "torch" (LibTorch's operators).
+  std::string cpu_kernels = "fused";
+  // LibTorch intra-op threads; kAuto = resolved at start (config/parallelism.h).
+  int threads = kAuto;
+  // Model instances, one batcher worker each; kAuto = resolved at start.
+  int instances = kAuto;
   // A row's answer does not depend on what else is in its batch (DESIGN.md).
   bool batch_invariant = true;
 };

@@ -10,8 +10,10 @@
 #include "server/runtime/batch_completion.h"
 
 // Forecast batches stack every variable of every request as one row [R, seq_len]; the
-// model is channel-independent and row-invariant, so each request's result is bitwise the
-// one it would get alone. Encode batches are grouped by token count and each group runs as
+// model is channel-independent and row-invariant (the fused kernels by construction, the
+// LibTorch modules through the batch-invariant path), so each request's result is bitwise
+// the one it would get alone; attention maps run on the asking requests' rows only.
+// Encode batches are grouped by token count and each group runs as
 // one [b, L, D] forward: padding to a common length would change the GEMM and softmax
 // shapes and with them the last bits, so grouping keeps the same guarantee.
 
@@ -36,34 +38,65 @@ std::vector<AttentionBlock> select_attention(const std::vector<at::Tensor>& weig
   return blocks;
 }
 
+// The rows of the tasks that asked for attention maps, stacked, and where each such
+// task's rows start among them (-1 for the others).
+struct AttentionRows {
+  at::Tensor rows;
+  std::vector<int64_t> first_row;
+};
+
+AttentionRows attention_rows(const Batch& batch, const at::Tensor& rows) {
+  AttentionRows out;
+  std::vector<at::Tensor> parts;
+  int64_t batch_row = 0;
+  int64_t next = 0;
+  for (const auto& base : batch.tasks) {
+    const auto& input = static_cast<const ForecastTask&>(*base).input;
+    out.first_row.push_back(input.attention.enabled ? next : -1);
+    if (input.attention.enabled) {
+      parts.push_back(rows.narrow(0, batch_row, input.series_rows));
+      next += input.series_rows;
+    }
+    batch_row += input.series_rows;
+  }
+  if (!parts.empty()) out.rows = at::cat(parts);
+  return out;
+}
+
 void run_forecast_batch(Batch& batch, const ModelRunner& runner, BatchObserver* observer) {
   const int64_t seq_len = runner.config().seq_len;
   const int64_t pred_len = runner.config().pred_len;
   at::Tensor rows = at::empty({static_cast<int64_t>(batch.rows), seq_len}, at::kFloat);
-  bool need_attention = false;
   {
     float* dst = rows.data_ptr<float>();
     for (const auto& base : batch.tasks) {
       const auto& input = static_cast<const ForecastTask&>(*base).input;
       std::memcpy(dst, input.rows.data(), input.rows.size() * sizeof(float));
       dst += input.rows.size();
-      need_attention = need_attention || input.attention.enabled;
     }
   }
 
+  // Forecasts for every row from the serving kernels; maps, from the LibTorch modules,
+  // only for the rows of tasks that asked. A row's forecast is thus computed the same way
+  // whatever its batch holds.
   const auto start = std::chrono::steady_clock::now();
-  const ForecastRows result = runner.forecast(rows, need_attention);
+  const at::Tensor forecast_rows = runner.forecast(rows);
+  const AttentionRows wanted = attention_rows(batch, rows);
+  const std::vector<at::Tensor> maps =
+      wanted.rows.defined() ? runner.attention_maps(wanted.rows) : std::vector<at::Tensor>{};
   const double compute = Seconds(std::chrono::steady_clock::now() - start).count();
 
-  const float* forecast = result.forecast.data_ptr<float>();
+  const float* forecast = forecast_rows.data_ptr<float>();
   int64_t first_row = 0;
-  for (auto& base : batch.tasks) {
-    auto& task = static_cast<ForecastTask&>(*base);
+  for (std::size_t i = 0; i < batch.tasks.size(); ++i) {
+    auto& task = static_cast<ForecastTask&>(*batch.tasks[i]);
     const int64_t n = task.input.series_rows;
     task.output.forecast.assign(forecast + first_row * pred_len,
                                 forecast + (first_row + n) * pred_len);
-    task.output.attention = select_attention(result.attention, first_row, task.input.attention,
-                                             task.input.attention.variables);
+    if (wanted.first_row[i] >= 0) {
+      task.output.attention = select_attention(maps, wanted.first_row[i], task.input.attention,
+                                               task.input.attention.variables);
+    }
     first_row += n;
   }
   finish_tasks<ForecastTask>(batch, compute, observer);

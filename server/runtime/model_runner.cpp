@@ -5,6 +5,7 @@
 #include <c10/core/InferenceMode.h>
 #include <torch/cuda.h>
 
+#include "tsserve/model/fused_forward.h"
 #include "tsserve/model/model_error.h"
 
 namespace tsserve::server {
@@ -49,22 +50,34 @@ ModelRunner::ModelRunner(model::PatchTST model, const RunnerOptions& options)
   device_name_ = device_.str();
   model_->to(device_);
   model_->eval();
+  forecaster_ = std::make_unique<model::RowForecaster>(model_, options.cpu_kernels);
+  kernels_.fallback_reason = forecaster_->fallback_reason();
+  kernels_.name = forecaster_->uses_fused_kernels()
+                      ? std::string("fused-") + model::fused_instruction_set()
+                      : "torch";
 
   const auto& config = model_->config();
   c10::InferenceMode guard;
   for (int64_t rows : {int64_t{1}, std::max<int64_t>(1, options.warm_up_rows)}) {
-    forecast(at::zeros({rows, config.seq_len}), true);
+    forecast(at::zeros({rows, config.seq_len}));
+    attention_maps(at::zeros({rows, config.seq_len}));
   }
   encode(at::zeros({1, config.patch_count(), config.d_model}), true);
 }
 
-ForecastRows ModelRunner::forecast(const at::Tensor& rows, bool need_attention) const {
+at::Tensor ModelRunner::forecast(const at::Tensor& rows) const {
   c10::InferenceMode guard;
-  model::RowForecast out = model_->forecast_rows(rows.to(device_), need_attention);
-  ForecastRows result;
-  result.forecast = to_cpu(out.forecast);
-  for (const auto& layer : out.attention) result.attention.push_back(to_cpu(layer));
-  return result;
+  // The fused kernels read the CPU rows in place; the LibTorch path moves them over.
+  const at::Tensor input = forecaster_->uses_fused_kernels() ? rows : rows.to(device_);
+  return to_cpu(forecaster_->forecast_rows(input).forecast);
+}
+
+std::vector<at::Tensor> ModelRunner::attention_maps(const at::Tensor& rows) const {
+  c10::InferenceMode guard;
+  model::RowForecast out = model_->forecast_rows(rows.to(device_), true);
+  std::vector<at::Tensor> maps;
+  for (const auto& layer : out.attention) maps.push_back(to_cpu(layer));
+  return maps;
 }
 
 model::EncoderOutput ModelRunner::encode(const at::Tensor& tokens, bool need_attention) const {

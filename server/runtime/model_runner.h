@@ -5,16 +5,24 @@
 // runs under inference mode. Forward calls may come from several batcher workers at once
 // (the model holds no mutable state in eval mode, so instances share its weights).
 //
+// Forecasts run on the kernels RunnerOptions::cpu_kernels names (model/row_forecaster.h):
+// the fused CPU forward by default, the LibTorch modules where it does not apply
+// (ProbSparse attention, a GPU: kernels() says which and why). Attention maps and Encode
+// always come from the LibTorch modules. A row's forecast is the same whether or not
+// maps are asked for, and whatever else shares its batch.
+//
 // Errors: the constructor throws model::ModelError for a device it cannot use (e.g. cuda
 // with a CPU-only LibTorch); forward calls let LibTorch's exceptions through, and the
 // batch processors turn them into INTERNAL for the batch's requests.
 
 #include <ATen/core/Tensor.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "tsserve/model/patchtst.h"
+#include "tsserve/model/row_forecaster.h"
 
 namespace tsserve::server {
 
@@ -25,11 +33,14 @@ struct RunnerOptions {
   int threads = 1;
   // Largest batch the warm-up runs, so first requests do not pay for allocations.
   int64_t warm_up_rows = 64;
+  // Which forward serves forecasts on the CPU.
+  model::CpuKernels cpu_kernels = model::CpuKernels::kFused;
 };
 
-struct ForecastRows {
-  at::Tensor forecast;                // [R, pred_len], CPU, in the rows' (scaled) units
-  std::vector<at::Tensor> attention;  // per layer [R, H, P, P], CPU; empty unless asked
+// Which forward serves forecasts, for the start-up log and GetModelInfo.
+struct ServingKernels {
+  std::string name;             // "fused-avx512" | "fused-avx2" | "fused-sse2" | "torch"
+  std::string fallback_reason;  // why "fused" was asked for and "torch" serves; "" otherwise
 };
 
 class ModelRunner {
@@ -38,8 +49,10 @@ class ModelRunner {
   // warm_up_rows rows, encode at patch_count tokens). Throws model::ModelError.
   ModelRunner(model::PatchTST model, const RunnerOptions& options);
 
-  // rows [R, seq_len] float32 CPU.
-  ForecastRows forecast(const at::Tensor& rows, bool need_attention) const;
+  // rows [R, seq_len] float32 CPU -> forecast [R, pred_len] CPU, in the rows' units.
+  at::Tensor forecast(const at::Tensor& rows) const;
+  // rows [R, seq_len] float32 CPU -> per layer [R, H, P, P] CPU (the LibTorch modules).
+  std::vector<at::Tensor> attention_maps(const at::Tensor& rows) const;
 
   // tokens [B, L, d_model] float32 CPU -> output [B, L, d_model] CPU; attention per layer
   // [B, H, L, L] when asked.
@@ -49,6 +62,7 @@ class ModelRunner {
   // "cpu" or "cuda:N".
   const std::string& device_name() const { return device_name_; }
   int threads() const { return threads_; }
+  const ServingKernels& kernels() const { return kernels_; }
 
  private:
   // mutable: LibTorch's forward() is non-const, though eval-mode forwards change nothing.
@@ -56,6 +70,9 @@ class ModelRunner {
   at::Device device_;
   std::string device_name_;
   int threads_;
+  // Built after the model is on its device; shares the model's weights.
+  std::unique_ptr<model::RowForecaster> forecaster_;
+  ServingKernels kernels_;
 };
 
 // Parses a device option; throws model::ModelError naming the option and the choices, or

@@ -11,6 +11,11 @@ std::unique_ptr<ServedModel> ServedModel::load(const ModelOptions& options,
   if (served_model_config(options).family == model::ModelFamily::kITransformer) {
     served->itransformer_ =
         std::make_unique<ITransformerRunner>(load_itransformer_model(options), runner_options);
+    served->itransformer_kernels_.name = "torch";
+    if (runner_options.cpu_kernels == model::CpuKernels::kFused) {
+      served->itransformer_kernels_.fallback_reason =
+          "the fused CPU kernels cover PatchTST only; iTransformer runs on LibTorch";
+    }
   } else {
     served->patchtst_ = std::make_unique<ModelRunner>(load_model(options), runner_options);
   }
@@ -27,6 +32,10 @@ const std::string& ServedModel::device_name() const {
 
 int ServedModel::threads() const {
   return patchtst_ ? patchtst_->threads() : itransformer_->threads();
+}
+
+const ServingKernels& ServedModel::kernels() const {
+  return patchtst_ ? patchtst_->kernels() : itransformer_kernels_;
 }
 
 DynamicBatcher::Processor ServedModel::forecast_processor(BatchObserver* observer) const {

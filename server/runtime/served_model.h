@@ -27,6 +27,9 @@ class ServedModel {
   const model::ModelConfig& config() const;
   const std::string& device_name() const;
   int threads() const;
+  // Which forward serves forecasts and why a fallback happened (PatchTST: the runner's;
+  // iTransformer: always LibTorch, the fused kernels being PatchTST's).
+  const ServingKernels& kernels() const;
 
   // The processors of the model's family; they hold a reference to this object.
   DynamicBatcher::Processor forecast_processor(BatchObserver* observer) const;
@@ -36,6 +39,7 @@ class ServedModel {
   ServedModel() = default;
   std::unique_ptr<ModelRunner> patchtst_;           // exactly one of the two is set
   std::unique_ptr<ITransformerRunner> itransformer_;
+  ServingKernels itransformer_kernels_;
 };
 
 }  // namespace tsserve::server

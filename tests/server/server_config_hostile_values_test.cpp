@@ -49,7 +49,7 @@ TEST(ServerConfigHostileValuesTest, ControlBytesInValuesKeepOneLinePerProblem) {
   const ConfigLoadResult env = load({}, {{"TSSERVE_THREADS", "1\n2"}});
   ASSERT_EQ(env.outcome, Outcome::kError);
   EXPECT_EQ(env.message,
-            "TSSERVE_THREADS: '1\\x0a2' is not an integer\n"
+            "TSSERVE_THREADS: '1\\x0a2' is not an integer or auto\n"
             "Run tsserve --help for every option, its default and its environment variable.\n");
 }
 

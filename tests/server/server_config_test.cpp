@@ -66,8 +66,9 @@ TEST(ServerConfigTest, DefaultsWithoutArgumentsOrEnvironment) {
   EXPECT_EQ(config.model.attention, "");
   EXPECT_EQ(config.model.factor, 0);
   EXPECT_EQ(config.model.device, "cpu");
-  EXPECT_EQ(config.model.threads, 1);
-  EXPECT_EQ(config.model.instances, 1);
+  EXPECT_EQ(config.model.cpu_kernels, "fused");
+  EXPECT_EQ(config.model.threads, kAuto);
+  EXPECT_EQ(config.model.instances, kAuto);
   EXPECT_TRUE(config.model.batch_invariant);
   EXPECT_EQ(config.batching.max_batch_rows, 448);
   EXPECT_EQ(config.batching.max_queue_delay_ms, 0.0);
@@ -125,6 +126,35 @@ TEST(ServerConfigTest, FlagsSetEveryKindOfOption) {
   EXPECT_EQ(config.server.drain_timeout_s, 0.0);
   EXPECT_EQ(config.logging.log_format, "json");
   EXPECT_EQ(config.logging.log_level, "debug");
+}
+
+TEST(ServerConfigTest, CpuKernelsAndAutoParallelismFromEverySource) {
+  EXPECT_EQ(load_ok({"--cpu-kernels", "torch"}).model.cpu_kernels, "torch");
+  EXPECT_EQ(load_ok({}, {{"TSSERVE_CPU_KERNELS", "torch"}}).model.cpu_kernels, "torch");
+  EXPECT_THAT(load_error({"--cpu-kernels", "onnx"}),
+              HasSubstr("--cpu-kernels: 'onnx' is not valid (expected fused, torch)"));
+
+  const ServerConfig given = load_ok({"--threads", "3"}, {{"TSSERVE_INSTANCES", "5"}});
+  EXPECT_EQ(given.model.threads, 3);
+  EXPECT_EQ(given.model.instances, 5);
+  const ServerConfig automatic =
+      load_ok({"--threads", "auto"}, {{"TSSERVE_INSTANCES", "auto"}});
+  EXPECT_EQ(automatic.model.threads, kAuto);
+  EXPECT_EQ(automatic.model.instances, kAuto);
+
+  TempFile file(R"({"threads": "auto", "instances": 2, "cpu_kernels": "torch"})");
+  const ServerConfig from_file = load_ok({"--config", file.path()});
+  EXPECT_EQ(from_file.model.threads, kAuto);
+  EXPECT_EQ(from_file.model.instances, 2);
+  EXPECT_EQ(from_file.model.cpu_kernels, "torch");
+  // "auto" is written back as "auto", so the startup log's JSON loads back the same.
+  EXPECT_THAT(to_config_json(from_file), HasSubstr("\"threads\": \"auto\""));
+
+  EXPECT_THAT(load_error({"--instances", "some"}),
+              HasSubstr("--instances: 'some' is not an integer or auto"));
+  TempFile bad(R"({"instances": "all"})");
+  EXPECT_THAT(load_error({"--config", bad.path()}),
+              HasSubstr(bad.path() + ":instances: expected an integer, got \"all\" or \"auto\""));
 }
 
 TEST(ServerConfigTest, LaterSourcesWin) {
@@ -284,7 +314,7 @@ TEST(ServerConfigTest, HelpListsEveryOptionWithItsDefaultAndEnvironmentVariable)
   EXPECT_THAT(help, HasSubstr("TSSERVE_CONFIG"));
   // Every option is a key of the config JSON.
   const nlohmann::json defaults = nlohmann::json::parse(to_config_json(ServerConfig{}));
-  ASSERT_EQ(defaults.size(), 25u);
+  ASSERT_EQ(defaults.size(), 26u);
   for (const auto& [key, value] : defaults.items()) {
     SCOPED_TRACE(key);
     std::string flag = "--" + key;

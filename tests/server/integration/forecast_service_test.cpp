@@ -1,5 +1,5 @@
-// tsserve over gRPC on loopback: answers equal the library's bit for bit, alone or batched
-// with others; attention maps; bad input; queue limits, deadlines, drain and health.
+// tsserve over gRPC on loopback: answers equal the library's bit for bit (on the same
+// kernels), alone or batched with others; attention maps; bad input; queue limits, deadlines, drain and health.
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -19,18 +19,12 @@ namespace {
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-std::vector<float> floats(const v1::Tensor& t) { return {t.values().begin(), t.values().end()}; }
-
-at::Tensor rows_of(const v1::ForecastRequest& request) {
-  const auto& series = request.series();
-  std::vector<float> data(series.values().begin(), series.values().end());
-  return torch::tensor(data).view({series.shape(0), series.shape(1)});
-}
-
-// The library's forecast for the request's rows, unscaled (scaler_mode NONE).
+// The library's forecast for the request's rows, unscaled (scaler_mode NONE), on the
+// kernels the test server runs (the default, fused; cpu_kernels_test.cpp covers both).
 std::vector<float> library_forecast(const v1::ForecastRequest& request) {
   at::InferenceMode guard;
-  const at::Tensor forecast = reference_model()->forecast_rows(rows_of(request)).forecast;
+  const at::Tensor forecast =
+      reference_forecaster(model::CpuKernels::kFused).forecast_rows(rows_of(request)).forecast;
   return {forecast.data_ptr<float>(), forecast.data_ptr<float>() + forecast.numel()};
 }
 
@@ -109,7 +103,8 @@ TEST(ForecastService, ScalerWrapsTheModelLikeTraining) {
     }
   }
   at::InferenceMode guard;
-  const at::Tensor forecast = reference_model()->forecast_rows(rows).forecast;
+  const at::Tensor forecast =
+      reference_forecaster(model::CpuKernels::kFused).forecast_rows(rows).forecast;
   for (int v = 0; v < 7; ++v) {
     for (int h = 0; h < 96; ++h) {
       const float expected =
@@ -125,22 +120,13 @@ TEST(ForecastService, ConcurrentRequestsShareBatchesAndEachEqualsItsAloneResult)
   ServerHarness harness(config);
   constexpr int kCalls = 64;
   std::vector<v1::ForecastRequest> requests;
-  std::vector<v1::ForecastResponse> responses(kCalls);
-  std::vector<grpc::ClientContext> contexts(kCalls);
-  std::vector<grpc::Status> statuses(kCalls);
   for (int i = 0; i < kCalls; ++i) {
     requests.push_back(forecast_request(1 + i % 7, 336, 100 + i));
     requests.back().set_scaler_mode(v1::SCALER_MODE_NONE);
   }
-  CallCounter pending(kCalls);
-  for (int i = 0; i < kCalls; ++i) {
-    harness.stub().async()->Forecast(&contexts[i], &requests[i], &responses[i],
-                                     [&, i](grpc::Status status) {
-                                       statuses[i] = std::move(status);
-                                       pending.done();
-                                     });
-  }
-  ASSERT_TRUE(pending.wait(seconds(60)));
+  std::vector<v1::ForecastResponse> responses;
+  std::vector<grpc::Status> statuses;
+  ASSERT_TRUE(forecast_concurrently(harness, requests, responses, statuses, seconds(60)));
   for (int i = 0; i < kCalls; ++i) {
     ASSERT_TRUE(statuses[i].ok()) << statuses[i].error_message();
     EXPECT_EQ(floats(responses[i].forecast()), library_forecast(requests[i])) << "call " << i;

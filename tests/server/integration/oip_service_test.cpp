@@ -207,8 +207,8 @@ TEST(OipService, OipAndV1RequestsShareABatchAndEachEqualsItsAloneResult) {
   auto alone = [](const v1::ForecastRequest& r) {
     const auto& s = r.series();
     std::vector<float> data(s.values().begin(), s.values().end());
-    return reference_model()
-        ->forecast_rows(torch::tensor(data).view({s.shape(0), s.shape(1)}))
+    return reference_forecaster(model::CpuKernels::kFused)
+        .forecast_rows(torch::tensor(data).view({s.shape(0), s.shape(1)}))
         .forecast;
   };
   const at::Tensor v1_alone = alone(v1_request);

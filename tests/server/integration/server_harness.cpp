@@ -13,6 +13,8 @@ ServerConfig test_config() {
   config.server.grpc_address = "127.0.0.1:0";
   config.server.metrics_address = "127.0.0.1:0";
   config.server.drain_timeout_s = 10;
+  config.model.instances = 1;
+  config.model.threads = 1;
   config.logging.log_level = "warn";
   return config;
 }
@@ -27,6 +29,25 @@ ServerHarness::ServerHarness(const ServerConfig& config)
 
 std::string ServerHarness::scrape() const { return http_get(server_->metrics_port(), "/metrics"); }
 
+bool forecast_concurrently(ServerHarness& harness, const std::vector<v1::ForecastRequest>& requests,
+                           std::vector<v1::ForecastResponse>& responses,
+                           std::vector<grpc::Status>& statuses, std::chrono::seconds limit) {
+  const std::size_t calls = requests.size();
+  responses.assign(calls, {});
+  statuses.assign(calls, {});
+  // The callbacks hold the contexts: after a timed-out wait a late call still has its own.
+  auto contexts = std::make_shared<std::vector<grpc::ClientContext>>(calls);
+  auto pending = std::make_shared<CallCounter>(static_cast<int>(calls));
+  for (std::size_t i = 0; i < calls; ++i) {
+    harness.stub().async()->Forecast(&(*contexts)[i], &requests[i], &responses[i],
+                                     [&statuses, pending, contexts, i](grpc::Status status) {
+                                       statuses[i] = std::move(status);
+                                       pending->done();
+                                     });
+  }
+  return pending->wait(limit);
+}
+
 bool metric_reaches(ServerHarness& harness, const std::string& series, double value) {
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (std::chrono::steady_clock::now() < give_up) {
@@ -39,6 +60,20 @@ model::PatchTST& reference_model() {
   static model::PatchTST model = model::load_patchtst(std::string(TSSERVE_SOURCE_DIR) +
                                                       "/model/default/patchtst_etth1.pt");
   return model;
+}
+
+std::vector<float> floats(const v1::Tensor& t) { return {t.values().begin(), t.values().end()}; }
+
+at::Tensor rows_of(const v1::ForecastRequest& request) {
+  const auto& series = request.series();
+  std::vector<float> data(series.values().begin(), series.values().end());
+  return torch::tensor(data).view({series.shape(0), series.shape(1)});
+}
+
+const model::RowForecaster& reference_forecaster(model::CpuKernels kernels) {
+  static const model::RowForecaster fused(reference_model(), model::CpuKernels::kFused);
+  static const model::RowForecaster torch(reference_model(), model::CpuKernels::kTorch);
+  return kernels == model::CpuKernels::kFused ? fused : torch;
 }
 
 v1::ForecastRequest forecast_request(int64_t variables, int64_t points, uint64_t seed) {

@@ -17,11 +17,14 @@
 #include "server/app/inference_server.h"
 #include "server/config/server_config.h"
 #include "tsserve/model/patchtst.h"
+#include "tsserve/model/row_forecaster.h"
 #include "tsserve/v1/forecast_service.grpc.pb.h"
 
 namespace tsserve::server::testing {
 
-// Defaults for tests: loopback, any free port, one thread, quiet logs.
+// Defaults for tests: loopback, any free port, one instance of one thread (not auto: a
+// test that counts batches must not depend on the machine), quiet logs; the default
+// kernels (fused).
 ServerConfig test_config();
 
 class ServerHarness {
@@ -63,12 +66,28 @@ class CallCounter {
   int left_;
 };
 
+// Sends every request at once (the async stub) and waits for all the answers, bounded by
+// `limit`. Fills `responses` and `statuses` (resized to requests.size()); false when some
+// call had not finished in time.
+bool forecast_concurrently(ServerHarness& harness, const std::vector<v1::ForecastRequest>& requests,
+                           std::vector<v1::ForecastResponse>& responses,
+                           std::vector<grpc::Status>& statuses, std::chrono::seconds limit);
+
 // Scrapes until `series` reads `value` or 30 s pass (each scrape is a round trip: the
 // wait is for the server's own event, with a bound, not a sleep).
 bool metric_reaches(ServerHarness& harness, const std::string& series, double value);
 
-// The bundled model, loaded by the library directly (no server involved).
+// The bundled model, loaded by the library directly (no server involved): its LibTorch
+// modules.
 model::PatchTST& reference_model();
+
+// The same model through the library's RowForecaster with the given kernels: what a
+// server with that --cpu-kernels must answer bit for bit.
+const model::RowForecaster& reference_forecaster(model::CpuKernels kernels);
+
+// A typed Tensor's values; a request's series [N, T] (VARIABLES_BY_TIME) as model rows.
+std::vector<float> floats(const v1::Tensor& t);
+at::Tensor rows_of(const v1::ForecastRequest& request);
 
 // A ForecastRequest for N variables of T points (seeded random walk), raw units.
 v1::ForecastRequest forecast_request(int64_t variables, int64_t points, uint64_t seed);

@@ -6,9 +6,12 @@
 // With CpuKernels::kFused, forecasts come from the fused kernels whenever they can:
 // - a config they do not cover (ProbSparse attention) or a model not on the CPU falls
 //   back to the LibTorch modules for every call; fallback_reason() says why;
-// - a call that asks for attention maps goes to the LibTorch modules (the fused path
-//   computes no maps), as does a series that is not float32 on the CPU.
-// The fused path fills RowForecast::forecast only (encoder_output stays undefined).
+// - a series that is not float32 on the CPU goes to the LibTorch modules.
+// Attention maps come from the LibTorch modules (the fused path computes none), but the
+// forecast of a call that asks for them still comes from the fused kernels: a row's
+// forecast does not depend on whether maps were asked for (the server batches calls that
+// ask with calls that do not, and promises each row the answer it would get alone).
+// The fused path leaves RowForecast::encoder_output undefined.
 //
 // Build it after the model is on its device and in eval mode: the fused path copies the
 // weights once, here.

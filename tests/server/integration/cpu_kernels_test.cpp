@@ -1,0 +1,150 @@
+// --cpu-kernels through the server: `fused` (the default) answers within 1e-5 of the
+// LibTorch model and `torch` bit for bit; with either, every answer is bitwise the
+// in-process forecaster's on the same kernels for its rows alone, whatever shares its
+// batch and whether or not it asked for attention maps; GetModelInfo says which forward
+// serves and why a fallback happened.
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "server_harness.h"
+
+namespace tsserve::server::testing {
+namespace {
+
+using std::chrono::seconds;
+
+std::vector<float> forecast_of(const model::RowForecaster& forecaster,
+                               const v1::ForecastRequest& request) {
+  at::InferenceMode guard;
+  const at::Tensor forecast = forecaster.forecast_rows(rows_of(request)).forecast;
+  return {forecast.data_ptr<float>(), forecast.data_ptr<float>() + forecast.numel()};
+}
+
+v1::ForecastResponse forecast(ServerHarness& harness, const v1::ForecastRequest& request) {
+  v1::ForecastResponse response;
+  grpc::ClientContext context;
+  const grpc::Status status = harness.stub().Forecast(&context, request, &response);
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  return response;
+}
+
+v1::ModelInfo model_info(ServerHarness& harness) {
+  v1::GetModelInfoResponse response;
+  grpc::ClientContext context;
+  EXPECT_TRUE(harness.stub().GetModelInfo(&context, {}, &response).ok());
+  return response.info();
+}
+
+ServerConfig with_kernels(const std::string& kernels) {
+  ServerConfig config = test_config();
+  config.model.cpu_kernels = kernels;
+  return config;
+}
+
+TEST(CpuKernels, FusedServerIsWithin1e5OfTheLibTorchModel) {
+  ServerHarness harness;  // the default kernels
+  const v1::ModelInfo info = model_info(harness);
+  EXPECT_EQ(info.forward_kernels().rfind("fused-", 0), 0u) << info.forward_kernels();
+  EXPECT_EQ(info.forward_fallback_reason(), "");
+  EXPECT_TRUE(info.batch_invariant());
+
+  v1::ForecastRequest request = forecast_request(7, 336, 71);
+  request.set_scaler_mode(v1::SCALER_MODE_NONE);
+  const std::vector<float> got = floats(forecast(harness, request).forecast());
+  const std::vector<float> libtorch =
+      forecast_of(reference_forecaster(model::CpuKernels::kTorch), request);
+  ASSERT_EQ(got.size(), libtorch.size());
+  // The project's parity bar: 1e-5 relative to the output's scale (its largest magnitude).
+  double scale = 0;
+  double worst = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    scale = std::max(scale, std::abs(double(libtorch[i])));
+    worst = std::max(worst, std::abs(double(got[i]) - libtorch[i]));
+  }
+  EXPECT_LE(worst, 1e-5 * scale) << "scale " << scale;
+  // ...and not the LibTorch answer itself, or this test would not tell the paths apart.
+  EXPECT_NE(got, libtorch);
+}
+
+TEST(CpuKernels, TorchServerEqualsTheLibTorchModelBitForBit) {
+  ServerHarness harness(with_kernels("torch"));
+  const v1::ModelInfo info = model_info(harness);
+  EXPECT_EQ(info.forward_kernels(), "torch");
+  EXPECT_EQ(info.forward_fallback_reason(), "");
+
+  v1::ForecastRequest request = forecast_request(7, 336, 72);
+  request.set_scaler_mode(v1::SCALER_MODE_NONE);
+  at::InferenceMode guard;
+  const at::Tensor libtorch = reference_model()->forecast_rows(rows_of(request)).forecast;
+  EXPECT_EQ(floats(forecast(harness, request).forecast()),
+            std::vector<float>(libtorch.data_ptr<float>(),
+                               libtorch.data_ptr<float>() + libtorch.numel()));
+}
+
+TEST(CpuKernels, ProbSparseFallsBackToTorchAndSaysWhy) {
+  ServerConfig config = test_config();  // fused asked for
+  config.model.attention = "prob";
+  ServerHarness harness(config);
+  const v1::ModelInfo info = model_info(harness);
+  EXPECT_EQ(info.forward_kernels(), "torch");
+  EXPECT_NE(info.forward_fallback_reason().find("Full attention only"), std::string::npos)
+      << info.forward_fallback_reason();
+}
+
+class EveryKernels : public ::testing::TestWithParam<model::CpuKernels> {};
+
+// 48 calls of 1-7 variables in batches of whatever met in the queue, every fourth asking
+// for attention maps: each forecast is bitwise its rows' forecast alone, on the server's
+// kernels, and the maps are the LibTorch model's.
+TEST_P(EveryKernels, EachAnswerIsItsAloneAnswerWhateverItsBatchHolds) {
+  ServerConfig config = with_kernels(model::to_string(GetParam()));
+  config.batching.max_queue_delay_ms = 200;  // long enough for the calls to meet
+  ServerHarness harness(config);
+  constexpr int kCalls = 48;
+  std::vector<v1::ForecastRequest> requests;
+  for (int i = 0; i < kCalls; ++i) {
+    requests.push_back(forecast_request(1 + i % 7, 336, 700 + i));
+    requests.back().set_scaler_mode(v1::SCALER_MODE_NONE);
+    if (i % 4 == 0) {
+      requests.back().mutable_attention()->set_enabled(true);
+      requests.back().mutable_attention()->add_layers(1);
+    }
+  }
+  std::vector<v1::ForecastResponse> responses;
+  std::vector<grpc::Status> statuses;
+  ASSERT_TRUE(forecast_concurrently(harness, requests, responses, statuses, seconds(60)));
+  int shared_batches = 0;
+  for (int i = 0; i < kCalls; ++i) {
+    ASSERT_TRUE(statuses[i].ok()) << statuses[i].error_message();
+    const auto rows = requests[i].series().shape(0);
+    shared_batches += responses[i].timing().batch_rows() > rows;
+    EXPECT_EQ(floats(responses[i].forecast()),
+              forecast_of(reference_forecaster(GetParam()), requests[i]))
+        << "call " << i;
+    if (i % 4 != 0) {
+      EXPECT_EQ(responses[i].attention_size(), 0) << "call " << i;
+      continue;
+    }
+    at::InferenceMode guard;
+    const auto maps = reference_model()->forecast_rows(rows_of(requests[i]), true).attention;
+    ASSERT_EQ(responses[i].attention_size(), rows) << "call " << i;
+    for (int v = 0; v < rows; ++v) {
+      const auto& map = responses[i].attention(v);
+      EXPECT_TRUE(at::equal(torch::tensor(floats(map.weights())).view({4, 42, 42}),
+                            maps[1][map.variable()]))
+          << "call " << i << " variable " << map.variable();
+    }
+  }
+  EXPECT_GT(shared_batches, 0) << "no call shared its batch: the test proved nothing";
+}
+
+INSTANTIATE_TEST_SUITE_P(CpuKernels, EveryKernels,
+                         ::testing::Values(model::CpuKernels::kFused, model::CpuKernels::kTorch),
+                         [](const auto& info) { return model::to_string(info.param); });
+
+}  // namespace
+}  // namespace tsserve::server::testing
