@@ -242,6 +242,11 @@ int main(int argc, char** argv) {
           ->Args({std::stoll(item), 1})
           ->ArgNames({"rows", "invariant"})
           ->Unit(benchmark::kMillisecond);
+      // The server's default forward (--cpu-kernels fused) at the same batch.
+      benchmark::RegisterBenchmark("BM_FusedForwardAt", BM_FusedForward)
+          ->Arg(std::stoll(item))
+          ->ArgName("rows")
+          ->Unit(benchmark::kMillisecond);
     }
   }
   benchmark::Initialize(&argc, argv);
