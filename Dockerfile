@@ -1,7 +1,7 @@
 # tsserve container: a build stage with Debian's -dev packages that builds the server and
 # the client with the project's own CMake; a staging stage that collects exactly the
 # shared libraries the two binaries load; and a runtime stage that is debian:bookworm-slim
-# plus those libraries, the two binaries and the bundled model (0.6 GB instead of 1.3 GB
+# plus those libraries, the two binaries and the bundled model (about 0.6 GB instead of 1.3 GB
 # with the runtime packages, which pull in OpenCV, FFmpeg, Qt, Mesa and LLVM).
 #
 #   podman build --format docker -t tsserve .      (or: docker build -t tsserve .)
