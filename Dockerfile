@@ -49,8 +49,10 @@ RUN cmake -S . -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release \
 
 # Everything above is the expensive, cached part; what follows changes without rebuilding.
 FROM build AS stage
-# fc-cache, to ship the fonts' cache: the client's fontconfig cannot write one in the
-# image (read-only root, no home) and would say so on every plot.
+# fc-cache, to build the fonts' cache in the runtime stage: the client's fontconfig cannot
+# write one in the image (read-only root, no home) and would say so on every plot. A cache
+# made here (fc-cache --sysroot) is not accepted there: copying the font directories into
+# the runtime stage gives them new modification times, which invalidates it.
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends fontconfig \
  && rm -rf /var/lib/apt/lists/*
@@ -59,19 +61,22 @@ RUN apt-get update \
 COPY --from=debian:bookworm-slim / /base/
 COPY deploy/stage-runtime-libs.sh /usr/local/bin/
 # Data files the libraries read at run time: gRPC's root certificates (a TLS client with
-# no --tls-ca) and fontconfig's configuration with the DejaVu fonts and their cache (the
-# client's plots). tar, not cp --parents: bookworm's cp 9.1 fails on nested parents.
+# no --tls-ca) and fontconfig's configuration with the DejaVu fonts (the client's plots),
+# and fc-cache with its libraries. tar, not cp --parents: bookworm's cp 9.1 fails on
+# nested parents.
 RUN stage-runtime-libs.sh /stage /base /build/server/tsserve /build/client/tsserve-client \
+      /usr/bin/fc-cache \
  && tar -C / -c usr/share/grpc/roots.pem etc/fonts usr/share/fontconfig \
-      usr/share/fonts/truetype/dejavu | tar -C /stage -x \
- && fc-cache --sysroot /stage --system-only \
+      usr/share/fonts/truetype/dejavu usr/bin/fc-cache | tar -C /stage -x \
  && mkdir -p /stage/opt/tsserve/bin \
  && cp -p /build/server/tsserve /build/client/tsserve-client /stage/opt/tsserve/bin/
 
 FROM debian:bookworm-slim AS runtime
 COPY --from=stage /stage/ /
-# ldconfig: the base's loader cache does not know the staged libraries yet.
+# ldconfig: the base's loader cache does not know the staged libraries yet. fc-cache: the
+# fonts' cache, made where the font directories now are (no later layer touches them).
 RUN ldconfig \
+ && fc-cache --system-only \
  && useradd --system --uid 10001 --user-group --no-create-home --home-dir /nonexistent \
       --shell /usr/sbin/nologin tsserve \
  && mkdir /models
