@@ -93,8 +93,10 @@ void check_accepted(const ServerConfig& config) {
   FUZZ_CHECK(one_of(model.attention, {"", "full", "prob"}), "attention " + model.attention);
   FUZZ_CHECK(one_of(model.prob_layout, {"", "canonical", "tslib"}), "prob_layout");
   FUZZ_CHECK(model.factor >= 0, "factor");
-  FUZZ_CHECK(model.threads >= 1 && model.threads <= 1024, "threads");
-  FUZZ_CHECK(model.instances >= 1 && model.instances <= 1024, "instances");
+  // kAuto: resolved from the cores at start (config/parallelism.h).
+  FUZZ_CHECK(model.threads == server::kAuto || (model.threads >= 1 && model.threads <= 1024), "threads");
+  FUZZ_CHECK(model.instances == server::kAuto || (model.instances >= 1 && model.instances <= 1024),
+             "instances");
   const std::string& device = model.device;
   bool device_ok = one_of(device, {"cpu", "cuda", "auto"});
   if (device.compare(0, 5, "cuda:") == 0 && device.size() > 5 && device.size() <= 9 &&

@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <string>
 
+#include <unistd.h>
+
 namespace tsserve::server {
 namespace {
 
@@ -68,7 +70,9 @@ class TokenFileTest : public ::testing::Test {
     return path_;
   }
   void TearDown() override { std::remove(path_.c_str()); }
-  const std::string path_ = ::testing::TempDir() + "bearer_token_test.token";
+  // One file per test process: ctest runs this fixture's tests in parallel.
+  const std::string path_ =
+      ::testing::TempDir() + "bearer_token_test." + std::to_string(::getpid()) + ".token";
 };
 
 TEST_F(TokenFileTest, TheFilesOnlyLineIsTheToken) {
