@@ -21,16 +21,20 @@ std::string level_label(double level) {
 }  // namespace
 
 AccuracyMetrics::AccuracyMetrics(prometheus::Registry& registry)
-    : abs_error_(counter_family(registry, "tsserve_forecast_abs_error_sum",
+    : abs_error_(counter_family(registry, "tsserve_forecast_abs_error_total",
                                 "Sum of |forecast - actual| over scored points, model space")),
-      squared_error_(counter_family(registry, "tsserve_forecast_squared_error_sum",
+      squared_error_(counter_family(registry, "tsserve_forecast_squared_error_total",
                                     "Sum of (forecast - actual)^2 over scored points, model space")),
       points_(counter_family(registry, "tsserve_forecast_scored_points_total",
                              "Forecast points scored against reported actuals")),
       covered_(counter_family(registry, "tsserve_interval_covered_points_total",
                               "Scored points whose actual was inside the level's interval")),
       interval_points_(counter_family(registry, "tsserve_interval_scored_points_total",
-                                      "Scored points that had an interval at the level")) {
+                                      "Scored points that had an interval at the level")),
+      nominal_level_(prometheus::BuildGauge()
+                         .Name("tsserve_interval_nominal_level")
+                         .Help("The nominal level of the interval series with this level label")
+                         .Register(registry)) {
   auto& actuals = counter_family(registry, "tsserve_actuals_points_total",
                                  "Reported actual points: (forecast, point) pairs matched, or "
                                  "points unmatched by reason");
@@ -81,6 +85,8 @@ AccuracyMetrics::LevelSeries* AccuracyMetrics::level_locked(VersionSeries& serie
   if (series.levels.size() >= kMaxIntervalLevels) return nullptr;
   LevelSeries& added = series.levels.emplace_back();
   added.level = level;
+  nominal_level_.Add({{"model", model}, {"version", version}, {"level", level_label(level)}})
+      .Set(level);
   for (int b = 0; b < kHorizonBucketCount; ++b) {
     const prometheus::Labels labels{{"model", model},
                                     {"version", version},
@@ -90,6 +96,11 @@ AccuracyMetrics::LevelSeries* AccuracyMetrics::level_locked(VersionSeries& serie
     added.scored[static_cast<std::size_t>(b)] = &interval_points_.Add(labels);
   }
   return &added;
+}
+
+void AccuracyMetrics::prepare(const std::string& model, const std::string& version) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  series_locked(model, version);
 }
 
 void AccuracyMetrics::record_scored(const ScoredPoint& point) {

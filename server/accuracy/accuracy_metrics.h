@@ -2,11 +2,13 @@
 // Live forecast accuracy on the server's Prometheus registry, as counters and sums so
 // Prometheus computes rolling figures over any window:
 //
-//   tsserve_forecast_abs_error_sum{model,version,horizon}      counter |forecast - actual|
-//   tsserve_forecast_squared_error_sum{model,version,horizon}  counter (forecast - actual)^2
+//   tsserve_forecast_abs_error_total{model,version,horizon}      counter |forecast - actual|
+//   tsserve_forecast_squared_error_total{model,version,horizon}  counter (forecast - actual)^2
 //   tsserve_forecast_scored_points_total{model,version,horizon} counter points scored
 //   tsserve_interval_covered_points_total{model,version,level,horizon} counter actual in band
 //   tsserve_interval_scored_points_total{model,version,level,horizon}  counter band scored
+//   tsserve_interval_nominal_level{model,version,level} gauge  the level as a number, so an
+//       alert can compare coverage with it (PromQL cannot read a label as a number)
 //   tsserve_actuals_points_total{result}           counter reported points: result="matched"
 //       counts (forecast, point) pairs scored; the others (unknown_key, not_finite,
 //       unknown_variable, no_forecast, already_reported) count points (ReportActualsResponse)
@@ -16,7 +18,7 @@
 //       no_forecast_timestamps (the request's timestamps absent or uneven)
 //
 // Errors are in the model's space (scaled when the request's scaler applied), so MAE =
-// rate(abs_error_sum) / rate(scored_points_total), MSE likewise, comparable to the
+// rate(abs_error_total) / rate(scored_points_total), MSE likewise, comparable to the
 // published (scaled) figures. `horizon` is horizon_buckets.h's; no series key is ever a
 // label. Series per (model, version) are made on first use; levels are capped at
 // kMaxIntervalLevels per model version (bands at further levels are not scored), so the
@@ -51,6 +53,10 @@ class AccuracyMetrics {
   AccuracyMetrics(const AccuracyMetrics&) = delete;
   AccuracyMetrics& operator=(const AccuracyMetrics&) = delete;
 
+  // Creates the error series of a served model version at 0, so they are exported (and
+  // dashboards find them) before its first report. Interval series appear with the first
+  // band scored at a level.
+  void prepare(const std::string& model, const std::string& version);
   // One (forecast, point) pair: its error and, per band, whether the actual was inside.
   void record_scored(const ScoredPoint& point);
   void record_outcome(const ActualsOutcome& outcome);
@@ -77,6 +83,7 @@ class AccuracyMetrics {
   prometheus::Family<prometheus::Counter>& points_;
   prometheus::Family<prometheus::Counter>& covered_;
   prometheus::Family<prometheus::Counter>& interval_points_;
+  prometheus::Family<prometheus::Gauge>& nominal_level_;
   prometheus::Counter* matched_ = nullptr;
   prometheus::Counter* unknown_key_ = nullptr;
   prometheus::Counter* not_finite_ = nullptr;

@@ -165,6 +165,7 @@ class InferenceServerImpl final : public InferenceServer {
     context.state = &state_;
     context.auth = auth_.get();
     context.accuracy = make_accuracy_tracker(config.accuracy);
+    if (accuracy_metrics_) accuracy_metrics_->prepare(model_config.name, model_config.version);
     // Both protocols over the same model, batchers, metrics and serving state.
     oip_service_ =
         std::make_unique<OipServiceImpl>(context, OipServerInfo{"tsserve", TSSERVE_VERSION});

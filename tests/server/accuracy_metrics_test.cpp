@@ -51,8 +51,8 @@ TEST_F(AccuracyMetricsTest, ErrorSumsAndCountsPerHorizonBucket) {
   const ActualsOutcome out = tracker.report({"k", {"OT"}, {100, 200}, {1.5, 4.0}});
   EXPECT_EQ(out.matched, 2);
   const std::string labels = "{horizon=\"1-24\",model=\"etth1\",version=\"2\"}";
-  EXPECT_DOUBLE_EQ(sample(registry, "tsserve_forecast_abs_error_sum" + labels), 0.5 + 2.0);
-  EXPECT_DOUBLE_EQ(sample(registry, "tsserve_forecast_squared_error_sum" + labels), 0.25 + 4.0);
+  EXPECT_DOUBLE_EQ(sample(registry, "tsserve_forecast_abs_error_total" + labels), 0.5 + 2.0);
+  EXPECT_DOUBLE_EQ(sample(registry, "tsserve_forecast_squared_error_total" + labels), 0.25 + 4.0);
   EXPECT_DOUBLE_EQ(sample(registry, "tsserve_forecast_scored_points_total" + labels), 2);
   EXPECT_DOUBLE_EQ(sample(registry, "tsserve_actuals_points_total{result=\"matched\"}"), 2);
   EXPECT_DOUBLE_EQ(sample(registry, "tsserve_forecast_store_entries"), 1);
@@ -73,6 +73,9 @@ TEST_F(AccuracyMetricsTest, CoveragePerLevelFromTheKeptBands) {
   EXPECT_DOUBLE_EQ(sample(registry, series("tsserve_interval_scored_points_total", "0.8")), 2);
   EXPECT_DOUBLE_EQ(sample(registry, series("tsserve_interval_covered_points_total", "0.95")), 2);
   EXPECT_DOUBLE_EQ(sample(registry, series("tsserve_interval_scored_points_total", "0.95")), 2);
+  EXPECT_DOUBLE_EQ(sample(registry, "tsserve_interval_nominal_level{level=\"0.95\",model="
+                                    "\"etth1\",version=\"2\"}"),
+                   0.95);
 }
 
 TEST_F(AccuracyMetricsTest, RefusalsUnmatchedReasonsAndEvictionsAreCounted) {

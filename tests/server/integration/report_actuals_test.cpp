@@ -94,11 +94,11 @@ TEST(ReportActuals, ErrorsOfScoredPointsReachTheMetricsOnceEach) {
   const std::string metrics = harness.scrape();
   const std::string day1 = "{horizon=\"1-24\",model=\"patchtst-etth1\",version=\"1\"}";
   const std::string day2 = "{horizon=\"25-48\",model=\"patchtst-etth1\",version=\"1\"}";
-  EXPECT_NEAR(metric_value(metrics, "tsserve_forecast_abs_error_sum" + day1), abs_1_24,
+  EXPECT_NEAR(metric_value(metrics, "tsserve_forecast_abs_error_total" + day1), abs_1_24,
               1e-9 * abs_1_24);
-  EXPECT_NEAR(metric_value(metrics, "tsserve_forecast_squared_error_sum" + day1), squared_1_24,
+  EXPECT_NEAR(metric_value(metrics, "tsserve_forecast_squared_error_total" + day1), squared_1_24,
               1e-9 * squared_1_24);
-  EXPECT_NEAR(metric_value(metrics, "tsserve_forecast_abs_error_sum" + day2), abs_25_48,
+  EXPECT_NEAR(metric_value(metrics, "tsserve_forecast_abs_error_total" + day2), abs_25_48,
               1e-9 * abs_25_48);
   EXPECT_EQ(metric_value(metrics, "tsserve_forecast_scored_points_total" + day1), 48);
   EXPECT_EQ(metric_value(metrics, "tsserve_forecast_scored_points_total" + day2), 12);
@@ -119,7 +119,7 @@ TEST(ReportActuals, ScaledForecastsScoreActualsScaledByTheirColumn) {
           .ok());
   EXPECT_EQ(outcome.matched(), 20);
   const std::string metrics = harness.scrape();
-  EXPECT_LT(metric_value(metrics, "tsserve_forecast_abs_error_sum{horizon=\"1-24\",model="
+  EXPECT_LT(metric_value(metrics, "tsserve_forecast_abs_error_total{horizon=\"1-24\",model="
                                   "\"patchtst-etth1\",version=\"1\"}"),
             20 * 1e-5);
 }
