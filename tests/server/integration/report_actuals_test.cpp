@@ -26,14 +26,6 @@ v1::ForecastRequest keyed_request(const std::string& key, v1::ScalerMode scaler)
   return request;
 }
 
-v1::ForecastResponse forecast(ServerHarness& harness, const v1::ForecastRequest& request) {
-  v1::ForecastResponse response;
-  grpc::ClientContext context;
-  const grpc::Status status = harness.stub().Forecast(&context, request, &response);
-  EXPECT_TRUE(status.ok()) << status.error_message();
-  return response;
-}
-
 grpc::Status report(ServerHarness& harness, const v1::ReportActualsRequest& request,
                     v1::ReportActualsResponse* response) {
   grpc::ClientContext context;
@@ -58,7 +50,7 @@ v1::ReportActualsRequest actuals(const std::string& key, const v1::ForecastRespo
 TEST(ReportActuals, ForecastTimesContinueTheRequestsHourlyStepAndTheForecastIsKept) {
   ServerHarness harness;
   const v1::ForecastResponse response =
-      forecast(harness, keyed_request("site-1", v1::SCALER_MODE_NONE));
+      forecast_expecting_ok(harness, keyed_request("site-1", v1::SCALER_MODE_NONE));
   ASSERT_EQ(response.forecast_timestamps_size(), 96);
   EXPECT_EQ(response.forecast_timestamps(0), kStart + kHour);
   EXPECT_EQ(response.forecast_timestamps(95), kStart + 96 * kHour);
@@ -70,7 +62,7 @@ TEST(ReportActuals, ForecastTimesContinueTheRequestsHourlyStepAndTheForecastIsKe
 TEST(ReportActuals, ErrorsOfScoredPointsReachTheMetricsOnceEach) {
   ServerHarness harness;
   const v1::ForecastResponse response =
-      forecast(harness, keyed_request("site-1", v1::SCALER_MODE_NONE));
+      forecast_expecting_ok(harness, keyed_request("site-1", v1::SCALER_MODE_NONE));
   // Unscaled (scaler NONE): the model's space is the request's, so the errors are exact.
   auto offset = [](int k, int n) { return 0.25 * (k + 1) * (n == 0 ? 1 : -2); };
   v1::ReportActualsRequest request = actuals("site-1", response, 30, offset);
@@ -109,7 +101,7 @@ TEST(ReportActuals, ErrorsOfScoredPointsReachTheMetricsOnceEach) {
 TEST(ReportActuals, ScaledForecastsScoreActualsScaledByTheirColumn) {
   ServerHarness harness;
   const v1::ForecastResponse response =
-      forecast(harness, keyed_request("site-2", v1::SCALER_MODE_REQUIRED));
+      forecast_expecting_ok(harness, keyed_request("site-2", v1::SCALER_MODE_REQUIRED));
   ASSERT_TRUE(response.scaler_applied());
   // Actuals equal to the (unscaled) forecast: scaled by the same column, the error is
   // float rounding only, however large the column's mean and std.
@@ -128,14 +120,14 @@ TEST(ReportActuals, IrregularOrMissingTimesGiveNoForecastTimesAndNothingKept) {
   ServerHarness harness;
   v1::ForecastRequest irregular = keyed_request("site-3", v1::SCALER_MODE_NONE);
   irregular.set_timestamps(100, irregular.timestamps(100) - 60);
-  v1::ForecastResponse response = forecast(harness, irregular);
+  v1::ForecastResponse response = forecast_expecting_ok(harness, irregular);
   EXPECT_EQ(response.forecast_timestamps_size(), 0);
   EXPECT_NE(response.forecast_timestamps_note().find("irregular"), std::string::npos);
   EXPECT_FALSE(response.forecast_stored());
 
   v1::ForecastRequest untimed = keyed_request("site-3", v1::SCALER_MODE_NONE);
   untimed.clear_timestamps();
-  response = forecast(harness, untimed);
+  response = forecast_expecting_ok(harness, untimed);
   EXPECT_FALSE(response.forecast_stored());
   EXPECT_NE(response.forecast_timestamps_note().find("series_key"), std::string::npos);
   EXPECT_TRUE(metric_reaches(
@@ -145,7 +137,7 @@ TEST(ReportActuals, IrregularOrMissingTimesGiveNoForecastTimesAndNothingKept) {
 TEST(ReportActuals, BadReportsAreRefusedByFieldOrCountedAndTheServerKeepsServing) {
   ServerHarness harness;
   const v1::ForecastResponse response =
-      forecast(harness, keyed_request("site-4", v1::SCALER_MODE_NONE));
+      forecast_expecting_ok(harness, keyed_request("site-4", v1::SCALER_MODE_NONE));
   v1::ReportActualsResponse outcome;
 
   v1::ReportActualsRequest unknown_key = actuals("nobody", response, 2, [](int, int) { return 0.0; });
@@ -175,7 +167,7 @@ TEST(ReportActuals, BadReportsAreRefusedByFieldOrCountedAndTheServerKeepsServing
       harness,
       "tsserve_requests_total{code=\"INVALID_ARGUMENT\",method=\"ReportActuals\",protocol=\"v1\"}",
       1));
-  forecast(harness, keyed_request("site-4", v1::SCALER_MODE_NONE));  // still serving
+  forecast_expecting_ok(harness, keyed_request("site-4", v1::SCALER_MODE_NONE));  // still serving
 }
 
 TEST(ReportActuals, TheStoreStaysWithinItsEntriesAndCountsWhatItDrops) {
@@ -183,7 +175,7 @@ TEST(ReportActuals, TheStoreStaysWithinItsEntriesAndCountsWhatItDrops) {
   config.accuracy.forecast_store_max_entries = 4;
   ServerHarness harness(config);
   for (int i = 0; i < 10; ++i) {
-    forecast(harness, keyed_request("key-" + std::to_string(i), v1::SCALER_MODE_NONE));
+    forecast_expecting_ok(harness, keyed_request("key-" + std::to_string(i), v1::SCALER_MODE_NONE));
   }
   const std::string metrics = harness.scrape();
   EXPECT_EQ(metric_value(metrics, "tsserve_forecast_store_entries"), 4);
