@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <limits>
+#include <unistd.h>
 
 #include "server_harness.h"
 
@@ -168,6 +171,30 @@ TEST(ReportActuals, BadReportsAreRefusedByFieldOrCountedAndTheServerKeepsServing
       "tsserve_requests_total{code=\"INVALID_ARGUMENT\",method=\"ReportActuals\",protocol=\"v1\"}",
       1));
   forecast_expecting_ok(harness, keyed_request("site-4", v1::SCALER_MODE_NONE));  // still serving
+}
+
+TEST(ReportActuals, NeedsTheBearerTokenLikeEveryOtherCall) {
+  const std::filesystem::path token_file = std::filesystem::temp_directory_path() /
+                                           ("tsserve-actuals-token-" + std::to_string(::getpid()));
+  std::ofstream(token_file) << "s3cret-token-for-actuals\n";
+  ServerConfig config = test_config();
+  config.server.auth_token_file = token_file.string();
+  {
+    ServerHarness harness(config);
+    v1::ReportActualsRequest request;
+    request.set_series_key("k");
+    request.add_variable_names("OT");
+    request.add_timestamps(kStart);
+    request.add_values(1.0);
+    v1::ReportActualsResponse outcome;
+    EXPECT_EQ(report(harness, request, &outcome).error_code(), grpc::StatusCode::UNAUTHENTICATED);
+    grpc::ClientContext context;
+    context.AddMetadata("authorization", "Bearer s3cret-token-for-actuals");
+    const grpc::Status status = harness.stub().ReportActuals(&context, request, &outcome);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    EXPECT_EQ(outcome.unmatched_unknown_key(), 1);
+  }
+  std::filesystem::remove(token_file);
 }
 
 TEST(ReportActuals, TheStoreStaysWithinItsEntriesAndCountsWhatItDrops) {
