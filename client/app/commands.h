@@ -15,5 +15,6 @@ CommandRunner add_encode_command(CLI::App& app);
 CommandRunner add_health_command(CLI::App& app);
 CommandRunner add_info_command(CLI::App& app);
 CommandRunner add_bench_command(CLI::App& app);
+CommandRunner add_replay_command(CLI::App& app);
 
 }  // namespace tsserve::client::cli

@@ -91,8 +91,15 @@ int run_forecast(const ForecastFlags& flags) {
       client.forecast(build_forecast_request(window, request_options(flags, window)), &response);
   if (!status.ok()) return report_call_failure("Forecast", status, client, target);
   ForecastResult result = read_forecast_response(response, window.columns);
-  const size_t steps = result.forecast.empty() ? 0 : result.forecast.front().size();
-  result.step_labels = continue_row_times(window.row_labels, steps);
+  // The server's forecast times (it continued the rows' step), written like the rows.
+  const std::vector<int64_t> times(response.forecast_timestamps().begin(),
+                                   response.forecast_timestamps().end());
+  if (!window.row_labels.empty()) {
+    result.step_labels = format_row_times(times, window.row_labels.back());
+  }
+  if (!response.forecast_timestamps_note().empty()) {
+    std::cerr << "note: " << response.forecast_timestamps_note() << "\n";
+  }
 
   write_forecast(std::cout, result, format);
   if (!flags.out.empty()) {

@@ -27,6 +27,12 @@ void draw_forecast_plot(const std::string& path, const csv::CsvWindow& window,
                   std::to_string(result.forecast.empty() ? 0 : result.forecast.front().size()) +
                   "-step forecast after " +
                   (window.row_labels.empty() ? std::string("the last row") : window.row_labels.back());
+  if (!result.step_labels.empty()) {
+    // The server's forecast times put dates on the steps.
+    options.x_label = "steps relative to the forecast start (negative: history); step 1 = " +
+                      result.step_labels.front() + ", step " +
+                      std::to_string(result.step_labels.size()) + " = " + result.step_labels.back();
+  }
   plot::write_forecast_png(path, panels, options);
 }
 

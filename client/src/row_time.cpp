@@ -37,23 +37,19 @@ std::optional<std::vector<int64_t>> parse_row_times(const std::vector<std::strin
   return times;
 }
 
-std::vector<std::string> continue_row_times(const std::vector<std::string>& labels,
-                                            size_t count) {
-  if (labels.size() < 2) return {};
-  const auto last = parse_row_time(labels.back());
-  const auto previous = parse_row_time(labels[labels.size() - 2]);
-  if (!last || !previous || *last <= *previous) return {};
-  const bool date_only = labels.back().size() <= 10;
-  std::vector<std::string> next;
-  for (size_t k = 1; k <= count; ++k) {
-    const std::time_t t = static_cast<std::time_t>(*last + static_cast<int64_t>(k) * (*last - *previous));
+std::vector<std::string> format_row_times(const std::vector<int64_t>& times,
+                                          const std::string& like) {
+  const bool date_only = like.size() <= 10;
+  std::vector<std::string> labels;
+  for (const int64_t time : times) {
+    const auto t = static_cast<std::time_t>(time);
     std::tm tm{};
     gmtime_r(&t, &tm);
     char text[32];
     std::strftime(text, sizeof text, date_only ? "%Y-%m-%d" : "%Y-%m-%d %H:%M:%S", &tm);
-    next.emplace_back(text);
+    labels.emplace_back(text);
   }
-  return next;
+  return labels;
 }
 
 }  // namespace tsserve::client

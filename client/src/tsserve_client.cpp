@@ -29,6 +29,13 @@ grpc::Status TsserveClient::encode(const v1::EncodeRequest& request,
   return stub_->Encode(&context, request, response);
 }
 
+grpc::Status TsserveClient::report_actuals(const v1::ReportActualsRequest& request,
+                                           v1::ReportActualsResponse* response) {
+  grpc::ClientContext context;
+  prepare_context(context, settings_);
+  return stub_->ReportActuals(&context, request, response);
+}
+
 grpc::Status TsserveClient::model_info(const std::string& model, v1::ModelInfo* info) {
   grpc::ClientContext context;
   prepare_context(context, settings_);

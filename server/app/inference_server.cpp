@@ -10,6 +10,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "server/accuracy/accuracy_tracker.h"
 #include "server/app/model_info.h"
 #include "server/auth/bearer_token.h"
 #include "server/config/parallelism.h"
@@ -163,6 +164,8 @@ class InferenceServerImpl final : public InferenceServer {
     context.metrics = metrics_.get();
     context.state = &state_;
     context.auth = auth_.get();
+    context.accuracy = make_accuracy_tracker(config.accuracy);
+    if (accuracy_metrics_) accuracy_metrics_->prepare(model_config.name, model_config.version);
     // Both protocols over the same model, batchers, metrics and serving state.
     oip_service_ =
         std::make_unique<OipServiceImpl>(context, OipServerInfo{"tsserve", TSSERVE_VERSION});
@@ -230,6 +233,18 @@ class InferenceServerImpl final : public InferenceServer {
   }
 
  private:
+  // The forecast store behind ReportActuals, its metrics on the server's registry.
+  AccuracyTracker* make_accuracy_tracker(const AccuracyOptions& options) {
+    ForecastStoreLimits limits;
+    limits.max_entries = static_cast<std::size_t>(options.forecast_store_max_entries);
+    limits.max_age = std::chrono::duration_cast<Clock::duration>(
+        std::chrono::duration<double>(options.forecast_store_max_age_s));
+    forecast_store_ = std::make_unique<ForecastStore>(limits, SystemClock::instance());
+    if (metrics_) accuracy_metrics_ = std::make_unique<AccuracyMetrics>(*metrics_->registry());
+    accuracy_ = std::make_unique<AccuracyTracker>(*forecast_store_, accuracy_metrics_.get());
+    return accuracy_.get();
+  }
+
   // Readiness for every protocol and admission of new calls change together.
   void set_serving(bool serving) {
     state_.set_serving(serving);
@@ -241,6 +256,9 @@ class InferenceServerImpl final : public InferenceServer {
   const ServerConfig config_;
   std::unique_ptr<BearerTokenCheck> auth_;
   std::unique_ptr<ServerMetrics> metrics_;
+  std::unique_ptr<ForecastStore> forecast_store_;
+  std::unique_ptr<AccuracyMetrics> accuracy_metrics_;
+  std::unique_ptr<AccuracyTracker> accuracy_;
   std::unique_ptr<ServedModel> runner_;
   std::unique_ptr<MetricsObserver> forecast_observer_;
   std::unique_ptr<MetricsObserver> encode_observer_;

@@ -389,6 +389,17 @@ std::vector<ConfigOption> make_options() {
   options.push_back(text_option(
       {"log_format", "Logging", "FORMAT", "text | json (one JSON object per line)"},
       [](auto& c) -> auto& { return c.logging.log_format; }, one_of({"text", "json"})));
+  // Accuracy
+  options.push_back(integer_option(
+      {"forecast_store_max_entries", "Accuracy", "INT",
+       "Forecasts kept for ReportActuals (those with a series_key), over all keys; the least "
+       "recently used go first"},
+      [](auto& c) -> auto& { return c.accuracy.forecast_store_max_entries; }, 1));
+  options.push_back(number_option(
+      {"forecast_store_max_age_s", "Accuracy", "SECONDS",
+       "A kept forecast is dropped this long after it was issued"},
+      [](auto& c) -> auto& { return c.accuracy.forecast_store_max_age_s; }, 1.0,
+      kOneDaySeconds * 366));
   return options;
 }
 

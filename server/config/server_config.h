@@ -103,11 +103,21 @@ struct LoggingOptions {
   std::string log_format = "text";  // text | json (one object per line)
 };
 
+// The store of forecasts issued with a series_key (accuracy/forecast_store.h): its bounds.
+struct AccuracyOptions {
+  // Forecasts kept at most, over all keys; the least recently used go first. About 3.4 KB
+  // each at N = 7, F = 96: the default is ~34 MB.
+  int forecast_store_max_entries = 10'000;
+  // A kept forecast is dropped this long after it was issued (its actuals are overdue).
+  double forecast_store_max_age_s = 7 * 86'400.0;
+};
+
 struct ServerConfig {
   ModelOptions model;
   BatchingOptions batching;
   NetworkOptions server;
   LoggingOptions logging;
+  AccuracyOptions accuracy;
 };
 
 // Reads an environment variable; nullopt when it is not set (set-but-empty is "").

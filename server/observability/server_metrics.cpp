@@ -13,7 +13,8 @@ constexpr int kUnknownCode = 2;
 constexpr std::array<Method, kMethodCount> kMethods = {
     Method::kForecast,       Method::kEncode,        Method::kGetModelInfo,
     Method::kServerLive,     Method::kServerReady,   Method::kModelReady,
-    Method::kServerMetadata, Method::kModelMetadata, Method::kModelInfer};
+    Method::kServerMetadata, Method::kModelMetadata, Method::kModelInfer,
+    Method::kReportActuals};
 
 // 100us .. 10s in 1-2.5-5 steps: a GetModelInfo call to a slow forward pass on a long
 // queue.
@@ -58,6 +59,8 @@ const char* method_name(Method method) {
       return "ModelMetadata";
     case Method::kModelInfer:
       return "ModelInfer";
+    case Method::kReportActuals:
+      return "ReportActuals";
   }
   return "unknown";
 }
@@ -67,6 +70,7 @@ const char* protocol_name(Method method) {
     case Method::kForecast:
     case Method::kEncode:
     case Method::kGetModelInfo:
+    case Method::kReportActuals:
       return "v1";
     case Method::kServerLive:
     case Method::kServerReady:

@@ -20,7 +20,7 @@
 // inference.GRPCInferenceService); each method belongs to one protocol, so the pair is one
 // series. Batch figures (queue wait, compute, rows) have no protocol: batches mix both.
 //
-// Every labelled child (9 methods x 17 status codes, 9 methods for latency) is created by
+// Every labelled child (10 methods x 17 status codes, 10 methods for latency) is created by
 // the constructor, so the record functions index arrays and never look a label set up,
 // and every series is exported from the start (at 0), as Prometheus advises.
 //
@@ -56,8 +56,9 @@ enum class Method {
   kServerMetadata,
   kModelMetadata,
   kModelInfer,
+  kReportActuals,  // tsserve.v1, added after the OIP methods so their indices stay put
 };
-inline constexpr std::size_t kMethodCount = 9;
+inline constexpr std::size_t kMethodCount = 10;
 // "Forecast", "Encode", "GetModelInfo", "ServerLive", ...: the proto method names.
 const char* method_name(Method method);
 // "v1" or "oip": the API the method belongs to.

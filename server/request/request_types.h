@@ -61,6 +61,13 @@ struct ForecastInput {
   std::vector<float> calendar;
   // When attention is enabled: the names of the N' = N + C tokens the maps index.
   std::vector<std::string> attention_token_names;
+
+  // tsserve.v1 only. The forecast's F times, continued from the request's timestamps
+  // (codec/common/forecast_timestamps.h), or none and why.
+  std::vector<int64_t> forecast_timestamps;
+  std::string forecast_timestamps_note;
+  // The caller's name for the series ("" = none): the forecast is kept for ReportActuals.
+  std::string series_key;
 };
 
 // What the runtime produces for one Forecast request.

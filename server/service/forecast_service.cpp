@@ -5,6 +5,8 @@
 #include "server/codec/v1/encode_response_encoder.h"
 #include "server/codec/v1/forecast_request_decoder.h"
 #include "server/codec/v1/forecast_response_encoder.h"
+#include "server/codec/v1/report_actuals_codec.h"
+#include "server/service/keeping_forecast_codec.h"
 #include "server/service/status_mapping.h"
 #include "server/service/unary_call.h"
 
@@ -12,7 +14,6 @@ namespace tsserve::server {
 namespace {
 
 // tsserve.v1's messages for BatchedCall (batched_call.h).
-using ForecastCodec = StatelessCodec<decode_forecast_request, encode_forecast_response>;
 using EncodeCodec = StatelessCodec<decode_encode_request, encode_encode_response>;
 
 }  // namespace
@@ -42,8 +43,9 @@ grpc::Status ForecastServiceImpl::admit(const grpc::ServerContextBase& context,
 grpc::ServerUnaryReactor* ForecastServiceImpl::Forecast(grpc::CallbackServerContext* context,
                                                         const v1::ForecastRequest* request,
                                                         v1::ForecastResponse* response) {
-  return BatchedCall<ForecastCodec>::start(forecast_, context, *request, response,
-                                           admit(*context, request->model()));
+  return BatchedCall<KeepingForecastCodec>::start(forecast_, context, *request, response,
+                                                  admit(*context, request->model()),
+                                                  KeepingForecastCodec{context_.accuracy});
 }
 
 grpc::ServerUnaryReactor* ForecastServiceImpl::Encode(grpc::CallbackServerContext* context,
@@ -61,6 +63,28 @@ grpc::ServerUnaryReactor* ForecastServiceImpl::GetModelInfo(grpc::CallbackServer
   const grpc::Status admitted = admit(*context, request->model());
   if (admitted.ok()) *response->mutable_info() = context_.info;
   call->end(admitted);
+  return call.get();
+}
+
+grpc::ServerUnaryReactor* ForecastServiceImpl::ReportActuals(
+    grpc::CallbackServerContext* context, const v1::ReportActualsRequest* request,
+    v1::ReportActualsResponse* response) {
+  const auto call =
+      UnaryCall::start(context_.metrics, Method::kReportActuals, steady_deadline(*context));
+  call->end([&]() -> grpc::Status {
+    grpc::Status status = authenticate(context_, *context);
+    if (!status.ok()) return status;
+    status = to_grpc_status(*context_.state);
+    if (!status.ok()) return status;
+    if (context_.accuracy == nullptr) {
+      return {grpc::StatusCode::UNIMPLEMENTED, "ReportActuals: this server keeps no forecasts"};
+    }
+    ActualsReport report;
+    status = decode_report_actuals(*request, &report);
+    if (!status.ok()) return status;
+    encode_report_actuals(context_.accuracy->report(report), response);
+    return grpc::Status::OK;
+  });
   return call.get();
 }
 

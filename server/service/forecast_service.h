@@ -10,6 +10,7 @@
 // Thread safety: called by gRPC threads concurrently; the members are constant after
 // construction (the serving state they point to is atomic).
 
+#include "server/accuracy/accuracy_tracker.h"
 #include "server/auth/bearer_token.h"
 #include "server/batching/dynamic_batcher.h"
 #include "server/observability/server_metrics.h"
@@ -29,6 +30,7 @@ struct ServiceContext {
   ServerMetrics* metrics = nullptr;            // not owned; may be null
   const ServingState* state = nullptr;         // not owned; new calls need serving()
   const BearerTokenCheck* auth = nullptr;      // not owned; null = no authentication
+  AccuracyTracker* accuracy = nullptr;         // not owned; null = no ReportActuals
 };
 
 // OK when `context` may call a non-health RPC: no token is configured, or it carries it.
@@ -48,6 +50,11 @@ class ForecastServiceImpl final : public v1::ForecastService::CallbackService {
   grpc::ServerUnaryReactor* GetModelInfo(grpc::CallbackServerContext* context,
                                          const v1::GetModelInfoRequest* request,
                                          v1::GetModelInfoResponse* response) override;
+  // Scores reported actuals against the forecasts kept by series_key; UNIMPLEMENTED when
+  // the context has no accuracy tracker.
+  grpc::ServerUnaryReactor* ReportActuals(grpc::CallbackServerContext* context,
+                                          const v1::ReportActualsRequest* request,
+                                          v1::ReportActualsResponse* response) override;
 
  private:
   // The common admission checks (token, serving, model name); OK when the call may proceed.

@@ -21,13 +21,11 @@ TEST(RowTimeTest, AllOrNothingAndStrictlyIncreasing) {
   EXPECT_FALSE(parse_row_times({"2016-07-01", "later"}));
 }
 
-TEST(RowTimeTest, ContinuesWithTheLastStepInTheSameFormat) {
-  EXPECT_EQ(continue_row_times({"2018-06-26 18:00:00", "2018-06-26 19:00:00"}, 2),
+TEST(RowTimeTest, ForecastTimesAreWrittenLikeTheRowLabels) {
+  EXPECT_EQ(format_row_times({1530043200, 1530046800}, "2018-06-26 19:00:00"),
             (std::vector<std::string>{"2018-06-26 20:00:00", "2018-06-26 21:00:00"}));
-  EXPECT_EQ(continue_row_times({"2018-12-30", "2018-12-31"}, 1),
-            (std::vector<std::string>{"2019-01-01"}));
-  EXPECT_TRUE(continue_row_times({"a", "b"}, 3).empty());
-  EXPECT_TRUE(continue_row_times({"2018-12-30"}, 3).empty());
+  EXPECT_EQ(format_row_times({1546300800}, "2018-12-31"), (std::vector<std::string>{"2019-01-01"}));
+  EXPECT_TRUE(format_row_times({}, "2018-12-31").empty());
 }
 
 }  // namespace

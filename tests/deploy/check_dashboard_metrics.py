@@ -28,6 +28,11 @@ DEPLOY = os.path.join(ROOT, "deploy")
 # Series Prometheus makes itself for every target; the TsserveDown alert needs `up`.
 PROMETHEUS_SERIES = {"up"}
 
+# Exported only once a model serves prediction intervals and a report scores them (issue 19:
+# calibration and intervals), so a freshly started server has none yet.
+INTERVAL_SERIES = {"tsserve_interval_covered_points_total", "tsserve_interval_scored_points_total",
+                   "tsserve_interval_nominal_level"}
+
 # PromQL words that are not metric names (operators, modifiers, literals).
 KEYWORDS = {"and", "or", "unless", "bool", "by", "without", "on", "ignoring", "group_left",
             "group_right", "offset", "inf", "nan", "Inf", "NaN"}
@@ -144,7 +149,7 @@ def main():
     exported = exported_names(scrape_real_server(args.tsserve, args.work))
     tsserve_names = sorted(n for n in exported if n.startswith("tsserve_"))
     print("tsserve exports %d series names: %s" % (len(tsserve_names), ", ".join(tsserve_names)))
-    allowed = exported | PROMETHEUS_SERIES
+    allowed = exported | PROMETHEUS_SERIES | INTERVAL_SERIES
 
     failures = []
     used = set()
@@ -184,6 +189,8 @@ def main():
         "batch rows": r"tsserve_batch_rows_(bucket|sum|count)",
         "queue depth": r"tsserve_queue_depth_rows",
         "in-flight": r"tsserve_inflight_requests",
+        "live MAE": r"tsserve_forecast_abs_error_total",
+        "interval coverage": r"tsserve_interval_covered_points_total",
     }
     for what, pattern in wanted.items():
         if not re.search(pattern, dashboard_text):
@@ -191,7 +198,9 @@ def main():
     alert_exprs = {r.get("alert"): r["expr"] for r in rules}
     for alert, name in (("TsserveHighErrorRatio", "tsserve_requests_total"),
                         ("TsserveHighLatencyP99", "tsserve_request_duration_seconds_bucket"),
-                        ("TsserveNotReady", "tsserve_ready")):
+                        ("TsserveNotReady", "tsserve_ready"),
+                        ("TsserveIntervalCoverageBelowNominal",
+                         "tsserve_interval_covered_points_total")):
         if name not in metric_names(alert_exprs.get(alert, "")):
             failures.append("alerts.yml: %s should query %s" % (alert, name))
 

@@ -301,6 +301,17 @@ TEST(ServerConfigTest, UnknownFlagsAndStrayArgumentsAreErrors) {
   EXPECT_THAT(load_error({"--threads"}), HasSubstr("--threads"));
 }
 
+TEST(ServerConfigTest, ForecastStoreBoundsComeFromFlagsAndEnvironmentAndMustBePositive) {
+  const ServerConfig config = load_ok({"--forecast-store-max-entries", "5"},
+                                      {{"TSSERVE_FORECAST_STORE_MAX_AGE_S", "60"}});
+  EXPECT_EQ(config.accuracy.forecast_store_max_entries, 5);
+  EXPECT_EQ(config.accuracy.forecast_store_max_age_s, 60.0);
+  EXPECT_THAT(load_error({"--forecast-store-max-entries", "0"}),
+              HasSubstr("--forecast-store-max-entries"));
+  EXPECT_THAT(load_error({"--forecast-store-max-age-s", "0"}),
+              HasSubstr("--forecast-store-max-age-s"));
+}
+
 TEST(ServerConfigTest, LastFlagWins) {
   EXPECT_EQ(load_ok({"--threads", "2", "--threads", "3"}).model.threads, 3);
 }
@@ -314,7 +325,7 @@ TEST(ServerConfigTest, HelpListsEveryOptionWithItsDefaultAndEnvironmentVariable)
   EXPECT_THAT(help, HasSubstr("TSSERVE_CONFIG"));
   // Every option is a key of the config JSON.
   const nlohmann::json defaults = nlohmann::json::parse(to_config_json(ServerConfig{}));
-  ASSERT_EQ(defaults.size(), 26u);
+  ASSERT_EQ(defaults.size(), 28u);
   for (const auto& [key, value] : defaults.items()) {
     SCOPED_TRACE(key);
     std::string flag = "--" + key;

@@ -96,6 +96,8 @@ TEST(ServerMetricsTest, NamesMethodsAndProtocols) {
   EXPECT_STREQ(protocol_name(Method::kGetModelInfo), "v1");
   EXPECT_STREQ(protocol_name(Method::kModelMetadata), "oip");
   EXPECT_STREQ(protocol_name(Method::kModelInfer), "oip");
+  EXPECT_STREQ(method_name(Method::kReportActuals), "ReportActuals");
+  EXPECT_STREQ(protocol_name(Method::kReportActuals), "v1");
 }
 
 TEST(ServerMetricsTest, EveryRequestSeriesIsExportedAtZeroFromTheStart) {

@@ -26,6 +26,7 @@ LAYERS = {
     "request": 0,
     "batching": 1, "codec/common": 1, "observability": 1, "auth": 1,
     "codec/v1": 2, "codec/oip": 2, "config": 2,  # config checks the batcher's row limits
+    "accuracy": 2,  # the forecast store's clock is the batcher's
     "runtime": 3, "service": 3,
     "app": 4,
 }

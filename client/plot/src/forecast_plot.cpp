@@ -220,7 +220,10 @@ void write_forecast_png(const std::string& path, const std::vector<ForecastPanel
                size.width);
   }
   const double plot_centre = kPlotLeft + (size.width - kPlotLeft - kPlotRightMargin) / 2;
-  draw_label(cr, "steps relative to the forecast start (negative: history)", plot_centre,
+  draw_label(cr,
+             options.x_label.empty() ? "steps relative to the forecast start (negative: history)"
+                                     : options.x_label,
+             plot_centre,
              size.height - kForecastFooterPixels / 2.0,
              {style::kAxisLabelSize, false, style::kText}, HAlign::kCentre, VAlign::kMiddle);
   canvas.write_png(path);

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "server/codec/common/attention_selection.h"
+#include "server/codec/common/forecast_timestamps.h"
 #include "server/codec/common/itransformer_request.h"
 #include "server/codec/common/request_id.h"
 #include "server/codec/common/scaler_matching.h"
@@ -55,6 +56,14 @@ grpc::Status decode_forecast_request(const v1::ForecastRequest& request, const M
   const int64_t timestamp_count = request.timestamps_size();
   status = check_timestamps(timestamps, timestamp_count, g, "timestamps");
   if (!status.ok()) return status;
+  if (!request.series_key().empty()) {
+    status = resolve_request_id(request.series_key(), &out->series_key, "series_key");
+    if (!status.ok()) return status;
+  }
+  ForecastTimestamps forecast_times =
+      continue_timestamps(timestamps, timestamp_count, model.pred_len);
+  out->forecast_timestamps = std::move(forecast_times.times);
+  out->forecast_timestamps_note = std::move(forecast_times.note);
   ScalerMatch scaler;
   status =
       match_scaler(request.scaler_mode(), request.variable_names(), g.variables, model, &scaler);

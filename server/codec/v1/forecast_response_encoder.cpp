@@ -25,6 +25,9 @@ grpc::Status encode_forecast_response(const ForecastInput& input, const ModelSha
   }
   out->set_input_points_used(input.input_points_used);
   out->set_scaler_applied(input.scaler_applied);
+  out->mutable_forecast_timestamps()->Assign(input.forecast_timestamps.begin(),
+                                             input.forecast_timestamps.end());
+  out->set_forecast_timestamps_note(input.forecast_timestamps_note);
   return grpc::Status::OK;
 }
 

@@ -1,5 +1,6 @@
 #include "server_harness.h"
 
+#include <gtest/gtest.h>
 
 #include <random>
 #include <sstream>
@@ -74,6 +75,15 @@ const model::RowForecaster& reference_forecaster(model::CpuKernels kernels) {
   static const model::RowForecaster fused(reference_model(), model::CpuKernels::kFused);
   static const model::RowForecaster torch(reference_model(), model::CpuKernels::kTorch);
   return kernels == model::CpuKernels::kFused ? fused : torch;
+}
+
+v1::ForecastResponse forecast_expecting_ok(ServerHarness& harness,
+                                           const v1::ForecastRequest& request) {
+  v1::ForecastResponse response;
+  grpc::ClientContext context;
+  const grpc::Status status = harness.stub().Forecast(&context, request, &response);
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  return response;
 }
 
 v1::ForecastRequest forecast_request(int64_t variables, int64_t points, uint64_t seed) {

@@ -89,6 +89,10 @@ const model::RowForecaster& reference_forecaster(model::CpuKernels kernels);
 std::vector<float> floats(const v1::Tensor& t);
 at::Tensor rows_of(const v1::ForecastRequest& request);
 
+// One Forecast call, expected to succeed (a failure is a test failure naming the status).
+v1::ForecastResponse forecast_expecting_ok(ServerHarness& harness,
+                                           const v1::ForecastRequest& request);
+
 // A ForecastRequest for N variables of T points (seeded random walk), raw units.
 v1::ForecastRequest forecast_request(int64_t variables, int64_t points, uint64_t seed);
 

@@ -65,6 +65,11 @@ class ServingStateTest : public ::testing::Test {
     grpc::ClientContext context;
     return oip_->ModelInfer(&context, inference::ModelInferRequest{}, &response);
   }
+  grpc::Status report_actuals() {
+    v1::ReportActualsResponse response;
+    grpc::ClientContext context;
+    return v1_->ReportActuals(&context, {}, &response);
+  }
   grpc::Status model_info() {
     v1::GetModelInfoResponse response;
     grpc::ClientContext context;
@@ -87,6 +92,7 @@ TEST_F(ServingStateTest, ReadinessAndAdmissionOfBothProtocolsFollowOneState) {
   EXPECT_FALSE(model_ready());
   EXPECT_EQ(model_infer().error_code(), grpc::StatusCode::UNAVAILABLE);
   EXPECT_EQ(model_info().error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_EQ(report_actuals().error_code(), grpc::StatusCode::UNAVAILABLE);
 
   state_.set_serving(true);
   EXPECT_TRUE(server_ready());
@@ -94,6 +100,8 @@ TEST_F(ServingStateTest, ReadinessAndAdmissionOfBothProtocolsFollowOneState) {
   EXPECT_TRUE(model_info().ok());
   // Admitted: the empty request now fails validation, not admission.
   EXPECT_EQ(model_infer().error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  // Admitted too; this context keeps no forecasts.
+  EXPECT_EQ(report_actuals().error_code(), grpc::StatusCode::UNIMPLEMENTED);
 
   state_.set_serving(false);  // the drain begins
   EXPECT_TRUE(live());
@@ -103,6 +111,7 @@ TEST_F(ServingStateTest, ReadinessAndAdmissionOfBothProtocolsFollowOneState) {
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::UNAVAILABLE);
   EXPECT_NE(refused.error_message().find("not serving"), std::string::npos);
   EXPECT_EQ(model_info().error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_EQ(report_actuals().error_code(), grpc::StatusCode::UNAVAILABLE);
 }
 
 }  // namespace

@@ -31,6 +31,8 @@ class TsserveClient {
   grpc::Status forecast(const v1::ForecastRequest& request, v1::ForecastResponse* response);
   grpc::Status encode(const v1::EncodeRequest& request, v1::EncodeResponse* response);
   grpc::Status model_info(const std::string& model, v1::ModelInfo* info);
+  grpc::Status report_actuals(const v1::ReportActualsRequest& request,
+                              v1::ReportActualsResponse* response);
   // grpc.health.v1 Check of `service` ("" = the whole server).
   grpc::Status health(const std::string& service,
                       grpc::health::v1::HealthCheckResponse::ServingStatus* status);

@@ -34,6 +34,8 @@ struct ForecastPlotOptions {
   int panel_height = 260;        // px per panel, 120..4000 (shrunk to fit, see below)
   std::string title;             // above the panels; may be empty
   int history_points_shown = 0;  // the last k history points; 0 = all
+  // Below the x axis; empty: "steps relative to the forecast start (negative: history)".
+  std::string x_label;
 };
 
 inline constexpr int kForecastHeaderPixels = 48;  // figure title and legend

@@ -1,0 +1,147 @@
+#include "server/accuracy/accuracy_metrics.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace tsserve::server {
+namespace {
+
+prometheus::Family<prometheus::Counter>& counter_family(prometheus::Registry& registry,
+                                                        const char* name, const char* help) {
+  return prometheus::BuildCounter().Name(name).Help(help).Register(registry);
+}
+
+// "0.8", "0.95": the shortest text that reads back as the level.
+std::string level_label(double level) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", level);
+  return text;
+}
+
+}  // namespace
+
+AccuracyMetrics::AccuracyMetrics(prometheus::Registry& registry)
+    : abs_error_(counter_family(registry, "tsserve_forecast_abs_error_total",
+                                "Sum of |forecast - actual| over scored points, model space")),
+      squared_error_(counter_family(registry, "tsserve_forecast_squared_error_total",
+                                    "Sum of (forecast - actual)^2 over scored points, model space")),
+      points_(counter_family(registry, "tsserve_forecast_scored_points_total",
+                             "Forecast points scored against reported actuals")),
+      covered_(counter_family(registry, "tsserve_interval_covered_points_total",
+                              "Scored points whose actual was inside the level's interval")),
+      interval_points_(counter_family(registry, "tsserve_interval_scored_points_total",
+                                      "Scored points that had an interval at the level")),
+      nominal_level_(prometheus::BuildGauge()
+                         .Name("tsserve_interval_nominal_level")
+                         .Help("The nominal level of the interval series with this level label")
+                         .Register(registry)) {
+  auto& actuals = counter_family(registry, "tsserve_actuals_points_total",
+                                 "Reported actual points: (forecast, point) pairs matched, or "
+                                 "points unmatched by reason");
+  matched_ = &actuals.Add({{"result", "matched"}});
+  unknown_key_ = &actuals.Add({{"result", "unknown_key"}});
+  not_finite_ = &actuals.Add({{"result", "not_finite"}});
+  unknown_variable_ = &actuals.Add({{"result", "unknown_variable"}});
+  no_forecast_ = &actuals.Add({{"result", "no_forecast"}});
+  already_reported_ = &actuals.Add({{"result", "already_reported"}});
+  entries_ = &prometheus::BuildGauge()
+                  .Name("tsserve_forecast_store_entries")
+                  .Help("Forecasts kept for ReportActuals")
+                  .Register(registry)
+                  .Add({});
+  auto& dropped = counter_family(registry, "tsserve_forecast_store_dropped_total",
+                                 "Kept forecasts removed by the store's limits");
+  evicted_ = &dropped.Add({{"reason", "evicted"}});
+  expired_ = &dropped.Add({{"reason", "expired"}});
+  refused_no_timestamps_ = &counter_family(registry, "tsserve_forecast_store_refused_total",
+                                           "Forecasts with a series_key that were not kept")
+                                .Add({{"reason", "no_forecast_timestamps"}});
+}
+
+AccuracyMetrics::VersionSeries& AccuracyMetrics::series_locked(const std::string& model,
+                                                               const std::string& version) {
+  const auto key = std::make_pair(model, version);
+  const auto found = by_version_.find(key);
+  if (found != by_version_.end()) return found->second;
+  VersionSeries& series = by_version_[key];
+  for (int b = 0; b < kHorizonBucketCount; ++b) {
+    const prometheus::Labels labels{
+        {"model", model}, {"version", version}, {"horizon", horizon_bucket_label(b)}};
+    const auto i = static_cast<std::size_t>(b);
+    series.abs_error[i] = &abs_error_.Add(labels);
+    series.squared_error[i] = &squared_error_.Add(labels);
+    series.points[i] = &points_.Add(labels);
+  }
+  return series;
+}
+
+AccuracyMetrics::LevelSeries* AccuracyMetrics::level_locked(VersionSeries& series,
+                                                            const std::string& model,
+                                                            const std::string& version,
+                                                            double level) {
+  for (LevelSeries& known : series.levels) {
+    if (known.level == level) return &known;
+  }
+  if (series.levels.size() >= kMaxIntervalLevels) return nullptr;
+  LevelSeries& added = series.levels.emplace_back();
+  added.level = level;
+  nominal_level_.Add({{"model", model}, {"version", version}, {"level", level_label(level)}})
+      .Set(level);
+  for (int b = 0; b < kHorizonBucketCount; ++b) {
+    const prometheus::Labels labels{{"model", model},
+                                    {"version", version},
+                                    {"level", level_label(level)},
+                                    {"horizon", horizon_bucket_label(b)}};
+    added.covered[static_cast<std::size_t>(b)] = &covered_.Add(labels);
+    added.scored[static_cast<std::size_t>(b)] = &interval_points_.Add(labels);
+  }
+  return &added;
+}
+
+void AccuracyMetrics::prepare(const std::string& model, const std::string& version) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  series_locked(model, version);
+}
+
+void AccuracyMetrics::record_scored(const ScoredPoint& point) {
+  const IssuedForecast& forecast = point.forecast;
+  const double error = point.forecast_value - point.actual;
+  const auto bucket = static_cast<std::size_t>(horizon_bucket(point.step));
+  const std::lock_guard<std::mutex> lock(mutex_);
+  VersionSeries& series = series_locked(forecast.model, forecast.version);
+  series.abs_error[bucket]->Increment(std::fabs(error));
+  series.squared_error[bucket]->Increment(error * error);
+  series.points[bucket]->Increment();
+  const auto index =
+      static_cast<std::size_t>(point.variable * forecast.steps() + (point.step - 1));
+  for (const IntervalBand& band : forecast.bands) {
+    LevelSeries* level = level_locked(series, forecast.model, forecast.version, band.level);
+    if (level == nullptr) continue;
+    level->scored[bucket]->Increment();
+    if (band.lower[index] <= point.actual && point.actual <= band.upper[index]) {
+      level->covered[bucket]->Increment();
+    }
+  }
+}
+
+void AccuracyMetrics::record_outcome(const ActualsOutcome& outcome) {
+  matched_->Increment(static_cast<double>(outcome.matched));
+  unknown_key_->Increment(static_cast<double>(outcome.unknown_key));
+  not_finite_->Increment(static_cast<double>(outcome.not_finite));
+  unknown_variable_->Increment(static_cast<double>(outcome.unknown_variable));
+  no_forecast_->Increment(static_cast<double>(outcome.no_forecast));
+  already_reported_->Increment(static_cast<double>(outcome.already_reported));
+}
+
+void AccuracyMetrics::record_drops(const StoreDrops& drops) {
+  evicted_->Increment(static_cast<double>(drops.evicted));
+  expired_->Increment(static_cast<double>(drops.expired));
+}
+
+void AccuracyMetrics::record_refused_no_timestamps() { refused_no_timestamps_->Increment(); }
+
+void AccuracyMetrics::set_store_entries(std::size_t entries) {
+  entries_->Set(static_cast<double>(entries));
+}
+
+}  // namespace tsserve::server

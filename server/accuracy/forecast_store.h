@@ -1,0 +1,95 @@
+#pragma once
+// The forecasts issued with a series key, kept so that actuals reported later
+// (ReportActuals) can be scored against them.
+//
+// Bounded two ways, so memory stays bounded whatever callers send:
+//  - entries: at most max_entries forecasts (of all keys together); beyond it the least
+//    recently used one goes ("used" = issued, or scored by a report): a key still being
+//    reported on keeps its forecasts, an abandoned key loses them first;
+//  - age: a forecast issued max_age ago or earlier goes (its actuals are long overdue).
+// Each entry holds N * F floats (more with interval bands) plus N * F bytes of "scored"
+// marks: at ETTh1's N = 7, F = 96, about 3.4 KB, so the default 10,000 entries are ~34 MB.
+//
+// A point (timestamp, variable) scores each kept forecast of its key that covers it at
+// most once: the entry marks it scored, and a second report of the same point finds the
+// mark (ActualsOutcome::already_reported). So replays and retries never double-count.
+//
+// Thread safety: every member may be called from any thread (one mutex); the scoring
+// callback runs under it and must not call back into the store.
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <list>
+#include <map>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "server/accuracy/issued_forecast.h"
+#include "server/batching/clock.h"
+#include "server/request/actuals_report.h"
+
+namespace tsserve::server {
+
+struct ForecastStoreLimits {
+  std::size_t max_entries = 10'000;
+  Clock::duration max_age = std::chrono::hours(24 * 7);
+};
+
+// Entries the store removed during one call, by reason.
+struct StoreDrops {
+  int64_t evicted = 0;  // least recently used, beyond max_entries
+  int64_t expired = 0;  // older than max_age
+};
+
+// One (forecast, point) pair being scored; valid during the callback only.
+struct ScoredPoint {
+  const IssuedForecast& forecast;
+  int64_t variable = 0;      // index into forecast.variable_names
+  int64_t step = 0;          // 1..F: how far ahead the forecast was for this point
+  double forecast_value = 0;  // the model's space
+  double actual = 0;          // the model's space (scaled as the forecast was)
+};
+
+class ForecastStore {
+ public:
+  using ScoreSink = std::function<void(const ScoredPoint&)>;
+
+  // `clock` outlives the store. REQUIRES: limits.max_entries >= 1, max_age > 0.
+  ForecastStore(ForecastStoreLimits limits, const Clock& clock);
+
+  // Keeps `forecast` as the most recently used entry. REQUIRES: a series key, times
+  // increasing, values (and each band's bounds) of N * F floats, scaler vectors N or none.
+  StoreDrops add(IssuedForecast forecast);
+
+  // Scores every finite point of `report` against the key's covering forecasts, calling
+  // `score` once per (forecast, point) pair not scored before, and says what became of
+  // each point. Drops expired entries first (added to *drops).
+  ActualsOutcome match(const ActualsReport& report, const ScoreSink& score, StoreDrops* drops);
+
+  std::size_t entries() const;
+
+ private:
+  struct Entry {
+    IssuedForecast forecast;
+    Clock::time_point issued;
+    uint64_t id = 0;              // issue order
+    std::vector<uint8_t> scored;  // [N, F]: 1 once that point was scored
+  };
+  using EntryList = std::list<Entry>;
+
+  void remove_locked(EntryList::iterator entry);
+  void expire_locked(StoreDrops* drops);
+
+  const ForecastStoreLimits limits_;
+  const Clock& clock_;
+  mutable std::mutex mutex_;
+  EntryList lru_;  // most recently used first; guarded by mutex_
+  std::unordered_map<std::string, std::vector<EntryList::iterator>> by_key_;  // guarded
+  std::map<uint64_t, EntryList::iterator> by_issue_;  // oldest first; guarded
+  uint64_t next_id_ = 0;                               // guarded
+};
+
+}  // namespace tsserve::server

@@ -1,0 +1,52 @@
+#pragma once
+// One forecast the server issued for a series key, as the forecast store keeps it: enough
+// to score actuals against it later, in the model's space (scaled when the request's
+// scaler applied), where errors of different variables are comparable.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "server/request/model_shape.h"
+#include "server/request/request_types.h"
+
+namespace tsserve::server {
+
+// A prediction interval at one level, [N, F] row-major like IssuedForecast::values.
+struct IntervalBand {
+  double level = 0;  // in (0, 1), e.g. 0.8
+  std::vector<float> lower;
+  std::vector<float> upper;
+};
+
+struct IssuedForecast {
+  std::string series_key;
+  std::string model;    // labels of the accuracy metrics
+  std::string version;
+  std::vector<int64_t> times;               // F forecast times, Unix seconds, increasing
+  std::vector<std::string> variable_names;  // N; "0", "1", ... when the request had none
+  std::vector<float> values;                // [N, F] row-major, the model's space
+  // When the request's scaler applied: each variable's mean and std, so an actual x is
+  // scored as (x - mean) / std. Empty otherwise (actuals are scored as sent).
+  std::vector<double> scaler_mean;
+  std::vector<double> scaler_std;
+  // Interval bands, by level; empty until the Forecast path records them.
+  std::vector<IntervalBand> bands;
+
+  int64_t variables() const { return static_cast<int64_t>(variable_names.size()); }
+  int64_t steps() const { return static_cast<int64_t>(times.size()); }
+  // An actual in raw units -> the model's space of this forecast's variable `n`.
+  double to_model_space(int64_t n, double actual) const {
+    return scaler_mean.empty() ? actual
+                               : (actual - scaler_mean[static_cast<size_t>(n)]) /
+                                     scaler_std[static_cast<size_t>(n)];
+  }
+};
+
+// The forecast a tsserve.v1 Forecast call computed, for the store. REQUIRES: the input
+// has a series_key and forecast_timestamps; `forecast` is the runtime's [N, F] in the
+// model's space (ForecastOutput::forecast, before the encoder unscales it).
+IssuedForecast issued_forecast_of(const ForecastInput& input, const ModelShape& model,
+                                  const std::vector<float>& forecast);
+
+}  // namespace tsserve::server

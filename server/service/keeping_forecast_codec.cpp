@@ -1,0 +1,42 @@
+#include "server/service/keeping_forecast_codec.h"
+
+#include <optional>
+#include <utility>
+
+#include "server/accuracy/issued_forecast.h"
+#include "server/codec/v1/forecast_request_decoder.h"
+#include "server/codec/v1/forecast_response_encoder.h"
+
+namespace tsserve::server {
+
+grpc::Status KeepingForecastCodec::decode(const Request& request, const ModelShape& shape,
+                                          const RequestLimits& limits, Input* input) {
+  return decode_forecast_request(request, shape, limits, input);
+}
+
+grpc::Status KeepingForecastCodec::encode(const Input& input, const ModelShape& shape,
+                                          Output&& output, Response* response) {
+  std::optional<IssuedForecast> issued;
+  // Copied before the encoder unscales and releases the runtime's (model-space) values.
+  if (accuracy != nullptr && !input.series_key.empty()) {
+    issued = issued_forecast_of(input, shape, output.forecast);
+  }
+  const grpc::Status encoded = encode_forecast_response(input, shape, std::move(output), response);
+  if (!encoded.ok() || !issued) return encoded;
+
+  // INTERVAL BANDS JOIN THE KEPT FORECAST HERE (issue 19, intervals): for each level the
+  // response carries, push an IntervalBand{level, lower, upper} onto issued->bands, each
+  // [N, F] row-major in the model's space (scaled like issued->values), so that
+  // AccuracyMetrics scores coverage per level. Nothing else needs to change.
+
+  const bool kept = accuracy->keep(std::move(*issued));
+  response->set_forecast_stored(kept);
+  if (!kept && response->forecast_timestamps_note().empty()) {
+    response->set_forecast_timestamps_note(
+        "series_key: the forecast was not kept: the request had no timestamps, so actuals "
+        "could not be matched to its points");
+  }
+  return encoded;
+}
+
+}  // namespace tsserve::server

@@ -1,0 +1,33 @@
+#pragma once
+// tsserve.v1 Forecast's codec for BatchedCall (batched_call.h): the v1 decoder and
+// encoder, and, when the request has a series_key, the forecast kept for ReportActuals
+// (accuracy/accuracy_tracker.h) once the answer is encoded.
+
+#include <grpcpp/support/status.h>
+
+#include "server/accuracy/accuracy_tracker.h"
+#include "server/request/model_shape.h"
+#include "server/request/request_types.h"
+#include "tsserve/v1/forecast_service.pb.h"
+
+namespace tsserve::server {
+
+struct KeepingForecastCodec {
+  using Request = v1::ForecastRequest;
+  using Response = v1::ForecastResponse;
+  using Input = ForecastInput;
+  using Output = ForecastOutput;
+
+  AccuracyTracker* accuracy = nullptr;  // not owned; null: nothing is kept
+
+  grpc::Status decode(const Request& request, const ModelShape& shape, const RequestLimits& limits,
+                      Input* input);
+  // Encodes the answer; then keeps it under input.series_key (if any) and says so in
+  // response->forecast_stored. A keyed answer that a later size check refuses stays kept:
+  // its actuals then score a forecast the caller never saw, which only happens for
+  // responses over max_message_bytes, far larger than a keyed forecast's.
+  grpc::Status encode(const Input& input, const ModelShape& shape, Output&& output,
+                      Response* response);
+};
+
+}  // namespace tsserve::server
