@@ -15,6 +15,35 @@ double round_to_float_digits(double value) {
   return std::strtod(text, nullptr);
 }
 
+std::string dump_config(const nlohmann::ordered_json& root) {
+  const std::string text = root.dump(2);
+  std::string out;
+  size_t i = 0;
+  while (i < text.size()) {
+    if (text[i] == '[') {
+      // Collapse "[ \n  1.5,\n  2 \n ]" when everything up to ']' is numbers and spaces.
+      const size_t close = text.find_first_of("[]{}\"", i + 1);
+      if (close != std::string::npos && text[close] == ']') {
+        std::string inner;
+        for (size_t k = i + 1; k < close; ++k) {
+          if (text[k] == '\n') continue;
+          if (text[k] == ' ' && (inner.empty() || inner.back() == ' ' || inner.back() == ',')) {
+            if (!inner.empty() && inner.back() == ',') inner += ' ';
+            continue;
+          }
+          inner += text[k];
+        }
+        while (!inner.empty() && inner.back() == ' ') inner.pop_back();
+        out += "[" + inner + "]";
+        i = close + 1;
+        continue;
+      }
+    }
+    out += text[i++];
+  }
+  return out + "\n";
+}
+
 Calibration calibration_from_json(const json& block, const std::string& origin) {
   auto fail = [&origin](const std::string& key, const std::string& expectation) {
     throw ModelError("model config " + origin + ": 'calibration" + key + "' " + expectation);

@@ -167,7 +167,7 @@ int main(int argc, char** argv) {
     auto root = nlohmann::ordered_json::parse(in);
     root["calibration"] = tsserve::model::calibration_to_json(c);
     const std::string target = out_path.empty() ? config_path : out_path;
-    const std::string text = root.dump(2) + "\n";
+    const std::string text = tsserve::model::dump_config(root);
     tsserve::model::parse_model_config(text, target);  // what we write must load
     std::ofstream(target) << text;
     std::printf("%s: calibrated on %lld validation windows (rows [%lld, %lld) of %s), levels %s\n",

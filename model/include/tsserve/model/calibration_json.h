@@ -26,6 +26,11 @@ Calibration calibration_from_json(const nlohmann::json& block, const std::string
 
 nlohmann::ordered_json calibration_to_json(const Calibration& calibration);
 
+// `root` as JSON with 2-space indents, except that an array holding only numbers stays on
+// one line (a quantile row, the scaler's means): the block is then ~500 short lines, not
+// one line per number. Parses back to the same JSON.
+std::string dump_config(const nlohmann::ordered_json& root);
+
 // `value` rounded to 7 significant digits (JSON then prints it short).
 double round_to_float_digits(double value);
 
