@@ -10,6 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "../oip_test_support.h"
 #include "server_harness.h"
 
 namespace tsserve::server::testing {
@@ -163,6 +164,62 @@ TEST(PredictionIntervals, AnUncalibratedModelSaysHowToCalibrate) {
   request.clear_interval_levels();  // the point forecast is still served
   EXPECT_TRUE(forecast(harness, request, &response).ok());
   std::remove(path.c_str());
+}
+
+// The Open Inference Protocol's "forecast_lower"/"forecast_upper" [L, B, F, N] hold, for each
+// sample, the bands tsserve.v1 answers for that sample alone, bit for bit.
+TEST(PredictionIntervals, OpenInferenceProtocolAnswersTheSameBandsAsExtraOutputs) {
+  ServerHarness harness;
+  const std::vector<v1::ForecastRequest> samples = {forecast_request(7, 336, 11),
+                                                    forecast_request(7, 336, 12)};
+  std::vector<float> data;  // [B, T, N]
+  for (const auto& sample : samples) {
+    for (int t = 0; t < 336; ++t) {
+      for (int v = 0; v < 7; ++v) data.push_back(sample.series().values(v * 336 + t));
+    }
+  }
+  inference::ModelInferRequest request = infer_request(2, 336, 7, data);
+  request.set_model_name("patchtst-etth1");
+  request.mutable_parameters()->erase("scaler_mode");
+  set_string_parameter(&request, "interval_levels", "0.8,0.95");
+  inference::ModelInferResponse response;
+  grpc::ClientContext context;
+  const grpc::Status status = harness.oip().ModelInfer(&context, request, &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_EQ(response.outputs_size(), 3);
+  EXPECT_EQ(response.outputs(1).name(), "forecast_lower");
+  EXPECT_EQ(response.outputs(2).name(), "forecast_upper");
+  EXPECT_EQ(output_shape(response, 1), (std::vector<int64_t>{2, 2, 96, 7}));
+  EXPECT_EQ(response.parameters().at("interval_levels").string_param(), "0.8,0.95");
+  const std::vector<float> lower = output_floats(response, 1);
+  const std::vector<float> upper = output_floats(response, 2);
+  for (size_t b = 0; b < samples.size(); ++b) {
+    v1::ForecastRequest alone;
+    alone.set_layout(v1::SERIES_LAYOUT_TIME_BY_VARIABLES);
+    alone.mutable_series()->add_shape(336);
+    alone.mutable_series()->add_shape(7);
+    alone.mutable_series()->mutable_values()->Add(data.begin() + static_cast<long>(b) * 336 * 7,
+                                                   data.begin() + static_cast<long>(b + 1) * 336 * 7);
+    alone.add_interval_levels(0.8);
+    alone.add_interval_levels(0.95);
+    v1::ForecastResponse expected;
+    ASSERT_TRUE(forecast(harness, alone, &expected).ok());
+    for (int l = 0; l < 2; ++l) {
+      const auto first = static_cast<long>((static_cast<size_t>(l) * 2 + b) * 96 * 7);
+      EXPECT_EQ(std::vector<float>(lower.begin() + first, lower.begin() + first + 96 * 7),
+                floats(expected.intervals(l).lower()))
+          << "level " << l << " sample " << b;
+      EXPECT_EQ(std::vector<float>(upper.begin() + first, upper.begin() + first + 96 * 7),
+                floats(expected.intervals(l).upper()))
+          << "level " << l << " sample " << b;
+    }
+  }
+  set_string_parameter(&request, "interval_levels", "0.8,1.5");
+  grpc::ClientContext refused_context;
+  const grpc::Status refused = harness.oip().ModelInfer(&refused_context, request, &response);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(refused.error_message().find("parameters[\"interval_levels\"][1]"), std::string::npos)
+      << refused.error_message();
 }
 
 }  // namespace
