@@ -7,8 +7,10 @@ Runs the tool on CHECKPOINT's validation windows (ETTh1's standard split) into D
 recomputes every quantile with the PyTorch reference model (patchtst_reference.py or
 itransformer_reference.py, not tsserve's C++): split conformal, the ceil((n+1)*level)-th
 smallest of the n absolute residuals per level, horizon step and column, in scaled space.
-Passes when (1) the tool's quantiles equal the reference's within 2e-5 (the two models
-agree to ~1e-6 per forecast; an order statistic moves by at most what its inputs move),
+Passes when (1) the tool's quantiles equal the reference's within 5e-5 (an order statistic
+moves by at most what its inputs move, and the two implementations' forecasts differ by
+float32 rounding: measured worst 1.9e-6 for the bundled PatchTST, 2.4e-5 for the bundled
+iTransformer, whose d_model 256 sums are longer; the quantiles themselves are 0.1 to 4),
 (2) the block records the rows, windows, split and dataset the reference used, and (3) the
 calibration committed beside CHECKPOINT is what the tool writes now (reproducible).
 Also checks the tool refuses a level outside (0, 1) naming --levels. Exit status 0 = pass.
@@ -108,7 +110,7 @@ def main():
         expected = ordered[conformal_rank(n, level) - 1].double()
         diff = (torch.tensor(stored, dtype=torch.float64) - expected).abs().max().item()
         worst = max(worst, diff)
-        if diff > 2e-5:
+        if diff > 5e-5:
             failures.append("level %g: quantiles differ from the reference by %.3g" % (level, diff))
     print("%s: %d windows, levels %s, max |tool - reference| = %.3g" %
           (os.path.basename(args.model), n, block["levels"], worst))
