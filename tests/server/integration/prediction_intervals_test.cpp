@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -37,17 +39,23 @@ void expect_bands(const v1::ForecastResponse& response, const nlohmann::json& co
   const int n = static_cast<int>(columns.size());
   const std::vector<float> point = floats(response.forecast());
   for (const auto& interval : response.intervals()) {
-    const auto level = std::find(levels.begin(), levels.end(), interval.level()) - levels.begin();
-    ASSERT_LT(level, static_cast<long>(levels.size()));
-    EXPECT_EQ(interval.lower().shape(), response.forecast().shape());
-    EXPECT_EQ(interval.upper().shape(), response.forecast().shape());
+    const auto level = static_cast<size_t>(
+        std::find(levels.begin(), levels.end(), interval.level()) - levels.begin());
+    ASSERT_LT(level, levels.size());
+    const auto shape = [](const v1::Tensor& t) {
+      return std::vector<int64_t>(t.shape().begin(), t.shape().end());
+    };
+    EXPECT_EQ(shape(interval.lower()), shape(response.forecast()));
+    EXPECT_EQ(shape(interval.upper()), shape(response.forecast()));
     const std::vector<float> lower = floats(interval.lower());
     const std::vector<float> upper = floats(interval.upper());
     for (int v = 0; v < n; ++v) {
       for (int h = 0; h < 96; ++h) {
         const size_t k = static_cast<size_t>(by_variable ? v * 96 + h : h * n + v);
-        const double q = calibration["quantiles"][level][h][columns[static_cast<size_t>(v)]].get<double>() *
-                         stds[static_cast<size_t>(columns[static_cast<size_t>(v)])];
+        const auto column = static_cast<size_t>(columns[static_cast<size_t>(v)]);
+        const double q =
+            calibration["quantiles"][level][static_cast<size_t>(h)][column].get<double>() *
+            stds[column];
         const double tolerance = 1e-5 * std::max(1.0, std::fabs(point[k]) + q);
         ASSERT_NEAR(lower[k], point[k] - q, tolerance) << "level " << interval.level() << " v " << v;
         ASSERT_NEAR(upper[k], point[k] + q, tolerance) << "level " << interval.level() << " v " << v;
