@@ -57,23 +57,28 @@ TEST(CalibrationConfig, ReadsLevelsQuantilesAndProvenance) {
 }
 
 TEST(CalibrationConfig, EachBadBlockNamesTheKey) {
-  EXPECT_THAT(error_of(config_with(R"({"quantiles": []})")), HasSubstr("'calibration.levels' is required"));
-  EXPECT_THAT(error_of(config_with(R"({"levels": [0.5, 1.0], "quantiles": [[[0,0],[0,0]], [[0,0],[0,0]]]})")),
-              HasSubstr("'calibration.levels' must lie in (0, 1)"));
-  EXPECT_THAT(error_of(config_with(R"({"levels": [0.9, 0.5], "quantiles": [[[0,0],[0,0]], [[0,0],[0,0]]]})")),
-              HasSubstr("strictly increasing"));
-  EXPECT_THAT(error_of(config_with(R"({"levels": [0.5], "quantiles": [[[0,0],[0,0]], [[0,0],[0,0]]]})")),
-              HasSubstr("'calibration.quantiles' is required: one [pred_len][columns] list per level (1 levels)"));
-  // Three steps for a pred_len of 2.
-  EXPECT_THAT(error_of(config_with(R"({"levels": [0.5], "quantiles": [[[0,0],[0,0],[0,0]]]})")),
-              HasSubstr("must be [levels][pred_len][columns] = [1][2][2], got [.][3][2]"));
-  EXPECT_THAT(error_of(config_with(R"({"levels": [0.5], "quantiles": [[[0,0],[0]]]})")),
-              HasSubstr("'calibration.quantiles[0][1]' must have 2 values"));
-  EXPECT_THAT(error_of(config_with(R"({"levels": [0.5], "quantiles": [[[0,-1],[0,0]]]})")),
-              HasSubstr("'calibration.quantiles'[0][0][1] must be finite and >= 0"));
-  // A wider level with a narrower quantile cannot come from one set of residuals.
-  EXPECT_THAT(error_of(config_with(R"({"levels": [0.5, 0.9], "quantiles": [[[0,1],[0,0]], [[0,0.5],[0,0]]]})")),
-              HasSubstr("'calibration.quantiles'[1][0][1] (level 0.900000) is smaller than the previous level's"));
+  const std::pair<const char*, const char*> cases[] = {
+      {R"({"quantiles": []})", "'calibration.levels' is required"},
+      {R"({"levels": [0.5, 1.0], "quantiles": [[[0,0],[0,0]], [[0,0],[0,0]]]})",
+       "'calibration.levels' must lie in (0, 1)"},
+      {R"({"levels": [0.9, 0.5], "quantiles": [[[0,0],[0,0]], [[0,0],[0,0]]]})",
+       "strictly increasing"},
+      {R"({"levels": [0.5], "quantiles": [[[0,0],[0,0]], [[0,0],[0,0]]]})",
+       "'calibration.quantiles' is required: one [pred_len][columns] list per level (1 levels)"},
+      // Three steps for a pred_len of 2.
+      {R"({"levels": [0.5], "quantiles": [[[0,0],[0,0],[0,0]]]})",
+       "must be [levels][pred_len][columns] = [1][2][2], got [.][3][2]"},
+      {R"({"levels": [0.5], "quantiles": [[[0,0],[0]]]})",
+       "'calibration.quantiles[0][1]' must have 2 values"},
+      {R"({"levels": [0.5], "quantiles": [[[0,-1],[0,0]]]})",
+       "'calibration.quantiles'[0][0][1] must be finite and >= 0"},
+      // A wider level with a narrower quantile cannot come from one set of residuals.
+      {R"({"levels": [0.5, 0.9], "quantiles": [[[0,1],[0,0]], [[0,0.5],[0,0]]]})",
+       "'calibration.quantiles'[1][0][1] (level 0.900000) is smaller than the previous level's"},
+  };
+  for (const auto& [block, message] : cases) {
+    EXPECT_THAT(error_of(config_with(block)), HasSubstr(message)) << block;
+  }
   const std::string no_scaler =
       R"({"seq_len": 8, "pred_len": 2, "d_model": 4, "n_heads": 1, "e_layers": 1, "d_ff": 4,
           "patch_len": 4, "stride": 4, "calibration": )" + std::string(kGood) + "}";
