@@ -32,6 +32,7 @@ struct ForecastFlags {
   std::string model;
   bool raw = false;
   std::string request_id;
+  std::vector<double> intervals;
 };
 
 v1::ScalerMode parse_scaler_mode(const std::string& text) {
@@ -61,6 +62,7 @@ ForecastOptions request_options(const ForecastFlags& flags, const CsvWindow& win
   options.scaler_mode = parse_scaler_mode(flags.scaler);
   options.raw_tensors = flags.raw;
   options.request_id = flags.request_id;
+  options.interval_levels = flags.intervals;
   options.attention.enabled = !flags.attention.empty();
   options.attention.average_heads = flags.heads == "mean";
   options.attention.layers = flags.layers;
@@ -153,6 +155,10 @@ CommandRunner add_forecast_command(CLI::App& app) {
       ->check(CLI::IsMember({"auto", "none", "required"}))
       ->capture_default_str();
   command->add_option("--model", flags->model, "model name (default: the server's only model)");
+  command->add_option("--intervals", flags->intervals,
+                      "prediction intervals at these calibrated levels, e.g. 0.8,0.95: printed "
+                      "beside each variable and shaded in --plot")
+      ->delimiter(',');
   command->add_flag("--raw", flags->raw, "send and receive tensors as raw little-endian bytes");
   command->add_option("--request-id", flags->request_id, "id echoed by the server and in its logs");
   return [flags] { return run_forecast(*flags); };

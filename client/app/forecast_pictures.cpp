@@ -1,6 +1,7 @@
 #include "forecast_pictures.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <tuple>
 
@@ -18,9 +19,13 @@ void draw_forecast_plot(const std::string& path, const csv::CsvWindow& window,
     const size_t shown = history_points > 0
                              ? std::min(history.size(), static_cast<size_t>(history_points))
                              : history.size();
-    panels.push_back({result.variables[v],
-                      std::vector<double>(history.end() - static_cast<long>(shown), history.end()),
-                      result.forecast[v]});
+    plot::ForecastPanel panel{result.variables[v],
+                              std::vector<double>(history.end() - static_cast<long>(shown), history.end()),
+                              result.forecast[v]};
+    for (const IntervalData& interval : result.intervals) {
+      panel.bands.push_back({interval.level, interval.lower[v], interval.upper[v]});
+    }
+    panels.push_back(std::move(panel));
   }
   plot::ForecastPlotOptions options;
   options.title = result.model_name + " v" + result.model_version + ": " +
@@ -32,6 +37,15 @@ void draw_forecast_plot(const std::string& path, const csv::CsvWindow& window,
     options.x_label = "steps relative to the forecast start (negative: history); step 1 = " +
                       result.step_labels.front() + ", step " +
                       std::to_string(result.step_labels.size()) + " = " + result.step_labels.back();
+  }
+  if (!result.intervals.empty()) {
+    options.title += "; shaded:";
+    for (const IntervalData& interval : result.intervals) {
+      char percent[32];
+      std::snprintf(percent, sizeof percent, " %g%%", interval.level * 100);
+      options.title += percent;
+    }
+    options.title += " intervals";
   }
   plot::write_forecast_png(path, panels, options);
 }

@@ -20,6 +20,7 @@ v1::ForecastRequest build_forecast_request(const TensorData& series,
   write_tensor(series, options.raw_tensors, request.mutable_series());
   for (const auto& name : variable_names) request.add_variable_names(name);
   for (int64_t time : timestamps) request.add_timestamps(time);
+  for (double level : options.interval_levels) request.add_interval_levels(level);
   if (options.attention.enabled) {
     auto* attention = request.mutable_attention();
     attention->set_enabled(true);
@@ -43,6 +44,27 @@ v1::ForecastRequest build_forecast_request(const CsvWindow& window,
                                 options);
 }
 
+namespace {
+
+// A [N, F] response tensor as [variable][step].
+std::vector<std::vector<double>> per_variable(const v1::Tensor& tensor, size_t variables,
+                                              const std::string& field) {
+  const TensorData data = read_tensor(tensor);
+  if (data.shape.size() != 2 || data.dim(0) != static_cast<int64_t>(variables)) {
+    throw std::runtime_error("response " + field + ": expected shape [" +
+                             std::to_string(variables) + ", F]");
+  }
+  const auto steps = static_cast<size_t>(data.dim(1));
+  std::vector<std::vector<double>> out;
+  for (size_t v = 0; v < variables; ++v) {
+    out.emplace_back(data.values.begin() + static_cast<long>(v * steps),
+                     data.values.begin() + static_cast<long>((v + 1) * steps));
+  }
+  return out;
+}
+
+}  // namespace
+
 ForecastResult read_forecast_response(const v1::ForecastResponse& response,
                                       const std::vector<std::string>& variables) {
   ForecastResult result;
@@ -54,15 +76,13 @@ ForecastResult read_forecast_response(const v1::ForecastResponse& response,
   result.scaler_applied = response.scaler_applied();
   result.input_points_used = response.input_points_used();
 
-  const TensorData forecast = read_tensor(response.forecast());
-  if (forecast.shape.size() != 2 || forecast.dim(0) != static_cast<int64_t>(variables.size())) {
-    throw std::runtime_error("response forecast: expected shape [" +
-                             std::to_string(variables.size()) + ", F]");
-  }
-  const auto steps = static_cast<size_t>(forecast.dim(1));
-  for (size_t v = 0; v < variables.size(); ++v) {
-    result.forecast.emplace_back(forecast.values.begin() + static_cast<long>(v * steps),
-                                 forecast.values.begin() + static_cast<long>((v + 1) * steps));
+  result.forecast = per_variable(response.forecast(), variables.size(), "forecast");
+  for (int i = 0; i < response.intervals_size(); ++i) {
+    const auto& interval = response.intervals(i);
+    const std::string field = "intervals[" + std::to_string(i) + "]";
+    result.intervals.push_back({interval.level(),
+                                per_variable(interval.lower(), variables.size(), field + ".lower"),
+                                per_variable(interval.upper(), variables.size(), field + ".upper")});
   }
 
   for (const auto& map : response.attention()) {

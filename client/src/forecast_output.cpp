@@ -22,13 +22,35 @@ std::string format_value(double value) {
   return text;
 }
 
+struct Column {
+  std::string header;
+  const std::vector<double>* values;
+};
+
+// Each variable's forecast, followed by its interval bounds when asked for: "OT",
+// "OT lo80", "OT hi80", "OT lo95", ... (level in percent).
+std::vector<Column> value_columns(const ForecastResult& result) {
+  std::vector<Column> columns;
+  for (size_t v = 0; v < result.variables.size(); ++v) {
+    columns.push_back({result.variables[v], &result.forecast[v]});
+    for (const IntervalData& interval : result.intervals) {
+      char percent[32];
+      std::snprintf(percent, sizeof percent, "%g", interval.level * 100);
+      columns.push_back({result.variables[v] + " lo" + percent, &interval.lower[v]});
+      columns.push_back({result.variables[v] + " hi" + percent, &interval.upper[v]});
+    }
+  }
+  return columns;
+}
+
 void write_table(std::ostream& out, const ForecastResult& result) {
   const size_t label_width = result.step_labels.empty() ? 5 : 19;
   char cell[64];
   std::snprintf(cell, sizeof cell, "%-*s", static_cast<int>(label_width), step_header(result).c_str());
   out << cell;
-  for (const auto& name : result.variables) {
-    std::snprintf(cell, sizeof cell, " %11s", name.c_str());
+  const std::vector<Column> columns = value_columns(result);
+  for (const Column& column : columns) {
+    std::snprintf(cell, sizeof cell, " %11s", column.header.c_str());
     out << cell;
   }
   out << "\n";
@@ -37,8 +59,8 @@ void write_table(std::ostream& out, const ForecastResult& result) {
     std::snprintf(cell, sizeof cell, "%-*s", static_cast<int>(label_width),
                   step_label(result, s).c_str());
     out << cell;
-    for (const auto& series : result.forecast) {
-      std::snprintf(cell, sizeof cell, " %11.4f", series[s]);
+    for (const Column& column : columns) {
+      std::snprintf(cell, sizeof cell, " %11.4f", (*column.values)[s]);
       out << cell;
     }
     out << "\n";
@@ -47,12 +69,13 @@ void write_table(std::ostream& out, const ForecastResult& result) {
 
 void write_csv(std::ostream& out, const ForecastResult& result) {
   out << step_header(result);
-  for (const auto& name : result.variables) out << "," << name;
+  const std::vector<Column> columns = value_columns(result);
+  for (const Column& column : columns) out << "," << column.header;
   out << "\n";
   const size_t steps = result.forecast.empty() ? 0 : result.forecast.front().size();
   for (size_t s = 0; s < steps; ++s) {
     out << step_label(result, s);
-    for (const auto& series : result.forecast) out << "," << format_value(series[s]);
+    for (const Column& column : columns) out << "," << format_value((*column.values)[s]);
     out << "\n";
   }
 }
@@ -75,6 +98,18 @@ void write_json(std::ostream& out, const ForecastResult& result) {
   auto& forecast = json["forecast"] = nlohmann::ordered_json::object();
   for (size_t v = 0; v < result.variables.size(); ++v) {
     forecast[result.variables[v]] = result.forecast[v];
+  }
+  if (!result.intervals.empty()) {
+    auto& intervals = json["intervals"] = nlohmann::ordered_json::array();
+    for (const IntervalData& interval : result.intervals) {
+      nlohmann::ordered_json entry;
+      entry["level"] = interval.level;
+      for (size_t v = 0; v < result.variables.size(); ++v) {
+        entry["lower"][result.variables[v]] = interval.lower[v];
+        entry["upper"][result.variables[v]] = interval.upper[v];
+      }
+      intervals.push_back(std::move(entry));
+    }
   }
   json["timing"] = {{"queue_seconds", result.timing.queue_seconds()},
                     {"compute_seconds", result.timing.compute_seconds()},

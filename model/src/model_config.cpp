@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "tsserve/model/calibration_json.h"
 #include "tsserve/model/model_error.h"
 #include "tsserve/model/patch_embedding.h"
 
@@ -243,6 +244,17 @@ ModelConfig parse_model_config(const std::string& json_text, const std::string& 
   reader.read_bool("calendar_tokens", config.calendar_tokens);
   reader.read_bool("any_variable_count", config.any_variable_count);
   if (config.family == ModelFamily::kITransformer && !config.norm) config.norm = FinalNorm::kLayer;
+  if (auto block = root.find("calibration"); block != root.end() && !block->is_null()) {
+    if (!config.scaler) {
+      reader.fail("calibration", "needs a 'scaler': its quantiles are per scaler column, in "
+                                 "the scaler's space");
+    }
+    Calibration calibration = calibration_from_json(*block, origin);
+    const std::string error = calibration_error(
+        calibration, config.pred_len, static_cast<int64_t>(config.scaler->columns.size()));
+    if (!error.empty()) throw ModelError("model config " + origin + ": " + error);
+    config.calibration = std::move(calibration);
+  }
   const std::string error = config.validation_error();
   if (!error.empty()) throw ModelError("model config " + origin + ": " + error);
   return config;

@@ -7,17 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "server/request/interval_band.h"
 #include "server/request/model_shape.h"
 #include "server/request/request_types.h"
 
 namespace tsserve::server {
-
-// A prediction interval at one level, [N, F] row-major like IssuedForecast::values.
-struct IntervalBand {
-  double level = 0;  // in (0, 1), e.g. 0.8
-  std::vector<float> lower;
-  std::vector<float> upper;
-};
 
 struct IssuedForecast {
   std::string series_key;

@@ -43,6 +43,13 @@ v1::ModelInfo model_info_of(const model::ModelConfig& config, const ServedModel&
   if (config.scaler) {
     for (const auto& column : config.scaler->columns) info.add_scaler_columns(column);
   }
+  if (config.calibration) {
+    const model::Calibration& c = *config.calibration;
+    for (double level : c.levels) info.add_calibration_levels(level);
+    info.set_calibration_source(c.dataset + " split " + c.split + ", rows [" +
+                                std::to_string(c.row_begin) + ", " + std::to_string(c.row_end) +
+                                "), " + std::to_string(c.windows) + " windows");
+  }
   info.set_max_batch_rows(server.batching.max_batch_rows);
   info.set_max_encode_tokens(server.batching.max_encode_tokens);
   // The fused kernels are batch-invariant by construction, whatever the option says.

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "tsserve/model/calibration.h"
 #include "tsserve/model/time_features.h"
 
 namespace tsserve::server {
@@ -48,6 +49,11 @@ struct ModelShape {
   std::vector<double> scaler_std;
 
   bool has_scaler() const { return !scaler_columns.empty(); }
+
+  // Split-conformal quantiles per level, step and scaler column (tsserve/model/
+  // calibration.h); empty() when the model has none. REQUIRES (when present): columns =
+  // scaler_columns.size(), pred_len = pred_len (the model config loader enforces these).
+  model::Calibration calibration;
 };
 
 // Per-request size limits, as GetModelInfo reports them.

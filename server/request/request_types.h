@@ -53,6 +53,9 @@ struct ForecastInput {
   std::vector<std::string> variable_names;
   AttentionSelection attention;
   bool raw_output = false;  // output_encoding: raw_values instead of values
+  // Prediction intervals asked for: indices into ModelShape::calibration.levels, in the
+  // request's order (codec/common/prediction_intervals.h); empty when none.
+  std::vector<int32_t> interval_levels;
 
   // iTransformer only (ModelShape::is_itransformer). Its attention selection has one
   // "variable" per sample (0 .. samples-1: a map spans all the sample's variables).

@@ -84,6 +84,7 @@ ModelShape model_shape_of(const model::ModelConfig& config) {
     shape.scaler_mean = config.scaler->mean;
     shape.scaler_std = config.scaler->std;
   }
+  if (config.calibration) shape.calibration = *config.calibration;
   return shape;
 }
 

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "server/accuracy/issued_forecast.h"
+#include "server/codec/common/prediction_intervals.h"
 #include "server/codec/v1/forecast_request_decoder.h"
 #include "server/codec/v1/forecast_response_encoder.h"
 
@@ -24,10 +25,11 @@ grpc::Status KeepingForecastCodec::encode(const Input& input, const ModelShape& 
   const grpc::Status encoded = encode_forecast_response(input, shape, std::move(output), response);
   if (!encoded.ok() || !issued) return encoded;
 
-  // INTERVAL BANDS JOIN THE KEPT FORECAST HERE (issue 19, intervals): for each level the
-  // response carries, push an IntervalBand{level, lower, upper} onto issued->bands, each
-  // [N, F] row-major in the model's space (scaled like issued->values), so that
-  // AccuracyMetrics scores coverage per level. Nothing else needs to change.
+  // The bands the response carries, in the model's space like issued->values, so the
+  // store scores interval coverage per level.
+  for (const int32_t level_index : input.interval_levels) {
+    issued->bands.push_back(interval_band(input, shape, issued->values, level_index));
+  }
 
   const bool kept = accuracy->keep(std::move(*issued));
   response->set_forecast_stored(kept);

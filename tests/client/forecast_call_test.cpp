@@ -82,5 +82,41 @@ TEST(ForecastOutputTest, TableCsvAndJsonAgree) {
   EXPECT_THROW(parse_output_format("yaml"), std::invalid_argument);
 }
 
+TEST(ForecastOutputTest, IntervalsAreReadAndPrintedBesideEachVariable) {
+  v1::ForecastResponse response = response_with_heads();
+  auto* interval = response.add_intervals();
+  interval->set_level(0.8);
+  write_tensor({{2, 2}, {9, 10, 18, 19}}, false, interval->mutable_lower());
+  write_tensor({{2, 2}, {11, 12, 22, 23}}, true, interval->mutable_upper());
+  ForecastResult result = read_forecast_response(response, {"HUFL", "OT"});
+  ASSERT_EQ(result.intervals.size(), 1u);
+  EXPECT_EQ(result.intervals[0].lower, (std::vector<std::vector<double>>{{9, 10}, {18, 19}}));
+  EXPECT_EQ(result.intervals[0].upper, (std::vector<std::vector<double>>{{11, 12}, {22, 23}}));
+  std::ostringstream csv, json;
+  write_forecast(csv, result, OutputFormat::kCsv);
+  EXPECT_EQ(csv.str(),
+            "step,HUFL,HUFL lo80,HUFL hi80,OT,OT lo80,OT hi80\n1,10,9,11,20,18,22\n2,11,10,12,21,19,23\n");
+  write_forecast(json, result, OutputFormat::kJson);
+  const auto parsed = nlohmann::json::parse(json.str());
+  EXPECT_EQ(parsed["intervals"][0]["level"], 0.8);
+  EXPECT_EQ(parsed["intervals"][0]["upper"]["OT"], (std::vector<double>{22, 23}));
+  // A bound shaped unlike the forecast is a malformed response, named.
+  write_tensor({{1, 2}, {1, 2}}, false, response.mutable_intervals(0)->mutable_lower());
+  try {
+    read_forecast_response(response, {"HUFL", "OT"});
+    ADD_FAILURE() << "read a malformed interval";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("intervals[0].lower"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ForecastCallTest, RequestCarriesIntervalLevels) {
+  ForecastOptions options;
+  options.interval_levels = {0.8, 0.95};
+  const v1::ForecastRequest request = build_forecast_request({{1, 2}, {1, 2}}, {}, {}, options);
+  EXPECT_EQ(std::vector<double>(request.interval_levels().begin(), request.interval_levels().end()),
+            (std::vector<double>{0.8, 0.95}));
+}
+
 }  // namespace
 }  // namespace tsserve::client

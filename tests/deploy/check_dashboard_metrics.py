@@ -28,8 +28,8 @@ DEPLOY = os.path.join(ROOT, "deploy")
 # Series Prometheus makes itself for every target; the TsserveDown alert needs `up`.
 PROMETHEUS_SERIES = {"up"}
 
-# Exported only once a model serves prediction intervals and a report scores them (issue 19:
-# calibration and intervals), so a freshly started server has none yet.
+# Exported only once ReportActuals scores a forecast that was asked for prediction intervals,
+# so a freshly started server has none yet.
 INTERVAL_SERIES = {"tsserve_interval_covered_points_total", "tsserve_interval_scored_points_total",
                    "tsserve_interval_nominal_level"}
 

@@ -32,6 +32,18 @@ void validate(const std::vector<ForecastPanel>& panels, const ForecastPlotOption
                                   " has no history and no forecast points; each panel needs "
                                   "at least one");
     }
+    for (size_t b = 0; b < panels[i].bands.size(); ++b) {
+      const ForecastBand& band = panels[i].bands[b];
+      if (band.lower.size() != panels[i].forecast.size() ||
+          band.upper.size() != panels[i].forecast.size()) {
+        throw std::invalid_argument("forecast plot: " + panel_name(i, panels[i].title) +
+                                    " bands[" + std::to_string(b) + "] has " +
+                                    std::to_string(band.lower.size()) + " lower and " +
+                                    std::to_string(band.upper.size()) +
+                                    " upper points; expected the forecast's " +
+                                    std::to_string(panels[i].forecast.size()));
+      }
+    }
   }
 }
 
@@ -53,6 +65,34 @@ Range value_range(const std::vector<double>& a, const std::vector<double>& b, bo
     return {0, 1};
   }
   return padded(lo, hi, 0.05);
+}
+
+// Each band as translucent fills in the forecast's colour, one polygon per run of steps
+// where both bounds are finite. Drawn before the lines, so they stay on top.
+void draw_bands(cairo_t* cr, const PlotFrame& frame, const std::vector<ForecastBand>& bands,
+                const Rgb& colour) {
+  cairo_save(cr);
+  frame.clip(cr);
+  cairo_set_source_rgba(cr, colour.r, colour.g, colour.b, 0.18);
+  for (const ForecastBand& band : bands) {
+    const size_t n = band.lower.size();
+    size_t i = 0;
+    while (i < n) {
+      if (!std::isfinite(band.lower[i]) || !std::isfinite(band.upper[i])) {
+        ++i;
+        continue;
+      }
+      size_t end = i;
+      while (end < n && std::isfinite(band.lower[end]) && std::isfinite(band.upper[end])) ++end;
+      cairo_move_to(cr, frame.px(static_cast<double>(i)), frame.py(band.upper[i]));
+      for (size_t k = i + 1; k < end; ++k) cairo_line_to(cr, frame.px(static_cast<double>(k)), frame.py(band.upper[k]));
+      for (size_t k = end; k-- > i;) cairo_line_to(cr, frame.px(static_cast<double>(k)), frame.py(band.lower[k]));
+      cairo_close_path(cr);
+      cairo_fill(cr);
+      i = end;
+    }
+  }
+  cairo_restore(cr);
 }
 
 // One line per run of finite values; a run of one point is a dot so it stays visible.
@@ -122,7 +162,12 @@ void draw_panel(cairo_t* cr, const ForecastPanel& panel, const ForecastPlotOptio
   frame.height = panel_height - kPanelTitleBand - kTickBand;
   frame.x = first_x < last_x ? Range{first_x, last_x} : Range{first_x - 1, last_x + 1};
   bool any_finite = false;
-  frame.y = value_range(history, panel.forecast, any_finite);
+  std::vector<double> forecast_and_bands = panel.forecast;  // the range holds the bands too
+  for (const ForecastBand& band : panel.bands) {
+    forecast_and_bands.insert(forecast_and_bands.end(), band.lower.begin(), band.lower.end());
+    forecast_and_bands.insert(forecast_and_bands.end(), band.upper.begin(), band.upper.end());
+  }
+  frame.y = value_range(history, forecast_and_bands, any_finite);
 
   const FittedLabel title =
       fit_label(cr, panel.title, {style::kPanelTitleSize, true, style::kText}, frame.width);
@@ -131,6 +176,7 @@ void draw_panel(cairo_t* cr, const ForecastPanel& panel, const ForecastPlotOptio
 
   draw_grid_and_ticks(cr, frame, /*integer_x=*/true);
   draw_forecast_start(cr, frame);
+  draw_bands(cr, frame, panel.bands, kForecastColour);
   draw_series(cr, frame, first_x, history, kHistoryColour);
   draw_series(cr, frame, 0, panel.forecast, kForecastColour);
   if (!any_finite) {

@@ -36,6 +36,11 @@ inference::ModelMetadataResponse oip_model_metadata(const ModelShape& model) {
   add_tensor(kOipAttentionOutput, kOipFp32,
              {-1, model.is_itransformer() ? 1 : -1, -1, -1, tokens, tokens},
              metadata.mutable_outputs());
+  if (!model.calibration.empty()) {
+    for (const char* bound : {kOipLowerOutput, kOipUpperOutput}) {
+      add_tensor(bound, kOipFp32, {-1, -1, model.pred_len, variables}, metadata.mutable_outputs());
+    }
+  }
   return metadata;
 }
 

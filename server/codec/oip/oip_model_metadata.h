@@ -15,6 +15,10 @@
 //                                      iTransformer: V = 1 and P = N' = N + C tokens,
 //                                      named in the response's parameter
 //                                      "attention_token_names" (comma-separated)
+//   output "forecast_lower", "forecast_upper" FP32 [L, B, F, N]: prediction intervals at
+//                                      the L levels of parameters["interval_levels"], only
+//                                      when the request sets it and the model is calibrated
+//                                      (listed in metadata only then)
 // An iTransformer that takes exactly enc_in variables says so: N = enc_in in the shapes.
 
 #include "inference/grpc_service.pb.h"
@@ -25,6 +29,8 @@ namespace tsserve::server {
 inline constexpr char kOipSeriesInput[] = "series";
 inline constexpr char kOipForecastOutput[] = "forecast";
 inline constexpr char kOipAttentionOutput[] = "attention";
+inline constexpr char kOipLowerOutput[] = "forecast_lower";
+inline constexpr char kOipUpperOutput[] = "forecast_upper";
 inline constexpr char kOipFp32[] = "FP32";
 // ModelMetadata's platform: the framework and format that runs the model.
 inline constexpr char kOipPlatform[] = "pytorch_libtorch";

@@ -13,7 +13,7 @@ using Parameter = inference::InferParameter;
 
 constexpr const char* kKnown =
     "scaler_mode, variable_names, attention_layers, attention_variables, "
-    "attention_average_heads";
+    "attention_average_heads, interval_levels";
 
 grpc::Status invalid(const std::string& name, const std::string& message) {
   return {grpc::StatusCode::INVALID_ARGUMENT, "parameters[\"" + name + "\"]: " + message};
@@ -124,6 +124,21 @@ grpc::Status parse_one(const std::string& name, const Parameter& value, OipOptio
       return wrong_kind(name, value, "bool_param");
     }
     out->attention.set_average_heads(value.bool_param());
+    return grpc::Status::OK;
+  }
+  if (name == "interval_levels") {
+    if (value.parameter_choice_case() != Parameter::kStringParam) {
+      return wrong_kind(name, value, "string_param of comma-separated levels (\"0.8,0.95\")");
+    }
+    for (const std::string& item : split_list(value.string_param())) {
+      char* end = nullptr;
+      const double level = std::strtod(item.c_str(), &end);
+      if (item.empty() || *end != '\0') {
+        return invalid(name, "\"" + value.string_param() +
+                                 "\" is not a list of comma-separated levels, e.g. \"0.8,0.95\"");
+      }
+      out->interval_levels.push_back(level);
+    }
     return grpc::Status::OK;
   }
   return invalid(name, std::string("unknown parameter; tsserve reads ") + kKnown);

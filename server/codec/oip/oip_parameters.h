@@ -7,6 +7,9 @@
 //   attention_layers         string "0,2" or int64: layer indices            attention.layers
 //   attention_variables      string "0,6" or int64: variable indices (of N)  attention.variables
 //   attention_average_heads  bool attention.average_heads
+//   interval_levels          string "0.8,0.95": calibrated levels            interval_levels
+//                            (the intervals come as the outputs "forecast_lower" and
+//                            "forecast_upper", oip_response_encoder.h)
 //
 // Attention is enabled by listing the "attention" output, not by a parameter. Any other
 // name, or a value of the wrong type, is INVALID_ARGUMENT naming the parameter.
@@ -15,6 +18,7 @@
 #include <grpcpp/support/status.h>
 
 #include <string>
+#include <vector>
 
 #include "inference/grpc_service.pb.h"
 #include "tsserve/v1/forecast_service.pb.h"
@@ -25,6 +29,7 @@ struct OipOptions {
   int scaler_mode = v1::SCALER_MODE_UNSPECIFIED;
   google::protobuf::RepeatedPtrField<std::string> variable_names;
   v1::AttentionOptions attention;  // `enabled` is left false: the outputs decide it
+  std::vector<double> interval_levels;  // as sent; prediction_intervals.h checks them
 };
 
 grpc::Status resolve_oip_parameters(

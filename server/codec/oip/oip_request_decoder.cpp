@@ -2,6 +2,7 @@
 
 #include "server/codec/common/attention_selection.h"
 #include "server/codec/common/itransformer_request.h"
+#include "server/codec/common/prediction_intervals.h"
 #include "server/codec/common/request_id.h"
 #include "server/codec/common/scaler_matching.h"
 #include "server/codec/common/series_rows.h"
@@ -255,7 +256,10 @@ grpc::Status decode_model_infer_request(const inference::ModelInferRequest& requ
     spread_over_samples(g.samples, g.variables, &input->attention);
   }
   input->raw_output = reply->raw;
-  return gather_series(series, g, names, options.variable_names, model, std::move(scaler), input);
+  status = gather_series(series, g, names, options.variable_names, model, std::move(scaler), input);
+  if (!status.ok()) return status;
+  return resolve_interval_levels(options.interval_levels, *input, model,
+                                 "parameters[\"interval_levels\"]", &input->interval_levels);
 }
 
 }  // namespace tsserve::server

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <sstream>
 
 #include "server/codec/common/finite_answer.h"
 #include "server/codec/common/forecast_values.h"
+#include "server/codec/common/prediction_intervals.h"
 #include "server/codec/common/tensor_codec.h"
 #include "server/codec/oip/oip_model_metadata.h"
 
@@ -32,6 +34,42 @@ void write_forecast(const ForecastInput& input, const ModelShape& model,
   std::vector<int64_t> shape = forecast_shape(input, model);
   shape.insert(shape.begin(), input.samples);
   store_forecast(input, model, forecast, add_output(kOipForecastOutput, shape, raw, out));
+}
+
+// "forecast_lower" and "forecast_upper", [L, B, F, N]: each level's band written as the
+// forecast is. OUT_OF_RANGE (finite_answer.h) when a bound is not finite in the series' units.
+grpc::Status write_intervals(const ForecastInput& input, const ModelShape& model,
+                             const std::vector<float>& forecast, bool raw,
+                             inference::ModelInferResponse* out) {
+  std::vector<IntervalBand> bands;
+  std::string levels;
+  for (int32_t level : input.interval_levels) {
+    bands.push_back(interval_band(input, model, forecast, level));
+    std::ostringstream text;
+    text << bands.back().level;
+    levels += (levels.empty() ? "" : ",") + text.str();
+  }
+  std::vector<int64_t> shape = forecast_shape(input, model);
+  shape.insert(shape.begin(), {static_cast<int64_t>(bands.size()), input.samples});
+  const size_t bytes_per_band = forecast.size() * sizeof(float);
+  for (const bool upper : {false, true}) {
+    const char* name = upper ? kOipUpperOutput : kOipLowerOutput;
+    ForecastOutput bound;
+    for (size_t l = 0; l < bands.size(); ++l) {
+      bound.forecast = upper ? bands[l].upper : bands[l].lower;
+      AnswerFields fields;
+      fields.forecast = std::string(name) + "[" + std::to_string(l) + "]";
+      grpc::Status status = check_forecast_finite(input, model, bound, fields);
+      if (!status.ok()) return status;
+    }
+    unsigned char* dst = add_output(name, shape, raw, out);
+    for (size_t l = 0; l < bands.size(); ++l) {
+      store_forecast(input, model, upper ? bands[l].upper : bands[l].lower,
+                     dst + l * bytes_per_band);
+    }
+  }
+  (*out->mutable_parameters())["interval_levels"].set_string_param(levels);
+  return grpc::Status::OK;
 }
 
 // Every selected (row, layer) map, sorted so that they lie in [B, V, L] order.
@@ -112,6 +150,9 @@ grpc::Status encode_model_infer_response(const ForecastInput& input, const OipRe
     } else {
       write_attention(input, model, std::move(result.attention), reply.raw, out);
     }
+  }
+  if (!input.interval_levels.empty()) {
+    return write_intervals(input, model, result.forecast, reply.raw, out);
   }
   return grpc::Status::OK;
 }

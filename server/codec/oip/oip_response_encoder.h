@@ -20,6 +20,10 @@ namespace tsserve::server {
 //   "forecast"  FP32 [B, F, N], in the series' units;
 //   "attention" FP32 [B, V, L, H, P, P] (H = 1 when heads are averaged), variables and
 //               layers in ascending index order.
+// and, when parameters["interval_levels"] asked for L levels, after those:
+//   "forecast_lower", "forecast_upper"  FP32 [L, B, F, N], the prediction intervals
+//               (prediction_intervals.h) in the request's level order, in the series'
+//               units; with the response parameter "interval_levels" (string, the levels).
 // Consumes `result`'s buffers. INTERNAL, with *out untouched, when `result` does not fit
 // `input` (check_forecast_output).
 grpc::Status encode_model_infer_response(const ForecastInput& input, const OipReply& reply,

@@ -5,6 +5,7 @@
 #include "server/codec/common/attention_selection.h"
 #include "server/codec/common/forecast_timestamps.h"
 #include "server/codec/common/itransformer_request.h"
+#include "server/codec/common/prediction_intervals.h"
 #include "server/codec/common/request_id.h"
 #include "server/codec/common/scaler_matching.h"
 #include "server/codec/common/series_rows.h"
@@ -78,7 +79,11 @@ grpc::Status decode_forecast_request(const v1::ForecastRequest& request, const M
                                         &out->attention);
   }
   if (!status.ok()) return status;
-  return gather_series(series, g, names, request.variable_names(), model, std::move(scaler), out);
+  status =
+      gather_series(series, g, names, request.variable_names(), model, std::move(scaler), out);
+  if (!status.ok()) return status;
+  return resolve_interval_levels({request.interval_levels().begin(), request.interval_levels().end()},
+                                 *out, model, "interval_levels", &out->interval_levels);
 }
 
 }  // namespace tsserve::server

@@ -3,9 +3,40 @@
 #include "response_common.h"
 #include "server/codec/common/finite_answer.h"
 #include "server/codec/common/forecast_values.h"
+#include "server/codec/common/prediction_intervals.h"
 #include "server/codec/common/tensor_codec.h"
 
 namespace tsserve::server {
+namespace {
+
+// ForecastResponse.intervals, one per input.interval_levels, written as the forecast is;
+// OUT_OF_RANGE (finite_answer.h) when a bound is not finite in the request's units.
+grpc::Status encode_intervals(const ForecastInput& input, const ModelShape& model,
+                              const std::vector<float>& forecast, v1::ForecastResponse* out) {
+  out->clear_intervals();
+  for (size_t i = 0; i < input.interval_levels.size(); ++i) {
+    IntervalBand band = interval_band(input, model, forecast, input.interval_levels[i]);
+    const std::string field = "intervals[" + std::to_string(i) + "]";
+    ForecastOutput bound;
+    bound.forecast = std::move(band.lower);
+    grpc::Status status = check_forecast_finite(input, model, bound, {field + ".lower", ""});
+    if (!status.ok()) return status;
+    v1::PredictionInterval* interval = out->add_intervals();
+    interval->set_level(band.level);
+    store_forecast(input, model, bound.forecast,
+                   prepare_tensor(forecast_shape(input, model), input.raw_output,
+                                  interval->mutable_lower()));
+    bound.forecast = std::move(band.upper);
+    status = check_forecast_finite(input, model, bound, {field + ".upper", ""});
+    if (!status.ok()) return status;
+    store_forecast(input, model, bound.forecast,
+                   prepare_tensor(forecast_shape(input, model), input.raw_output,
+                                  interval->mutable_upper()));
+  }
+  return grpc::Status::OK;
+}
+
+}  // namespace
 
 grpc::Status encode_forecast_response(const ForecastInput& input, const ModelShape& model,
                                       ForecastOutput&& result, v1::ForecastResponse* out) {
@@ -14,6 +45,8 @@ grpc::Status encode_forecast_response(const ForecastInput& input, const ModelSha
   status = check_forecast_finite(input, model, result);
   if (!status.ok()) return status;
 
+  status = encode_intervals(input, model, result.forecast, out);
+  if (!status.ok()) return status;
   store_forecast(
       input, model, result.forecast,
       prepare_tensor(forecast_shape(input, model), input.raw_output, out->mutable_forecast()));

@@ -127,6 +127,39 @@ TEST(ForecastPlot, HistoryIsLeftOfTheForecastStartAndForecastRightOfIt) {
   EXPECT_NEAR(zero, plot_left + (plot_right - plot_left) * 336.0 / 431.0, 3);
 }
 
+// A band is a translucent fill in the forecast's colour: pixels that are neither the
+// background nor a line appear right of the forecast start, between the bounds, and the
+// range grows to hold the band.
+TEST(ForecastPlot, BandsAreShadedRightOfTheForecastStart) {
+  ForecastPanel panel = sine_panel("OT", 96, 48);
+  ForecastPanel banded = panel;
+  ForecastBand band{0.8, {}, {}};
+  for (double v : panel.forecast) {
+    band.lower.push_back(v - 4);
+    band.upper.push_back(v + 4);
+  }
+  banded.bands.push_back(band);
+  const std::string plain_path = output_path("forecast_no_band.png");
+  const std::string band_path = output_path("forecast_band.png");
+  write_forecast_png(plain_path, {panel}, ForecastPlotOptions{});
+  write_forecast_png(band_path, {banded}, ForecastPlotOptions{});
+  DecodedPng plain(plain_path), shaded(band_path);
+  const int zero = zero_line_column(shaded);
+  // The fill: the forecast colour at 18% over white.
+  const Rgb8 fill = to_rgb8({1 - 0.18 * (1 - kForecastColour.r), 1 - 0.18 * (1 - kForecastColour.g),
+                             1 - 0.18 * (1 - kForecastColour.b)});
+  const std::vector<int> band_pixels = columns_of(shaded, fill);
+  ASSERT_GT(band_pixels.size(), 2000u);
+  EXPECT_GT(*std::min_element(band_pixels.begin(), band_pixels.end()), zero - 2);
+  // Without the band that shade appears only on the forecast line's antialiased edges.
+  EXPECT_GT(band_pixels.size(), 10 * columns_of(plain, fill).size());
+
+  banded.bands[0].upper.pop_back();
+  expect_throw_with<std::invalid_argument>(
+      [&] { write_forecast_png(band_path, {banded}, ForecastPlotOptions{}); },
+      "bands[0] has 48 lower and 47 upper points; expected the forecast's 48");
+}
+
 TEST(ForecastPlot, HistoryPointsShownKeepsTheLastPoints) {
   ForecastPlotOptions options;
   options.history_points_shown = 96;  // 96 history + 96 forecast: zero line mid-plot

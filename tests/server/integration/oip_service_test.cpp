@@ -110,7 +110,12 @@ TEST(OipService, ReadinessAndMetadataDescribeTheServedModel) {
     EXPECT_EQ(
         std::vector<int64_t>(metadata.inputs(0).shape().begin(), metadata.inputs(0).shape().end()),
         (std::vector<int64_t>{-1, 336, -1}));
-    ASSERT_EQ(metadata.outputs_size(), 2);
+    // forecast, attention, and the calibrated model's forecast_lower and forecast_upper.
+    ASSERT_EQ(metadata.outputs_size(), 4);
+    EXPECT_EQ(metadata.outputs(2).name(), "forecast_lower");
+    EXPECT_EQ(std::vector<int64_t>(metadata.outputs(3).shape().begin(),
+                                   metadata.outputs(3).shape().end()),
+              (std::vector<int64_t>{-1, -1, 96, -1}));
     EXPECT_EQ(std::vector<int64_t>(metadata.outputs(0).shape().begin(),
                                    metadata.outputs(0).shape().end()),
               (std::vector<int64_t>{-1, 96, -1}));

@@ -31,6 +31,7 @@ struct ForecastOptions {
   v1::ScalerMode scaler_mode = v1::SCALER_MODE_UNSPECIFIED;
   bool raw_tensors = false;  // send and receive raw little-endian bytes
   std::string request_id;
+  std::vector<double> interval_levels;  // prediction intervals to ask for (calibrated levels)
 };
 
 // One request from a series tensor [N, T] (variables by time), with optional variable
@@ -55,6 +56,13 @@ struct AttentionPanelData {
   std::vector<std::string> token_names{};
 };
 
+// One prediction interval: per variable, per step, like ForecastResult::forecast.
+struct IntervalData {
+  double level = 0;
+  std::vector<std::vector<double>> lower;  // [variable][step]
+  std::vector<std::vector<double>> upper;
+};
+
 struct ForecastResult {
   std::string model_name, model_version, request_id;
   std::vector<std::string> variables;          // N names
@@ -64,10 +72,11 @@ struct ForecastResult {
   bool scaler_applied = false;
   int input_points_used = 0;
   std::vector<AttentionPanelData> attention;   // one per (layer, variable[, head])
+  std::vector<IntervalData> intervals;         // in the request's level order
 };
 
-// Reads a [N, F] response for the request's `variables`; attention maps are split per
-// head unless averaged. Throws std::runtime_error on a malformed response.
+// Reads a [N, F] response for the request's `variables` (intervals too); attention maps
+// are split per head unless averaged. Throws std::runtime_error on a malformed response.
 ForecastResult read_forecast_response(const v1::ForecastResponse& response,
                                       const std::vector<std::string>& variables);
 

@@ -16,9 +16,11 @@ OutputFormat parse_output_format(const std::string& text);
 OutputFormat output_format_for_path(const std::string& path);
 
 // Table and CSV: one row per forecast step (labelled by time when known), one column per
-// variable. JSON: {"model", "version", "request_id", "variables", "steps" (times or
+// variable, each followed, when intervals were asked for, by "NAME loP" and "NAME hiP"
+// per level (P: the level in percent). JSON: {"model", "version", "request_id", "variables", "steps" (times or
 // 1..F), "forecast": {name: [F values]}, "timing": {...}, "scaler_applied",
-// "input_points_used"}.
+// "input_points_used"}, and "intervals": [{"level", "lower": {name: [F]}, "upper": ...}]
+// when asked for.
 void write_forecast(std::ostream& out, const ForecastResult& result, OutputFormat format);
 
 }  // namespace tsserve::client

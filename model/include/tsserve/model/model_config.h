@@ -23,12 +23,16 @@
 //   "any_variable_count": false (the server's N rule: a request must carry exactly enc_in
 //   variables, the count the model was trained on; true lets any N >= 1 through, which the
 //   weights allow, for a model trained on variable subsets).
+//
+// "calibration" (optional, written by tsserve-calibrate): calibration_json.h's block;
+// quantiles are [levels][pred_len][scaler columns], so it requires "scaler".
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "tsserve/model/calibration.h"
 #include "tsserve/model/encoder.h"
 #include "tsserve/model/prob_attention.h"
 #include "tsserve/model/time_features.h"
@@ -75,6 +79,9 @@ struct ModelConfig {
   bool calendar_tokens = true;
   // iTransformer only: serve any number of variables, not just enc_in (see above).
   bool any_variable_count = false;
+  // Split-conformal quantiles for prediction intervals (calibration.h), per scaler column;
+  // absent until tsserve-calibrate has run. Requires `scaler`.
+  std::optional<Calibration> calibration;
 
   // The calendar features an iTransformer embeds as extra tokens, in token order; empty for
   // PatchTST and for an iTransformer without calendar tokens.

@@ -23,10 +23,19 @@
 
 namespace tsserve::plot {
 
+// A prediction interval around the forecast, drawn as a translucent band (so nested bands
+// at several levels darken towards the forecast line).
+struct ForecastBand {
+  double level = 0;            // e.g. 0.8; named in the legend
+  std::vector<double> lower;   // as many points as the forecast; non-finite: a gap
+  std::vector<double> upper;
+};
+
 struct ForecastPanel {
   std::string title;             // e.g. "OT"
   std::vector<double> history;   // the last observed points, oldest first
   std::vector<double> forecast;  // the predicted points, drawn right after the history
+  std::vector<ForecastBand> bands{};  // optional; each sized like `forecast`
 };
 
 struct ForecastPlotOptions {
@@ -52,8 +61,8 @@ inline constexpr int kMinForecastPanelHeight = 120;
 ImageSize forecast_image_size(size_t panel_count, const ForecastPlotOptions& options);
 
 // Draws the panels and writes the PNG to path (overwritten).
-// Throws std::invalid_argument for bad input (as forecast_image_size, and for a panel
-// with neither history nor forecast points), naming the panel by index and title;
+// Throws std::invalid_argument for bad input (as forecast_image_size, for a panel
+// with neither history nor forecast points, and for a band not sized like its forecast), naming the panel by index and title;
 // std::runtime_error when the file cannot be written, with the OS's reason.
 void write_forecast_png(const std::string& path, const std::vector<ForecastPanel>& panels,
                         const ForecastPlotOptions& options);

@@ -1,0 +1,43 @@
+#pragma once
+// Split-conformal prediction intervals around a Forecast (tsserve/model/calibration.h):
+// which of the model's calibrated levels a request asks for, and the band arithmetic.
+//
+// The band at level a for series row r (scaler column c) and step h is
+//   forecast[r][h] -+ quantile(a, h, c)
+// in the model's (scaled) space; store_forecast() (forecast_values.h) then writes it in the
+// request's units and layout exactly as it writes the forecast, so the band there is
+// unscale(forecast -+ q) = forecast_units -+ q * std[c]. Both protocols answer with it.
+
+#include <grpcpp/support/status.h>
+
+#include <string>
+#include <vector>
+
+#include "server/request/interval_band.h"
+#include "server/request/model_shape.h"
+#include "server/request/request_types.h"
+
+namespace tsserve::server {
+
+// Resolves `levels` (as the request sent them, `field` naming them in messages) into
+// indices of model.calibration.levels, in the request's order, into *out. Checks, in order:
+//  - INVALID_ARGUMENT: a level outside (0, 1) (NaN included), or a level given twice;
+//  - FAILED_PRECONDITION: the model has no calibration (naming tsserve-calibrate's
+//    command); the scaler was not applied (input.scaler_applied false: the quantiles are
+//    per scaler column, in its space); an iTransformer sample whose N is not the calibrated
+//    column count (its forecasts depend on which variables come together);
+//  - INVALID_ARGUMENT: a level the model was not calibrated at, listing those it was (an
+//    exact match: interpolating between calibrated quantiles has no coverage guarantee).
+// Empty `levels`: OK with *out empty. REQUIRES: `input` decoded (series_rows, samples,
+// scaler_applied, scaler_column set).
+grpc::Status resolve_interval_levels(const std::vector<double>& levels, const ForecastInput& input,
+                                     const ModelShape& model, const std::string& field,
+                                     std::vector<int32_t>* out);
+
+// The band at model.calibration.levels[level_index] around `forecast`.
+// REQUIRES: resolve_interval_levels gave level_index for this input, and forecast holds
+// input.series_rows * model.pred_len values (check_forecast_output).
+IntervalBand interval_band(const ForecastInput& input, const ModelShape& model,
+                           const std::vector<float>& forecast, int32_t level_index);
+
+}  // namespace tsserve::server
