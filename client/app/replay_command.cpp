@@ -28,6 +28,7 @@ struct ReplayFlags {
   std::string series_key = "replay";
   int keys = 1;
   std::string model;
+  std::vector<double> intervals;  // asked at every origin, so reports score coverage too
   std::string out;
 };
 
@@ -60,6 +61,7 @@ v1::ForecastRequest origin_request(const csv::CsvWindow& table, const std::vecto
   }
   ForecastOptions options;
   options.model = flags.model;
+  options.interval_levels = flags.intervals;
   v1::ForecastRequest request = build_forecast_request(
       series, table.columns,
       std::vector<int64_t>(times.begin() + static_cast<long>(origin - seq_len),
@@ -134,6 +136,10 @@ int run_replay(const ReplayFlags& flags) {
                              {"forecast_timestamps", response.forecast_timestamps()},
                              {"scaler_applied", response.scaler_applied()},
                              {"forecast", result.forecast}};
+      for (const IntervalData& interval : result.intervals) {
+        line["intervals"].push_back(
+            {{"level", interval.level}, {"lower", interval.lower}, {"upper", interval.upper}});
+      }
       out << line.dump() << "\n";
     }
   }
@@ -179,6 +185,10 @@ CommandRunner add_replay_command(CLI::App& app) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   command->add_option("--model", flags->model, "model name (default: the server's only model)");
+  command->add_option("--intervals", flags->intervals,
+                      "ask every forecast for prediction intervals at these calibrated levels "
+                      "(e.g. 0.8,0.95), so the server also scores their coverage")
+      ->delimiter(',');
   command->add_option("-o,--out", flags->out, "write every forecast to this file (JSON lines)");
   return [flags] { return run_replay(*flags); };
 }

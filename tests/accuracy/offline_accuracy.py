@@ -5,8 +5,10 @@
 Independent of the server: reads the forecasts `tsserve-client replay --out` wrote (raw
 units, as the server answered), the CSV's actual rows, and the model config's scaler, and
 scores every (forecast, row, variable) once, in the scaled space (x - mean) / std, by the
-server's horizon buckets (1-24, 25-48, 49-96, ... steps ahead). Prints one JSON object:
-{bucket: {"abs": sum, "squared": sum, "points": n}}.
+server's horizon buckets (1-24, 25-48, 49-96, ... steps ahead). Forecasts that carry
+prediction intervals also score coverage: the actual inside [lower, upper] (raw units, as
+answered). Prints one JSON object: {bucket: {"abs": sum, "squared": sum, "points": n,
+"covered": {level: n}, "interval_points": {level: n}}}.
 """
 
 import csv
@@ -51,10 +53,16 @@ def offline_accuracy(forecasts_path, csv_path, config_path):
                     f_scaled = (forecast["forecast"][n][k] - mean[name]) / std[name]
                     a_scaled = (actual[time][name] - mean[name]) / std[name]
                     error = f_scaled - a_scaled
-                    s = sums.setdefault(bucket(k + 1), {"abs": 0.0, "squared": 0.0, "points": 0})
+                    s = sums.setdefault(bucket(k + 1), {"abs": 0.0, "squared": 0.0, "points": 0,
+                                                        "covered": {}, "interval_points": {}})
                     s["abs"] += abs(error)
                     s["squared"] += error * error
                     s["points"] += 1
+                    for interval in forecast.get("intervals", []):
+                        level = "%.6g" % interval["level"]
+                        inside = interval["lower"][n][k] <= actual[time][name] <= interval["upper"][n][k]
+                        s["covered"][level] = s["covered"].get(level, 0) + int(inside)
+                        s["interval_points"][level] = s["interval_points"].get(level, 0) + 1
     return sums
 
 

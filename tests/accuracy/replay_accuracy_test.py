@@ -9,7 +9,12 @@
    Prometheus' sums per horizon bucket (abs and squared error, points) must equal those
    offline_accuracy.py computes from the written forecasts and the CSV (relative 1e-5:
    the server scores its float32 model-space forecast, the offline side rescales the
-   float32 answer), and MAE/MSE are printed.
+   float32 answer), and MAE/MSE are printed. The replay asks for 0.8 and 0.95 intervals:
+   Prometheus' covered / scored interval points per level and bucket must equal the
+   offline count of actuals inside the answered bands (scored exactly; covered within
+   max(2, 1e-4 of the points): the server compares in the model's space, offline in the
+   float32 raw units of the answer, so an actual within float rounding of a bound may
+   fall either side), and the coverage is printed beside nominal.
 2. Bounded memory: a server with --forecast-store-max-entries 20 and a replay of 300
    forecasts over 50 keys: Prometheus' max_over_time of the store's entries stays <= 20
    and evictions are exactly 300 - 20.
@@ -36,6 +41,7 @@ if not os.path.exists(CSV):
     CSV = os.path.join(ROOT, "data", "ETTh1.csv")
 CONFIG = os.path.join(ROOT, "model", "default", "patchtst_etth1.json")
 PROMETHEUS = "/usr/bin/prometheus"
+LEVELS = ("0.8", "0.95")  # calibrated levels of the bundled model the replay asks for
 TEST_ROWS = (12 * 30 * 24 + 4 * 30 * 24, 12 * 30 * 24 + 8 * 30 * 24)  # TSLib's ETTh1 test split
 
 
@@ -117,7 +123,7 @@ def accuracy_equals_offline(opts):
         seconds = replay(opts.client, grpc_port, work,
                          ["--start", str(TEST_ROWS[0]), "--end", str(TEST_ROWS[1]),
                           "--stride", str(opts.stride), "--limit", str(opts.limit),
-                          "--out", forecasts])
+                          "--intervals", ",".join(LEVELS), "--out", forecasts])
         offline = offline_accuracy(forecasts, CSV, CONFIG)
         total = sum(s["points"] for s in offline.values())
         wait_for(web_port, "sum(tsserve_forecast_scored_points_total)", total, "scored points")
@@ -136,12 +142,31 @@ def accuracy_equals_offline(opts):
             print("%-8s %8d %12.6f %12.6f   MAE %.9f vs %.9f" % (
                 name, sums["points"], live["abs"] / live["points"], live["squared"] / live["points"],
                 live["abs"] / live["points"], sums["abs"] / sums["points"]))
+        check_coverage(web_port, offline)
         all_abs = sum(s["abs"] for s in offline.values())
         all_sq = sum(s["squared"] for s in offline.values())
         print("all horizons: MAE %.6f, MSE %.6f over %d points" % (all_abs / total, all_sq / total, total))
     finally:
         stop(prometheus)
         stop(server)
+
+
+def check_coverage(web_port, offline):
+    for level in LEVELS:
+        covered_all = scored_all = 0
+        for name, sums in sorted(offline.items()):
+            labels = 'level="%s",horizon="%s"' % (level, name)
+            covered = float(query(web_port, "sum(tsserve_interval_covered_points_total{%s})" % labels)[0]["value"][1])
+            scored = float(query(web_port, "sum(tsserve_interval_scored_points_total{%s})" % labels)[0]["value"][1])
+            want_scored = sums["interval_points"][level]
+            want_covered = sums["covered"][level]
+            assert scored == want_scored, (level, name, scored, want_scored)
+            assert abs(covered - want_covered) <= max(2, 1e-4 * want_scored), (level, name, covered, want_covered)
+            covered_all += covered
+            scored_all += scored
+            print("coverage %s, horizon %-7s %.4f (Prometheus %d / %d; offline %d)" % (
+                level, name, covered / scored, covered, scored, want_covered))
+        print("coverage at %s over all horizons: %.4f (nominal %s)" % (level, covered_all / scored_all, level))
 
 
 def store_stays_bounded(opts):
