@@ -12,8 +12,9 @@ constexpr int kUnknownCode = 2;
 
 constexpr std::array<Method, kMethodCount> kMethods = {
     Method::kForecast,       Method::kEncode,        Method::kGetModelInfo,
-    Method::kServerLive,     Method::kServerReady,   Method::kModelReady,
-    Method::kServerMetadata, Method::kModelMetadata, Method::kModelInfer};
+    Method::kListModels,     Method::kServerLive,    Method::kServerReady,
+    Method::kModelReady,     Method::kServerMetadata, Method::kModelMetadata,
+    Method::kModelInfer,     Method::kRepositoryModelLoad, Method::kRepositoryModelUnload};
 
 // 100us .. 10s in 1-2.5-5 steps: a GetModelInfo call to a slow forward pass on a long
 // queue.
@@ -46,6 +47,12 @@ const char* method_name(Method method) {
       return "Encode";
     case Method::kGetModelInfo:
       return "GetModelInfo";
+    case Method::kListModels:
+      return "ListModels";
+    case Method::kRepositoryModelLoad:
+      return "RepositoryModelLoad";
+    case Method::kRepositoryModelUnload:
+      return "RepositoryModelUnload";
     case Method::kServerLive:
       return "ServerLive";
     case Method::kServerReady:
@@ -67,6 +74,7 @@ const char* protocol_name(Method method) {
     case Method::kForecast:
     case Method::kEncode:
     case Method::kGetModelInfo:
+    case Method::kListModels:
       return "v1";
     case Method::kServerLive:
     case Method::kServerReady:
@@ -74,6 +82,8 @@ const char* protocol_name(Method method) {
     case Method::kServerMetadata:
     case Method::kModelMetadata:
     case Method::kModelInfer:
+    case Method::kRepositoryModelLoad:
+    case Method::kRepositoryModelUnload:
       return "oip";
   }
   return "unknown";

@@ -50,14 +50,17 @@ enum class Method {
   kForecast,
   kEncode,
   kGetModelInfo,
+  kListModels,
   kServerLive,
   kServerReady,
   kModelReady,
   kServerMetadata,
   kModelMetadata,
   kModelInfer,
+  kRepositoryModelLoad,
+  kRepositoryModelUnload,
 };
-inline constexpr std::size_t kMethodCount = 9;
+inline constexpr std::size_t kMethodCount = 12;
 // "Forecast", "Encode", "GetModelInfo", "ServerLive", ...: the proto method names.
 const char* method_name(Method method);
 // "v1" or "oip": the API the method belongs to.

@@ -47,7 +47,9 @@ const char* to_string(VersionState state) {
 ModelRegistry::ModelRegistry(Loader loader, Options options)
     : loader_(std::move(loader)), options_(options) {}
 
-ModelRegistry::~ModelRegistry() {
+ModelRegistry::~ModelRegistry() { unload_all(); }
+
+void ModelRegistry::unload_all() {
   std::lock_guard<std::mutex> serial(apply_mutex_);
   std::vector<Key> loaded;
   {
@@ -84,13 +86,13 @@ ModelRegistry::Resolution ModelRegistry::resolve(const std::string& model,
   const bool configured =
       std::find(configured_.begin(), configured_.end(), model) != configured_.end();
   if (first == last && !configured) {
-    result.problem = Problem::kNotFound;
+    result.problem = Problem::kModelNotFound;
     result.error = "model \"" + model + "\" is not served; served: " + served_summary();
     return result;
   }
   if (wanted != 0) {
     auto it = entries_.find({model, wanted});
-    result.problem = Problem::kNotFound;
+    result.problem = Problem::kVersionNotFound;
     result.error = "model \"" + model + "\" has no ready version " + version;
     if (it != entries_.end()) {
       result.error += std::string(" (it is ") + to_string(it->second.status.state) +

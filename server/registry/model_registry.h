@@ -80,7 +80,8 @@ class ModelRegistry {
   struct Resolution {
     enum class Problem {
       kNone,            // lease is set
-      kNotFound,        // no such model, or no such version of it (-> NOT_FOUND)
+      kModelNotFound,   // no such model (-> NOT_FOUND)
+      kVersionNotFound, // the model has no such ready version (-> NOT_FOUND)
       kNotReady,        // the model is configured but no version is ready yet (-> UNAVAILABLE)
       kInvalidVersion,  // `version` is not "" or a positive integer (-> INVALID_ARGUMENT)
     };
@@ -98,6 +99,9 @@ class ModelRegistry {
   void apply_model(const RepositoryScan& scan, const std::string& model);
   // Unloads every version of `model`. False when it had none.
   bool unload_model(const std::string& model);
+  // Unloads (drains) every version, for the server's drain; the models stay configured,
+  // so a later resolve() is kNotReady. The destructor does the same.
+  void unload_all();
 
   // Every version known, by model then version.
   std::vector<VersionStatus> statuses() const;

@@ -170,10 +170,10 @@ TEST(ModelRegistryTest, ResolvesTheNewestReadyVersionOrTheOneAskedFor) {
   EXPECT_TRUE(registry.all_ready());
 
   ModelRegistry::Resolution unknown = registry.resolve("c", "");
-  EXPECT_EQ(unknown.problem, Problem::kNotFound);
+  EXPECT_EQ(unknown.problem, Problem::kModelNotFound);
   EXPECT_EQ(unknown.error, "model \"c\" is not served; served: a (versions 1, 2, 3), b (versions 7)");
   ModelRegistry::Resolution missing = registry.resolve("b", "8");
-  EXPECT_EQ(missing.problem, Problem::kNotFound);
+  EXPECT_EQ(missing.problem, Problem::kVersionNotFound);
   EXPECT_THAT(missing.error, HasSubstr("model \"b\" has no ready version 8; served: "));
   ModelRegistry::Resolution bad = registry.resolve("b", "v8");
   EXPECT_EQ(bad.problem, Problem::kInvalidVersion);
@@ -260,7 +260,7 @@ TEST(ModelRegistryTest, UnloadWhileARequestIsQueuedAnswersIt) {
   log.wait_for("a/1 unloading");
   // Unpublished: new requests get version 2, and version 1 by name is gone.
   EXPECT_EQ(ask(std::move(registry.resolve("a", "").lease)), 2);
-  EXPECT_EQ(registry.resolve("a", "1").problem, Problem::kNotFound);
+  EXPECT_EQ(registry.resolve("a", "1").problem, Problem::kVersionNotFound);
   // The admission in progress still gets in: the drain waits for it.
   auto late = std::make_unique<ProbeTask>();
   ProbeTask* late_probe = late.get();
@@ -287,7 +287,7 @@ TEST(ModelRegistryTest, AModelGoneFromTheScanIsUnloadedAndReadinessFollowsTheCon
   registry.apply(scan_of({repository_model("a", {1}), repository_model("b", {1})}));
   EXPECT_TRUE(registry.all_ready());
   registry.apply(scan_of({repository_model("a", {1})}));
-  EXPECT_EQ(registry.resolve("b", "").problem, Problem::kNotFound);
+  EXPECT_EQ(registry.resolve("b", "").problem, Problem::kModelNotFound);
   EXPECT_EQ(registry.statuses().size(), 1u);
   registry.apply(scan_of({repository_model("a", {1}), repository_model("broken", {1})}));
   EXPECT_FALSE(registry.all_ready());
@@ -295,7 +295,7 @@ TEST(ModelRegistryTest, AModelGoneFromTheScanIsUnloadedAndReadinessFollowsTheCon
   EXPECT_EQ(broken.problem, Problem::kNotReady);
   EXPECT_THAT(broken.error, HasSubstr("version 1 is failed: /repo/broken/1: bad config"));
   EXPECT_TRUE(registry.unload_model("a"));
-  EXPECT_EQ(registry.resolve("a", "").problem, Problem::kNotFound);
+  EXPECT_EQ(registry.resolve("a", "").problem, Problem::kModelNotFound);
 }
 
 TEST(ModelRegistryTest, MaxLoadedBytesRefusesALoadPastItWithTheReason) {
