@@ -153,6 +153,8 @@ class InferenceServerImpl final : public InferenceServer {
                                                             : 0;
   }
 
+  void poll_repository() override { repository_->poll_once(); }
+
   bool shutdown(std::chrono::milliseconds timeout) override {
     std::lock_guard<std::mutex> lock(shutdown_mutex_);
     if (stopped_) return drained_;
