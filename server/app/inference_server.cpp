@@ -13,6 +13,7 @@
 
 #include "server/auth/bearer_token.h"
 #include "server/config/server_config.h"
+#include "server/observability/model_version_metrics.h"
 #include "server/observability/server_metrics.h"
 #include "server/app/version_loader.h"
 #include "server/registry/model_repository.h"
@@ -68,6 +69,23 @@ class WithoutReflection final : public grpc::ServerBuilderOption {
   }
 };
 
+// The registry's changes as the repository's metrics (model_version_metrics.h).
+class RegistryMetrics final : public RegistryObserver {
+ public:
+  explicit RegistryMetrics(ServerMetrics& metrics) : metrics_(*metrics.registry()) {}
+  void on_state(const VersionStatus& status) override {
+    metrics_.set_version(status.model, status.version, to_string(status.state),
+                         status.load_seconds, status.resident_bytes);
+    if (status.state == VersionState::kFailed) metrics_.count_load_failure(status.model);
+  }
+  void on_removed(const std::string& model, int64_t version) override {
+    metrics_.remove_version(model, version);
+  }
+
+ private:
+  ModelVersionMetrics metrics_;
+};
+
 class InferenceServerImpl final : public InferenceServer {
  public:
   explicit InferenceServerImpl(const ServerConfig& config) : config_(config) {
@@ -82,6 +100,10 @@ class InferenceServerImpl final : public InferenceServer {
     }
     ModelRegistry::Options registry_options;
     registry_options.max_loaded_bytes = config.repository.max_loaded_bytes;
+    if (metrics_) {
+      registry_metrics_ = std::make_unique<RegistryMetrics>(*metrics_);
+      registry_options.observer = registry_metrics_.get();
+    }
     repository_ = std::make_unique<ModelRepository>(
         repository_scanner(config), version_loader(config, metrics_.get()), registry_options);
     repository_->on_change([this] { update_readiness(); });
@@ -215,6 +237,7 @@ class InferenceServerImpl final : public InferenceServer {
   std::unique_ptr<BearerTokenCheck> auth_;
   std::unique_ptr<ServerMetrics> metrics_;
   ServingState state_;
+  std::unique_ptr<RegistryMetrics> registry_metrics_;  // outlives the repository
   std::unique_ptr<ModelRepository> repository_;
   std::unique_ptr<ForecastServiceImpl> service_;
   std::unique_ptr<OipServiceImpl> oip_service_;

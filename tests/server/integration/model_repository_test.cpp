@@ -321,6 +321,12 @@ TEST(ModelRepository, SwapUnderLoadLosesNoCallAndEachAnswerIsThatOfTheVersionItN
   EXPECT_GE(seen.size(), 3u);  // b, and a before and after swaps at least
   std::cout << "[ figures  ] versions answering: " << seen.size() << "\n";
   EXPECT_EQ(list_models(harness).models(0).default_version(), "12");
+  // Metrics: the serving versions only (unloaded ones' series are gone), one failure.
+  const std::string metrics = harness.scrape();
+  EXPECT_EQ(metric_value(metrics, "tsserve_model_state{model=\"a\",state=\"ready\",version=\"12\"}"), 1);
+  EXPECT_EQ(metric_value(metrics, "tsserve_model_load_failures_total{model=\"a\"}"), 1);
+  EXPECT_EQ(metrics.find("version=\"11\""), std::string::npos);
+  EXPECT_GT(metric_value(metrics, "tsserve_model_resident_bytes{model=\"b\",version=\"1\"}"), 0);
 }
 
 }  // namespace
