@@ -118,8 +118,12 @@ void ModelRegistry::apply(const RepositoryScan& scan) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     configured_.clear();
-    for (const RepositoryModel& model : scan.models) configured_.push_back(model.name);
     for (const auto& [key, entry] : entries_) names.insert(key.first);
+    // A model folder with no valid version is a refusal, not a model the server waits
+    // for; unless one of its versions is loaded: then it stays (and keeps serving).
+    for (const RepositoryModel& model : scan.models) {
+      if (!model.versions.empty() || names.count(model.name)) configured_.push_back(model.name);
+    }
   }
   for (const RepositoryModel& model : scan.models) names.insert(model.name);
   for (const std::string& name : names) apply_locked_model(scan.find(name), name);

@@ -105,7 +105,8 @@ class ModelRegistry {
 
   // Every version known, by model then version.
   std::vector<VersionStatus> statuses() const;
-  // The models the last apply() was asked to serve.
+  // The models the last apply() was asked to serve: those of the scan with a valid
+  // version folder or a version loaded.
   std::vector<std::string> configured_models() const;
   // Every configured model has a ready version.
   bool all_ready() const;

@@ -206,6 +206,21 @@ TEST(ModelRepository, BadEntriesAreRefusedByPathAndTheRestIsServed) {
   const grpc::Status twin = call(harness, patchtst_request("twin", 5), &response);
   EXPECT_EQ(twin.error_code(), grpc::StatusCode::NOT_FOUND);
   EXPECT_NE(twin.error_message().find("served: "), std::string::npos) << twin.error_message();
+
+  // grpc.health.v1 per model name: the served one SERVING, a refused one unknown; the
+  // server is ready: every model it serves has a ready version.
+  auto health = [&](const std::string& service) {
+    grpc::health::v1::HealthCheckRequest request;
+    request.set_service(service);
+    grpc::health::v1::HealthCheckResponse answer;
+    grpc::ClientContext context;
+    const grpc::Status status = harness.health().Check(&context, request, &answer);
+    return status.ok() ? grpc::health::v1::HealthCheckResponse::ServingStatus_Name(answer.status())
+                       : "code " + std::to_string(status.error_code());
+  };
+  EXPECT_EQ(health("good"), "SERVING");
+  EXPECT_EQ(health(""), "SERVING");
+  EXPECT_EQ(health("twin"), "code " + std::to_string(grpc::StatusCode::NOT_FOUND));
 }
 
 // Latency percentiles of one phase, in milliseconds.
