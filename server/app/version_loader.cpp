@@ -3,7 +3,6 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <cctype>
 #include <filesystem>
 
 #include "server/app/model_info.h"
@@ -56,12 +55,6 @@ void log_forward(const std::string& name, int64_t version, const ServedModel& se
   spdlog::info("{} v{}: {} instance(s){} x {} intra-op thread(s){} on {} usable core(s)", name,
                version, parallelism.instances, options.instances == kAuto ? " (auto)" : "",
                parallelism.threads, options.threads == kAuto ? " (auto)" : "", cores);
-}
-
-bool positive_integer(const std::string& text) {
-  return !text.empty() && text.size() <= 18 && text.front() != '0' &&
-         std::all_of(text.begin(), text.end(),
-                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
 }
 
 }  // namespace
@@ -146,7 +139,7 @@ ModelRepository::Scanner repository_scanner(const ServerConfig& config) {
   model.name = single.name;
   model.directory = std::filesystem::path(config.model.model).parent_path().string();
   RepositoryVersion version;
-  version.version = positive_integer(single.version) ? std::stoll(single.version) : 1;
+  if (!parse_version_number(single.version, &version.version)) version.version = 1;
   version.directory = model.directory;
   version.checkpoint = config.model.model;
   version.config = model_config_path(config.model);

@@ -3,7 +3,6 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <cstdint>
 #include <exception>
@@ -13,14 +12,6 @@
 
 namespace tsserve::server {
 namespace {
-
-bool parse_version(const std::string& text, int64_t& version) {
-  if (text.empty() || text.size() > 18 || text.front() == '0') return false;
-  for (char c : text)
-    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
-  version = std::stoll(text);
-  return true;
-}
 
 int64_t checkpoint_bytes(const RepositoryVersion& version) {
   std::error_code code;
@@ -65,7 +56,7 @@ ModelRegistry::Resolution ModelRegistry::resolve(const std::string& model,
   using Problem = Resolution::Problem;
   Resolution result;
   int64_t wanted = 0;
-  if (!version.empty() && !parse_version(version, wanted)) {
+  if (!version.empty() && !parse_version_number(version, &wanted)) {
     result.problem = Problem::kInvalidVersion;
     result.error = "model_version \"" + version +
                    "\" is not a version; expected \"\" (the newest ready) or a positive integer";

@@ -28,16 +28,6 @@ bool valid_model_name(const std::string& name) {
   });
 }
 
-// A positive integer without leading zeros (so "1" and "01" cannot both name version 1).
-bool parse_version(const std::string& text, int64_t& version) {
-  if (text.empty() || text.size() > 18 || text.front() == '0') return false;
-  if (!std::all_of(text.begin(), text.end(),
-                   [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
-    return false;
-  version = std::stoll(text);
-  return true;
-}
-
 std::string lower(std::string text) {
   for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return text;
@@ -160,7 +150,7 @@ bool read_model(const std::string& name, const fs::path& directory, RepositoryMo
     if (hidden(entry.path()) || !entry.is_directory(code)) continue;
     const std::string folder = entry.path().filename().string();
     int64_t number = 0;
-    if (!parse_version(folder, number)) {
+    if (!parse_version_number(folder, &number)) {
       refusals.push_back({name, entry.path().string(),
                           "not a version folder; expected a positive integer without leading "
                           "zeros (1, 2, ...)"});
@@ -181,6 +171,15 @@ bool read_model(const std::string& name, const fs::path& directory, RepositoryMo
 }
 
 }  // namespace
+
+bool parse_version_number(const std::string& text, int64_t* version) {
+  if (text.empty() || text.size() > 18 || text.front() == '0') return false;
+  if (!std::all_of(text.begin(), text.end(),
+                   [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+    return false;
+  *version = std::stoll(text);
+  return true;
+}
 
 std::vector<int64_t> RepositoryModel::selected_versions() const {
   std::vector<int64_t> available;

@@ -70,6 +70,10 @@ struct RepositoryScan {
   const RepositoryModel* find(const std::string& name) const;
 };
 
+// A version folder's name, and model_version in requests: a positive integer without
+// leading zeros (so "1" and "01" cannot both name version 1). False for anything else.
+bool parse_version_number(const std::string& text, int64_t* version);
+
 // Reads `directory` as above. Never throws; a missing or unreadable `directory` is one
 // refusal with no model.
 RepositoryScan scan_repository(const std::string& directory);
