@@ -2,6 +2,7 @@
 // open-loop rate, one value or a sweep), reporting throughput, latency percentiles,
 // errors by status code and the server's queue/compute split.
 
+#include <algorithm>
 #include <unistd.h>
 
 #include <atomic>
@@ -25,6 +26,7 @@ struct BenchFlags {
   double warmup = 1;
   double duration = 10;
   int64_t requests = 0;
+  std::string model;  // comma-separated: calls spread over the models in turn
   int variables = 7;
   int points = 0;
   bool attention = false;
@@ -83,19 +85,39 @@ int run_bench(const BenchFlags& flags) {
     channels.push_back({target, make_channel(channel_options(flags.connection, target))});
   }
 
-  int points = flags.points;
-  bool needs_timestamps = false;  // an iTransformer with calendar tokens
-  // The model's input length, from the first target that answers (one may be down).
-  for (size_t i = 0; points == 0; ++i) {
-    TsserveClient client(channels[i].channel, settings);
-    v1::ModelInfo info;
-    const grpc::Status status = client.model_info("", &info);
-    if (status.ok()) {
-      points = info.seq_len();
-      needs_timestamps = info.calendar_features_size() > 0;
-    } else if (i + 1 == channels.size()) {
-      return report_call_failure("GetModelInfo", status, client, targets[i]);
+  // One request per model (--model a,b: calls take them in turn), each of its model's
+  // input length, from the first target that answers (one may be down).
+  std::vector<std::string> models;
+  for (std::size_t start = 0; start <= flags.model.size();) {
+    const std::size_t comma = std::min(flags.model.find(',', start), flags.model.size());
+    models.push_back(flags.model.substr(start, comma - start));
+    start = comma + 1;
+  }
+  std::vector<v1::ForecastRequest> requests;
+  int first_points = 0;  // the first model's input length, for the report
+  for (const std::string& model : models) {
+    int points = flags.points;
+    bool needs_timestamps = false;  // an iTransformer with calendar tokens
+    for (size_t i = 0; points == 0; ++i) {
+      TsserveClient client(channels[i].channel, settings);
+      v1::ModelInfo info;
+      const grpc::Status status = client.model_info(model, &info);
+      if (status.ok()) {
+        points = info.seq_len();
+        needs_timestamps = info.calendar_features_size() > 0;
+      } else if (i + 1 == channels.size()) {
+        return report_call_failure("GetModelInfo", status, client, targets[i]);
+      }
     }
+    v1::ForecastRequest request =
+        synthetic_forecast_request(flags.variables, points, flags.attention, flags.raw, flags.seed);
+    request.set_model(model);
+    // Hourly from ETTh1's first row (2016-07-01 00:00 UTC); PatchTST needs none, so its
+    // requests stay as small as before.
+    for (int t = 0; needs_timestamps && t < points; ++t)
+      request.add_timestamps(1467331200 + 3600 * t);
+    requests.push_back(std::move(request));
+    if (first_points == 0) first_points = points;
   }
 
   LoadStage base;
@@ -109,12 +131,7 @@ int run_bench(const BenchFlags& flags) {
   const auto sweep = base.open_loop ? parse_sweep(flags.rate, "rate")
                                     : parse_sweep(flags.concurrency, "concurrency");
 
-  v1::ForecastRequest request =
-      synthetic_forecast_request(flags.variables, points, flags.attention, flags.raw, flags.seed);
-  // Hourly from ETTh1's first row (2016-07-01 00:00 UTC); PatchTST needs none, so its
-  // requests stay as small as before.
-  for (int t = 0; needs_timestamps && t < points; ++t) request.add_timestamps(1467331200 + 3600 * t);
-  LoadGenerator generator(channels, settings, request);
+  LoadGenerator generator(channels, settings, std::move(requests));
   std::vector<StageRecord> records;
   const StopOnSignals stop_on_signals(generator);
   for (double value : sweep) {
@@ -135,7 +152,7 @@ int run_bench(const BenchFlags& flags) {
                  record.elapsed_seconds);
   }
 
-  const BenchDescription description{targets, flags.variables, points, flags.attention};
+  const BenchDescription description{targets, flags.variables, first_points, flags.attention};
   if (flags.json) {
     std::cout << bench_json(description, records).dump(2) << "\n";
   } else {
@@ -158,6 +175,9 @@ CommandRunner add_bench_command(CLI::App& app) {
                       "open loop instead: calls started per second; a list or range like "
                       "--concurrency")
       ->excludes(command->get_option("--concurrency"));
+  command->add_option("--model", flags->model,
+                      "model name, or several comma-separated (calls take them in turn); "
+                      "default: the server's only model");
   command->add_option("--arrival", flags->arrival, "open loop: constant or poisson gaps")
       ->check(CLI::IsMember({"constant", "poisson"}))
       ->capture_default_str();

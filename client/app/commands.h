@@ -14,6 +14,7 @@ CommandRunner add_forecast_command(CLI::App& app);
 CommandRunner add_encode_command(CLI::App& app);
 CommandRunner add_health_command(CLI::App& app);
 CommandRunner add_info_command(CLI::App& app);
+CommandRunner add_models_command(CLI::App& app);
 CommandRunner add_bench_command(CLI::App& app);
 CommandRunner add_replay_command(CLI::App& app);
 

@@ -22,6 +22,7 @@ struct EncodeFlags {
   std::string heads = "mean";
   std::vector<int> layers;
   std::string model;
+  std::string model_version;
 };
 
 bool ends_with(const std::string& text, const std::string& suffix) {
@@ -109,6 +110,7 @@ int run_encode(const EncodeFlags& flags) {
   TsserveClient client = make_client(flags.connection);
   v1::EncodeRequest request;
   request.set_model(flags.model);
+  request.set_model_version(flags.model_version);
   write_tensor(tokens, true, request.mutable_tokens());
   request.set_output_encoding(v1::TENSOR_ENCODING_RAW);
   if (!flags.attention_out.empty()) {
@@ -158,6 +160,8 @@ CommandRunner add_encode_command(CLI::App& app) {
       ->capture_default_str();
   command->add_option("--layers", flags->layers, "attention layers (default: all)")->delimiter(',');
   command->add_option("--model", flags->model, "model name (default: the server's only model)");
+  command->add_option("--model-version", flags->model_version,
+                      "model version (default: the newest ready one)");
   return [flags] { return run_encode(*flags); };
 }
 

@@ -30,6 +30,7 @@ struct ForecastFlags {
   std::vector<std::string> attention_variables;
   std::string scaler = "auto";
   std::string model;
+  std::string model_version;
   bool raw = false;
   std::string request_id;
   std::vector<double> intervals;
@@ -59,6 +60,7 @@ std::vector<int> variable_indices(const std::vector<std::string>& names, const C
 ForecastOptions request_options(const ForecastFlags& flags, const CsvWindow& window) {
   ForecastOptions options;
   options.model = flags.model;
+  options.model_version = flags.model_version;
   options.scaler_mode = parse_scaler_mode(flags.scaler);
   options.raw_tensors = flags.raw;
   options.request_id = flags.request_id;
@@ -79,7 +81,7 @@ int run_forecast(const ForecastFlags& flags) {
   int points = flags.points;
   v1::ModelInfo info;  // the input length, and the heatmaps' token names
   if (points == 0 || !flags.attention.empty()) {
-    const grpc::Status status = client.model_info(flags.model, &info);
+    const grpc::Status status = client.model_info(flags.model, &info, flags.model_version);
     if (!status.ok()) return report_call_failure("GetModelInfo", status, client, target);
     if (points == 0) points = info.seq_len();
   }
@@ -159,6 +161,8 @@ CommandRunner add_forecast_command(CLI::App& app) {
                       "prediction intervals at these calibrated levels, e.g. 0.8,0.95: printed "
                       "beside each variable and shaded in --plot")
       ->delimiter(',');
+  command->add_option("--model-version", flags->model_version,
+                      "model version (default: the newest ready one)");
   command->add_flag("--raw", flags->raw, "send and receive tensors as raw little-endian bytes");
   command->add_option("--request-id", flags->request_id, "id echoed by the server and in its logs");
   return [flags] { return run_forecast(*flags); };

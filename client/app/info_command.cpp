@@ -17,16 +17,19 @@ CommandRunner add_info_command(CLI::App& app) {
   struct Flags {
     ConnectionFlags connection;
     std::string model;
+    std::string model_version;
     bool json = false;
   };
   auto flags = std::make_shared<Flags>();
   add_connection_flags(*command, flags->connection, 5000);
   command->add_option("--model", flags->model, "model name (default: the server's only model)");
+  command->add_option("--model-version", flags->model_version,
+                      "model version (default: the newest ready one)");
   command->add_flag("--json", flags->json, "print JSON (protobuf's JSON mapping)");
   return [flags] {
     TsserveClient client = make_client(flags->connection);
     v1::ModelInfo info;
-    const grpc::Status status = client.model_info(flags->model, &info);
+    const grpc::Status status = client.model_info(flags->model, &info, flags->model_version);
     if (!status.ok()) {
       return report_call_failure("GetModelInfo", status, client,
                                  resolve_targets(flags->connection).front());

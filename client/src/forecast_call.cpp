@@ -12,6 +12,7 @@ v1::ForecastRequest build_forecast_request(const TensorData& series,
                                            const ForecastOptions& options) {
   v1::ForecastRequest request;
   request.set_model(options.model);
+  request.set_model_version(options.model_version);
   request.set_layout(v1::SERIES_LAYOUT_VARIABLES_BY_TIME);
   request.set_scaler_mode(options.scaler_mode);
   request.set_request_id(options.request_id);

@@ -107,7 +107,9 @@ class LoadGenerator::Run {
     call->target = pick_target(Clock::now());
     prepare_context(call->context, generator_.settings_);
     ++outstanding_;
-    stubs_[call->target]->async()->Forecast(&call->context, &generator_.request_, &call->response,
+    const v1::ForecastRequest& request =
+        generator_.requests_[next_request_++ % generator_.requests_.size()];
+    stubs_[call->target]->async()->Forecast(&call->context, &request, &call->response,
                                             [this, call](grpc::Status status) {
                                               on_done(call, status);
                                             });
@@ -212,14 +214,21 @@ class LoadGenerator::Run {
   int outstanding_ = 0;
   int64_t recorded_started_ = 0;
   uint64_t next_target_ = 0;
+  uint64_t next_request_ = 0;  // guarded like next_target_: calls take the requests in turn
   std::vector<Clock::time_point> ejected_until_;  // by target; see kEjection
   StageRecord record_;
 };
 
 LoadGenerator::LoadGenerator(std::vector<Target> targets, CallSettings settings,
                              v1::ForecastRequest request)
-    : targets_(std::move(targets)), settings_(std::move(settings)), request_(std::move(request)) {
+    : LoadGenerator(std::move(targets), std::move(settings),
+                    std::vector<v1::ForecastRequest>{std::move(request)}) {}
+
+LoadGenerator::LoadGenerator(std::vector<Target> targets, CallSettings settings,
+                             std::vector<v1::ForecastRequest> requests)
+    : targets_(std::move(targets)), settings_(std::move(settings)), requests_(std::move(requests)) {
   if (targets_.empty()) throw std::invalid_argument("target: give at least one host:port");
+  if (requests_.empty()) throw std::invalid_argument("LoadGenerator needs a request");
 }
 
 LoadGenerator::~LoadGenerator() = default;

@@ -36,15 +36,23 @@ grpc::Status TsserveClient::report_actuals(const v1::ReportActualsRequest& reque
   return stub_->ReportActuals(&context, request, response);
 }
 
-grpc::Status TsserveClient::model_info(const std::string& model, v1::ModelInfo* info) {
+grpc::Status TsserveClient::model_info(const std::string& model, v1::ModelInfo* info,
+                                       const std::string& version) {
   grpc::ClientContext context;
   prepare_context(context, settings_);
   v1::GetModelInfoRequest request;
   request.set_model(model);
+  request.set_model_version(version);
   v1::GetModelInfoResponse response;
   grpc::Status status = stub_->GetModelInfo(&context, request, &response);
   if (status.ok()) *info = response.info();
   return status;
+}
+
+grpc::Status TsserveClient::list_models(v1::ListModelsResponse* response) {
+  grpc::ClientContext context;
+  prepare_context(context, settings_);
+  return stub_->ListModels(&context, v1::ListModelsRequest{}, response);
 }
 
 grpc::Status TsserveClient::health(const std::string& service,

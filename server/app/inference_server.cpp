@@ -8,17 +8,16 @@
 #include <algorithm>
 #include <fstream>
 #include <mutex>
+#include <set>
 #include <sstream>
 
 #include "server/accuracy/accuracy_tracker.h"
-#include "server/app/model_info.h"
 #include "server/auth/bearer_token.h"
-#include "server/config/parallelism.h"
 #include "server/config/server_config.h"
+#include "server/observability/model_version_metrics.h"
 #include "server/observability/server_metrics.h"
-#include "server/runtime/batch_processors.h"
-#include "server/runtime/model_loading.h"
-#include "server/runtime/served_model.h"
+#include "server/app/version_loader.h"
+#include "server/registry/model_repository.h"
 #include "server/service/forecast_service.h"
 #include "server/service/oip_service.h"
 
@@ -71,37 +70,22 @@ class WithoutReflection final : public grpc::ServerBuilderOption {
   }
 };
 
-// Feeds batch figures to the metrics and keeps the queue-depth gauge current.
-class MetricsObserver final : public BatchObserver {
+// The registry's changes as the repository's metrics (model_version_metrics.h).
+class RegistryMetrics final : public RegistryObserver {
  public:
-  explicit MetricsObserver(ServerMetrics& metrics) : metrics_(metrics) {}
-  // The batcher exists only after its processor (which holds this observer) was made.
-  void watch(const DynamicBatcher* batcher) { batcher_ = batcher; }
-  void on_batch(std::size_t rows, double compute_seconds) override {
-    metrics_.record_batch(static_cast<int>(rows), compute_seconds);
-    if (batcher_) metrics_.set_queue_depth_rows(static_cast<int64_t>(batcher_->queued_rows()));
+  explicit RegistryMetrics(ServerMetrics& metrics) : metrics_(*metrics.registry()) {}
+  void on_state(const VersionStatus& status) override {
+    metrics_.set_version(status.model, status.version, to_string(status.state),
+                         status.load_seconds, status.resident_bytes);
+    if (status.state == VersionState::kFailed) metrics_.count_load_failure(status.model);
   }
-  void on_queue_wait(double seconds) override { metrics_.record_queue_wait(seconds); }
+  void on_removed(const std::string& model, int64_t version) override {
+    metrics_.remove_version(model, version);
+  }
 
  private:
-  ServerMetrics& metrics_;
-  const DynamicBatcher* batcher_ = nullptr;  // set once, before any batch runs
+  ModelVersionMetrics metrics_;
 };
-
-// Which forward serves, and why not the one asked for; and what "auto" became.
-void log_forward(const ServedModel& runner, const ServerConfig& config,
-                 const Parallelism& parallelism, int cores) {
-  const ServingKernels& kernels = runner.kernels();
-  if (kernels.fallback_reason.empty()) {
-    spdlog::info("forecasts run on the {} kernels (--cpu-kernels {})", kernels.name,
-                 config.model.cpu_kernels);
-  } else {
-    spdlog::warn("forecasts run on the torch kernels, not fused: {}", kernels.fallback_reason);
-  }
-  spdlog::info("{} instance(s){} x {} intra-op thread(s){} on {} usable core(s)",
-               parallelism.instances, config.model.instances == kAuto ? " (auto)" : "",
-               parallelism.threads, config.model.threads == kAuto ? " (auto)" : "", cores);
-}
 
 class InferenceServerImpl final : public InferenceServer {
  public:
@@ -115,58 +99,47 @@ class InferenceServerImpl final : public InferenceServer {
       const std::string error = metrics_->serve(config.server.metrics_address);
       if (!error.empty()) throw std::runtime_error("metrics_address: " + error);
     }
-    const int cores = usable_cpu_cores();
-    const Parallelism parallelism =
-        resolve_parallelism(config.model, cores, parse_device(config.model.device).is_cuda());
-    RunnerOptions runner_options;
-    runner_options.device = config.model.device;
-    runner_options.threads = parallelism.threads;
-    runner_options.warm_up_rows = std::min<int64_t>(config.batching.max_batch_rows, 64);
-    runner_options.cpu_kernels = model::parse_cpu_kernels(config.model.cpu_kernels, "cpu_kernels");
-    runner_ = ServedModel::load(config.model, runner_options);
-    const model::ModelConfig& model_config = runner_->config();
-    log_forward(*runner_, config, parallelism, cores);
-
+    ModelRegistry::Options registry_options;
+    registry_options.max_loaded_bytes = config.repository.max_loaded_bytes;
     if (metrics_) {
-      metrics_->set_model_info(model_config.name, model_config.version,
-                               model::to_string(model_config.attention), runner_->device_name());
-      forecast_observer_ = std::make_unique<MetricsObserver>(*metrics_);
-      encode_observer_ = std::make_unique<MetricsObserver>(*metrics_);
+      registry_metrics_ = std::make_unique<RegistryMetrics>(*metrics_);
+      registry_options.observer = registry_metrics_.get();
     }
-
-    BatcherOptions batching;
-    batching.max_batch_rows = static_cast<std::size_t>(config.batching.max_batch_rows);
-    batching.preferred_batch_rows = static_cast<std::size_t>(config.batching.preferred_batch_rows);
-    batching.max_queue_delay = std::chrono::duration_cast<Clock::duration>(
-        std::chrono::duration<double, std::milli>(config.batching.max_queue_delay_ms));
-    batching.max_queue_rows = static_cast<std::size_t>(config.batching.max_queue_rows);
-    batching.max_queue_wait = std::chrono::duration_cast<Clock::duration>(
-        std::chrono::duration<double, std::milli>(config.batching.max_queue_wait_ms));
-    batching.workers = static_cast<std::size_t>(parallelism.instances);
-    forecast_batcher_ = std::make_unique<DynamicBatcher>(
-        batching, runner_->forecast_processor(forecast_observer_.get()));
-    encode_batcher_ = std::make_unique<DynamicBatcher>(
-        batching, runner_->encode_processor(encode_observer_.get()));
-    if (metrics_) {
-      forecast_observer_->watch(forecast_batcher_.get());
-      encode_observer_->watch(encode_batcher_.get());
+    repository_ = std::make_unique<ModelRepository>(
+        repository_scanner(config), version_loader(config, metrics_.get()), registry_options);
+    repository_->on_change([this] { update_readiness(); });
+    // Every model is loaded (or refused) before the port opens, as the single model was.
+    repository_->poll_once();
+    const bool single = config.repository.model_repository.empty();
+    if (single && !repository_->registry().all_ready()) {
+      // The single --model is the whole server: without it there is nothing to serve.
+      const std::vector<VersionStatus> statuses = repository_->registry().statuses();
+      throw std::runtime_error(statuses.empty() ? "model: not loaded" : statuses.front().reason);
+    }
+    AccuracyTracker* accuracy = make_accuracy_tracker(config.accuracy);
+    for (const VersionStatus& status : repository_->registry().statuses()) {
+      if (status.state != VersionState::kReady || !metrics_) continue;
+      ModelRegistry::Resolution resolved =
+          repository_->registry().resolve(status.model, std::to_string(status.version));
+      if (!resolved.lease) continue;
+      const v1::ModelInfo& info = resolved.lease->info();
+      metrics_->set_model_info(info.name(), info.version(),
+                               info.attention() == v1::ATTENTION_KIND_PROB ? "prob" : "full",
+                               info.device());
+      accuracy_metrics_->prepare(info.name(), info.version());
     }
 
     ServiceContext context;
-    context.shape = model_shape_of(model_config);
     context.limits.max_series_rows = config.batching.max_batch_rows;
     context.limits.max_encode_tokens = config.batching.max_encode_tokens;
     context.limits.max_response_bytes = config.server.max_message_bytes;
-    context.info = model_info_of(model_config, *runner_, config);
-    context.info.set_instances(parallelism.instances);
-    context.forecast_batcher = forecast_batcher_.get();
-    context.encode_batcher = encode_batcher_.get();
+    context.repository = repository_.get();
+    context.registry = &repository_->registry();
     context.metrics = metrics_.get();
     context.state = &state_;
     context.auth = auth_.get();
-    context.accuracy = make_accuracy_tracker(config.accuracy);
-    if (accuracy_metrics_) accuracy_metrics_->prepare(model_config.name, model_config.version);
-    // Both protocols over the same model, batchers, metrics and serving state.
+    context.accuracy = accuracy;
+    // Both protocols over the same models, batchers, metrics and serving state.
     oip_service_ =
         std::make_unique<OipServiceImpl>(context, OipServerInfo{"tsserve", TSSERVE_VERSION});
     service_ = std::make_unique<ForecastServiceImpl>(std::move(context));
@@ -188,10 +161,15 @@ class InferenceServerImpl final : public InferenceServer {
                                ": cannot listen there (in use, or not an address)");
     }
     set_serving(true);
-    if (metrics_) metrics_->set_ready(true);
-    spdlog::info("serving {} v{} ({}) on {} port {} ({}{}); metrics {}", model_config.name,
-                 model_config.version, model_config.summary(), runner_->device_name(), grpc_port_,
-                 transport_security(config), auth_ ? ", bearer token required" : "",
+    if (!single && config.repository.repository_poll_s > 0)
+      repository_->start_polling(config.repository.repository_poll_s);
+    std::string served;
+    for (const VersionStatus& status : repository_->registry().statuses()) {
+      served += (served.empty() ? "" : ", ") + status.model + " v" +
+                std::to_string(status.version) + " " + to_string(status.state);
+    }
+    spdlog::info("serving {} on port {} ({}{}); metrics {}", served.empty() ? "no model" : served,
+                 grpc_port_, transport_security(config), auth_ ? ", bearer token required" : "",
                  metrics_ ? "port " + std::to_string(metrics_port()) : std::string("off"));
   }
 
@@ -201,18 +179,17 @@ class InferenceServerImpl final : public InferenceServer {
                                                             : 0;
   }
 
+  void poll_repository() override { repository_->poll_once(); }
+
   bool shutdown(std::chrono::milliseconds timeout) override {
     std::lock_guard<std::mutex> lock(shutdown_mutex_);
     if (stopped_) return drained_;
     const auto deadline = std::chrono::system_clock::now() + timeout;
-    spdlog::info("draining: {} calls in flight; {} rows queued for Forecast, {} for Encode",
-                 metrics_ ? std::to_string(metrics_->inflight()) : std::string("uncounted"),
-                 forecast_batcher_->queued_rows(), encode_batcher_->queued_rows());
+    spdlog::info("draining: {} calls in flight",
+                 metrics_ ? std::to_string(metrics_->inflight()) : std::string("uncounted"));
     set_serving(false);  // from here new calls get UNAVAILABLE; admitted ones finish
-    if (metrics_) metrics_->set_ready(false);
-    // Admitted tasks run to completion; each finishes its call.
-    forecast_batcher_->shutdown();
-    encode_batcher_->shutdown();
+    // Admitted tasks run to completion on their versions; each finishes its call.
+    repository_->stop();
     const auto now = std::chrono::system_clock::now();
     drained_ = now <= deadline;
     // Every admitted call has its answer now; what may remain are responses in flight
@@ -245,12 +222,31 @@ class InferenceServerImpl final : public InferenceServer {
     return accuracy_.get();
   }
 
-  // Readiness for every protocol and admission of new calls change together.
+  // Admission of new calls, and with it readiness for every protocol.
   void set_serving(bool serving) {
     state_.set_serving(serving);
+    update_readiness();
+  }
+
+  // grpc.health.v1: "" and the services are SERVING while the server admits calls and
+  // every configured model has a ready version; each model's name while it has one. Runs
+  // after every repository change and every serving change.
+  void update_readiness() {
+    std::lock_guard<std::mutex> lock(health_mutex_);
+    if (!server_) return;  // the first scan runs before the server exists
+    const bool serving = state_.serving();
+    const bool ready = serving && repository_->registry().all_ready();
     auto* health = server_->GetHealthCheckService();
-    health->SetServingStatus("", serving);
-    for (const char* name : kServiceNames) health->SetServingStatus(name, serving);
+    health->SetServingStatus("", ready);
+    for (const char* name : kServiceNames) health->SetServingStatus(name, ready);
+    std::set<std::string> names(health_names_.begin(), health_names_.end());
+    for (const std::string& name : repository_->registry().configured_models()) names.insert(name);
+    for (const std::string& name : names) {
+      health->SetServingStatus(
+          name, serving && repository_->registry().resolve(name, "").lease);
+    }
+    health_names_ = names;
+    if (metrics_) metrics_->set_ready(ready);
   }
 
   const ServerConfig config_;
@@ -259,16 +255,16 @@ class InferenceServerImpl final : public InferenceServer {
   std::unique_ptr<ForecastStore> forecast_store_;
   std::unique_ptr<AccuracyMetrics> accuracy_metrics_;
   std::unique_ptr<AccuracyTracker> accuracy_;
-  std::unique_ptr<ServedModel> runner_;
-  std::unique_ptr<MetricsObserver> forecast_observer_;
-  std::unique_ptr<MetricsObserver> encode_observer_;
-  std::unique_ptr<DynamicBatcher> forecast_batcher_;
-  std::unique_ptr<DynamicBatcher> encode_batcher_;
   ServingState state_;
+  std::unique_ptr<RegistryMetrics> registry_metrics_;  // outlives the repository
+  std::unique_ptr<ModelRepository> repository_;
   std::unique_ptr<ForecastServiceImpl> service_;
   std::unique_ptr<OipServiceImpl> oip_service_;
   std::unique_ptr<grpc::Server> server_;
   int grpc_port_ = 0;
+
+  std::mutex health_mutex_;
+  std::set<std::string> health_names_;  // guarded by health_mutex_: every name ever reported
 
   std::mutex shutdown_mutex_;
   bool stopped_ = false;  // guarded by shutdown_mutex_

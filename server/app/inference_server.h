@@ -26,6 +26,10 @@ class InferenceServer {
   virtual int grpc_port() const = 0;
   virtual int metrics_port() const = 0;
 
+  // Scans the model repository and applies it now: what the poller does every
+  // --repository-poll-s (tests call it instead of waiting).
+  virtual void poll_repository() = 0;
+
   // Drains and stops. Returns false when admitted calls were still running at
   // `timeout` (they are then cancelled).
   virtual bool shutdown(std::chrono::milliseconds timeout) = 0;

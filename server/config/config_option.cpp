@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <type_traits>
 #include <utility>
 
 // The batching defaults, as measured (BENCHMARKS.md):
@@ -94,7 +95,8 @@ ConfigOption integer_option(const Meta& meta, Field field, std::int64_t min,
                                  const std::string& source) -> std::string {
     std::string error = range_error(value, min, max);
     if (!error.empty()) return source + error;
-    field(config) = static_cast<int>(value);
+    using Value = std::remove_reference_t<decltype(field(config))>;
+    field(config) = static_cast<Value>(value);
     return "";
   };
   option.set_from_text = [store](ServerConfig& config, const std::string& text,
@@ -291,6 +293,19 @@ std::vector<ConfigOption> make_options() {
   options.push_back(text_option(
       {"model", "Model", "FILE", "Checkpoint to serve (torch.save state_dict or safetensors)"},
       [](auto& c) -> auto& { return c.model.model; }, check_not_empty));
+  options.push_back(text_option(
+      {"model_repository", "Model", "DIR",
+       "Serve every model of DIR/<name>/<version>/ (README: model repository); \"\" = --model "
+       "alone"},
+      [](auto& c) -> auto& { return c.repository.model_repository; }));
+  options.push_back(number_option(
+      {"repository_poll_s", "Model", "SECONDS",
+       "How often the model repository is scanned for changes; 0 = never"},
+      [](auto& c) -> auto& { return c.repository.repository_poll_s; }, 0.0, kOneDaySeconds));
+  options.push_back(integer_option(
+      {"max_loaded_bytes", "Model", "BYTES",
+       "Resident bytes of all loaded model versions at most; 0 = no bound"},
+      [](auto& c) -> auto& { return c.repository.max_loaded_bytes; }, 0, INT64_MAX));
   options.push_back(text_option(
       {"model_config", "Model", "FILE",
        "Model config JSON; \"\" = the .json beside the checkpoint"},

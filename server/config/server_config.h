@@ -21,6 +21,7 @@
 // no file other than the config file is opened: the model loader and the TLS setup say
 // which file they could not read.
 
+#include <cstdint>
 #include <functional>
 #include <initializer_list>
 #include <optional>
@@ -64,6 +65,21 @@ struct ModelOptions {
   int instances = kAuto;
   // A row's answer does not depend on what else is in its batch (DESIGN.md).
   bool batch_invariant = true;
+};
+
+// Many models and versions from a directory (server/repository/repository_scan.h) instead
+// of the one checkpoint of ModelOptions::model.
+struct RepositoryOptions {
+  // DIR/<name>/<version>/{model.pt|model.pth|model.safetensors, config.json}; "" = serve
+  // ModelOptions::model alone, as a repository of one.
+  std::string model_repository;
+  // How often the repository is scanned for new, changed and removed versions; 0 = only
+  // at start and on explicit load/unload. 10 s: a weekly retrain is live within seconds,
+  // and a scan (a few directory listings and stats) costs microseconds per model.
+  double repository_poll_s = 10.0;
+  // Resident bytes of all loaded versions at most; a load past it fails with the reason.
+  // 0 = no bound.
+  std::int64_t max_loaded_bytes = 0;
 };
 
 struct BatchingOptions {
@@ -114,6 +130,7 @@ struct AccuracyOptions {
 
 struct ServerConfig {
   ModelOptions model;
+  RepositoryOptions repository;
   BatchingOptions batching;
   NetworkOptions server;
   LoggingOptions logging;

@@ -12,9 +12,10 @@ constexpr int kUnknownCode = 2;
 
 constexpr std::array<Method, kMethodCount> kMethods = {
     Method::kForecast,       Method::kEncode,        Method::kGetModelInfo,
-    Method::kServerLive,     Method::kServerReady,   Method::kModelReady,
-    Method::kServerMetadata, Method::kModelMetadata, Method::kModelInfer,
-    Method::kReportActuals};
+    Method::kListModels,     Method::kReportActuals, Method::kServerLive,
+    Method::kServerReady,    Method::kModelReady,    Method::kServerMetadata,
+    Method::kModelMetadata,  Method::kModelInfer,    Method::kRepositoryModelLoad,
+    Method::kRepositoryModelUnload};
 
 // 100us .. 10s in 1-2.5-5 steps: a GetModelInfo call to a slow forward pass on a long
 // queue.
@@ -47,6 +48,12 @@ const char* method_name(Method method) {
       return "Encode";
     case Method::kGetModelInfo:
       return "GetModelInfo";
+    case Method::kListModels:
+      return "ListModels";
+    case Method::kRepositoryModelLoad:
+      return "RepositoryModelLoad";
+    case Method::kRepositoryModelUnload:
+      return "RepositoryModelUnload";
     case Method::kServerLive:
       return "ServerLive";
     case Method::kServerReady:
@@ -70,6 +77,7 @@ const char* protocol_name(Method method) {
     case Method::kForecast:
     case Method::kEncode:
     case Method::kGetModelInfo:
+    case Method::kListModels:
     case Method::kReportActuals:
       return "v1";
     case Method::kServerLive:
@@ -78,6 +86,8 @@ const char* protocol_name(Method method) {
     case Method::kServerMetadata:
     case Method::kModelMetadata:
     case Method::kModelInfer:
+    case Method::kRepositoryModelLoad:
+    case Method::kRepositoryModelUnload:
       return "oip";
   }
   return "unknown";

@@ -50,15 +50,18 @@ enum class Method {
   kForecast,
   kEncode,
   kGetModelInfo,
+  kListModels,
+  kReportActuals,
   kServerLive,
   kServerReady,
   kModelReady,
   kServerMetadata,
   kModelMetadata,
   kModelInfer,
-  kReportActuals,  // tsserve.v1, added after the OIP methods so their indices stay put
+  kRepositoryModelLoad,
+  kRepositoryModelUnload,
 };
-inline constexpr std::size_t kMethodCount = 10;
+inline constexpr std::size_t kMethodCount = 13;
 // "Forecast", "Encode", "GetModelInfo", "ServerLive", ...: the proto method names.
 const char* method_name(Method method);
 // "v1" or "oip": the API the method belongs to.

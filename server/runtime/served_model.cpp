@@ -4,20 +4,35 @@
 #include "server/runtime/model_loading.h"
 
 namespace tsserve::server {
+namespace {
+
+int64_t tensor_bytes(const torch::nn::Module& module) {
+  int64_t bytes = 0;
+  for (const at::Tensor& tensor : module.parameters(/*recurse=*/true))
+    bytes += static_cast<int64_t>(tensor.numel() * tensor.element_size());
+  for (const at::Tensor& tensor : module.buffers(/*recurse=*/true))
+    bytes += static_cast<int64_t>(tensor.numel() * tensor.element_size());
+  return bytes;
+}
+
+}  // namespace
 
 std::unique_ptr<ServedModel> ServedModel::load(const ModelOptions& options,
                                                const RunnerOptions& runner_options) {
   std::unique_ptr<ServedModel> served(new ServedModel());
   if (served_model_config(options).family == model::ModelFamily::kITransformer) {
-    served->itransformer_ =
-        std::make_unique<ITransformerRunner>(load_itransformer_model(options), runner_options);
+    model::ITransformer model = load_itransformer_model(options);
+    served->resident_bytes_ = tensor_bytes(*model);
+    served->itransformer_ = std::make_unique<ITransformerRunner>(model, runner_options);
     served->itransformer_kernels_.name = "torch";
     if (runner_options.cpu_kernels == model::CpuKernels::kFused) {
       served->itransformer_kernels_.fallback_reason =
           "the fused CPU kernels cover PatchTST only; iTransformer runs on LibTorch";
     }
   } else {
-    served->patchtst_ = std::make_unique<ModelRunner>(load_model(options), runner_options);
+    model::PatchTST model = load_model(options);
+    served->resident_bytes_ = tensor_bytes(*model);
+    served->patchtst_ = std::make_unique<ModelRunner>(model, runner_options);
   }
   return served;
 }

@@ -6,6 +6,7 @@
 //
 // Thread safety: const members may be called from any thread once load() returned.
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -30,6 +31,9 @@ class ServedModel {
   // Which forward serves forecasts and why a fallback happened (PatchTST: the runner's;
   // iTransformer: always LibTorch, the fused kernels being PatchTST's).
   const ServingKernels& kernels() const;
+  // Bytes of the model's parameters and buffers (what a repository's memory bound
+  // counts); the fused kernels' repacked weights and LibTorch's caches are not included.
+  int64_t resident_bytes() const { return resident_bytes_; }
 
   // The processors of the model's family; they hold a reference to this object.
   DynamicBatcher::Processor forecast_processor(BatchObserver* observer) const;
@@ -40,6 +44,7 @@ class ServedModel {
   std::unique_ptr<ModelRunner> patchtst_;           // exactly one of the two is set
   std::unique_ptr<ITransformerRunner> itransformer_;
   ServingKernels itransformer_kernels_;
+  int64_t resident_bytes_ = 0;
 };
 
 }  // namespace tsserve::server

@@ -20,9 +20,14 @@
 // It is constructed per call and lives as long as the call, so it may keep what decode()
 // learns for encode() (the Open Inference Protocol's OipReply).
 //
+// The model version a call runs on comes with it (ModelRoute, model_route.h): its batcher
+// takes the task and its shape decodes and encodes, so a call admitted to one version
+// finishes on it whatever is published meanwhile.
+//
 // Lifetime: the batcher's task holds the call until it is completed; gRPC holds the
 // UnaryCall until OnDone. `response` belongs to gRPC and outlives the call's end; the
-// BatchedMethod's shape, batcher and metrics outlive every call.
+// call holds its version (VersionLease) until it is destroyed; the BatchedMethod's
+// metrics outlive every call.
 
 #include <grpcpp/grpcpp.h>
 
@@ -33,6 +38,7 @@
 #include "server/batching/request_task.h"
 #include "server/observability/server_metrics.h"
 #include "server/request/model_shape.h"
+#include "server/service/model_route.h"
 #include "server/service/status_mapping.h"
 #include "server/service/unary_call.h"
 
@@ -79,11 +85,11 @@ struct StatelessCodec {
   }
 };
 
-// What every call of one batched method shares.
+// What every call of one batched method shares, whatever version it runs on.
 struct BatchedMethod {
   Method method;
-  DynamicBatcher* batcher;  // not owned
-  const ModelShape* shape;  // not owned
+  // Which of the version's batchers takes the method's tasks.
+  DynamicBatcher& (ModelVersion::*batcher)() const;
   RequestLimits limits;
   ServerMetrics* metrics;  // not owned; may be null
 };
@@ -95,16 +101,17 @@ class BatchedCall final : public std::enable_shared_from_this<BatchedCall<Codec>
   using Response = typename Codec::Response;
   using Task = RequestTask<typename Codec::Input, typename Codec::Output>;
 
-  // Serves one call of `method`: refused with `admitted` when that is not OK, else decoded
-  // and queued. Returns the call's reactor for gRPC.
+  // Serves one call of `method` on `route`'s version: refused with route.status when that
+  // is not OK, else decoded and queued. Returns the call's reactor for gRPC.
   static grpc::ServerUnaryReactor* start(const BatchedMethod& method,
                                          grpc::CallbackServerContext* context,
                                          const Request& request, Response* response,
-                                         const grpc::Status& admitted, Codec codec = {}) {
+                                         ModelRoute route, Codec codec = {}) {
     const Clock::time_point deadline = steady_deadline(*context);
     std::shared_ptr<BatchedCall> call(
         new BatchedCall(method, deadline, response, std::move(codec)));
-    const grpc::Status decoded = admitted.ok() ? call->decode(request) : admitted;
+    call->lease_ = std::move(route.lease);
+    const grpc::Status decoded = route.status.ok() ? call->decode(request) : route.status;
     if (decoded.ok()) {
       call->submit();
     } else {
@@ -123,7 +130,7 @@ class BatchedCall final : public std::enable_shared_from_this<BatchedCall<Codec>
         codec_(std::move(codec)) {}
 
   grpc::Status decode(const Request& request) {
-    return codec_.decode(request, *method_.shape, method_.limits, &input_);
+    return codec_.decode(request, lease_->shape(), method_.limits, &input_);
   }
 
   void submit() {
@@ -133,9 +140,11 @@ class BatchedCall final : public std::enable_shared_from_this<BatchedCall<Codec>
           self->complete(done, outcome);
         });
     const std::size_t rows = task->rows();
-    const SubmitResult result = method_.batcher->submit(task);
+    DynamicBatcher& batcher = ((*lease_).*method_.batcher)();
+    const SubmitResult result = batcher.submit(task);
+    lease_.admitted();  // from here the version may drain, finishing the task if accepted
     if (result != SubmitResult::kAccepted) {
-      unary_->end(to_grpc_status(result, rows, method_.batcher->options()));
+      unary_->end(to_grpc_status(result, rows, batcher.options()));
     }
   }
 
@@ -151,7 +160,7 @@ class BatchedCall final : public std::enable_shared_from_this<BatchedCall<Codec>
   // Runs only when the answer wins the call's end, so the response is written once.
   grpc::Status encode(Task& done) {
     const grpc::Status encoded =
-        codec_.encode(done.input, *method_.shape, std::move(done.output), response_);
+        codec_.encode(done.input, lease_->shape(), std::move(done.output), response_);
     if (!encoded.ok()) return encoded;
     const grpc::Status fits =
         check_response_size(response_->ByteSizeLong(), method_.limits.max_response_bytes);
@@ -165,6 +174,7 @@ class BatchedCall final : public std::enable_shared_from_this<BatchedCall<Codec>
   Response* const response_;  // gRPC's
   Codec codec_;
   typename Task::Input input_;  // decoded here, then moved into the task
+  VersionLease lease_;          // the version; set before decode when admitted
 };
 
 }  // namespace tsserve::server

@@ -7,6 +7,7 @@
 #include "server/codec/v1/forecast_response_encoder.h"
 #include "server/codec/v1/report_actuals_codec.h"
 #include "server/service/keeping_forecast_codec.h"
+#include "server/service/model_listing.h"
 #include "server/service/status_mapping.h"
 #include "server/service/unary_call.h"
 
@@ -20,39 +21,29 @@ using EncodeCodec = StatelessCodec<decode_encode_request, encode_encode_response
 
 ForecastServiceImpl::ForecastServiceImpl(ServiceContext context)
     : context_(std::move(context)),
-      forecast_{Method::kForecast, context_.forecast_batcher, &context_.shape, context_.limits,
+      forecast_{Method::kForecast, &ModelVersion::forecast_batcher, context_.limits,
                 context_.metrics},
-      encode_{Method::kEncode, context_.encode_batcher, &context_.shape, context_.limits,
-              context_.metrics} {}
+      encode_{Method::kEncode, &ModelVersion::encode_batcher, context_.limits, context_.metrics} {}
 
 grpc::Status authenticate(const ServiceContext& service, const grpc::ServerContextBase& context) {
   return service.auth ? service.auth->check(context) : grpc::Status::OK;
 }
 
-grpc::Status ForecastServiceImpl::admit(const grpc::ServerContextBase& context,
-                                        const std::string& model) const {
-  // Who asks comes first: an unauthenticated caller learns nothing, not even whether the
-  // server is draining or which models it has.
-  const grpc::Status authenticated = authenticate(context_, context);
-  if (!authenticated.ok()) return authenticated;
-  const grpc::Status serving = to_grpc_status(*context_.state);
-  if (!serving.ok()) return serving;
-  return check_model_name(model, {context_.shape.name});
-}
-
 grpc::ServerUnaryReactor* ForecastServiceImpl::Forecast(grpc::CallbackServerContext* context,
                                                         const v1::ForecastRequest* request,
                                                         v1::ForecastResponse* response) {
-  return BatchedCall<KeepingForecastCodec>::start(forecast_, context, *request, response,
-                                                  admit(*context, request->model()),
-                                                  KeepingForecastCodec{context_.accuracy});
+  return BatchedCall<KeepingForecastCodec>::start(
+      forecast_, context, *request, response,
+      route_call(context_, *context, request->model(), request->model_version()),
+      KeepingForecastCodec{context_.accuracy});
 }
 
 grpc::ServerUnaryReactor* ForecastServiceImpl::Encode(grpc::CallbackServerContext* context,
                                                       const v1::EncodeRequest* request,
                                                       v1::EncodeResponse* response) {
-  return BatchedCall<EncodeCodec>::start(encode_, context, *request, response,
-                                         admit(*context, request->model()));
+  return BatchedCall<EncodeCodec>::start(
+      encode_, context, *request, response,
+      route_call(context_, *context, request->model(), request->model_version()));
 }
 
 grpc::ServerUnaryReactor* ForecastServiceImpl::GetModelInfo(grpc::CallbackServerContext* context,
@@ -60,9 +51,20 @@ grpc::ServerUnaryReactor* ForecastServiceImpl::GetModelInfo(grpc::CallbackServer
                                                             v1::GetModelInfoResponse* response) {
   const auto call =
       UnaryCall::start(context_.metrics, Method::kGetModelInfo, steady_deadline(*context));
-  const grpc::Status admitted = admit(*context, request->model());
-  if (admitted.ok()) *response->mutable_info() = context_.info;
-  call->end(admitted);
+  ModelRoute route = route_call(context_, *context, request->model(), request->model_version());
+  if (route.status.ok()) *response->mutable_info() = route.lease->info();
+  call->end(route.status);
+  return call.get();
+}
+
+grpc::ServerUnaryReactor* ForecastServiceImpl::ListModels(grpc::CallbackServerContext* context,
+                                                          const v1::ListModelsRequest*,
+                                                          v1::ListModelsResponse* response) {
+  const auto call =
+      UnaryCall::start(context_.metrics, Method::kListModels, steady_deadline(*context));
+  grpc::Status status = authenticate(context_, *context);
+  if (status.ok()) *response = list_models(*context_.repository);
+  call->end(status);
   return call.get();
 }
 

@@ -5,7 +5,7 @@
 // one path that records its status code and latency.
 //
 // Both protocols' services (this one and oip_service.h) share one ServiceContext: the same
-// model, batchers, metrics and serving state.
+// models (the registry, each version with its own batchers), metrics and serving state.
 //
 // Thread safety: called by gRPC threads concurrently; the members are constant after
 // construction (the serving state they point to is atomic).
@@ -14,6 +14,8 @@
 #include "server/auth/bearer_token.h"
 #include "server/batching/dynamic_batcher.h"
 #include "server/observability/server_metrics.h"
+#include "server/registry/model_registry.h"
+#include "server/registry/model_repository.h"
 #include "server/request/model_shape.h"
 #include "server/service/batched_call.h"
 #include "server/service/serving_state.h"
@@ -22,11 +24,9 @@
 namespace tsserve::server {
 
 struct ServiceContext {
-  ModelShape shape;
   RequestLimits limits;
-  v1::ModelInfo info;
-  DynamicBatcher* forecast_batcher = nullptr;  // not owned
-  DynamicBatcher* encode_batcher = nullptr;    // not owned
+  ModelRepository* repository = nullptr;       // not owned; the models and their versions
+  ModelRegistry* registry = nullptr;           // not owned; repository->registry()
   ServerMetrics* metrics = nullptr;            // not owned; may be null
   const ServingState* state = nullptr;         // not owned; new calls need serving()
   const BearerTokenCheck* auth = nullptr;      // not owned; null = no authentication
@@ -38,7 +38,7 @@ grpc::Status authenticate(const ServiceContext& service, const grpc::ServerConte
 
 class ForecastServiceImpl final : public v1::ForecastService::CallbackService {
  public:
-  // REQUIRES: context.forecast_batcher, context.encode_batcher, context.state not null.
+  // REQUIRES: context.repository, context.registry, context.state not null.
   explicit ForecastServiceImpl(ServiceContext context);
 
   grpc::ServerUnaryReactor* Forecast(grpc::CallbackServerContext* context,
@@ -50,6 +50,9 @@ class ForecastServiceImpl final : public v1::ForecastService::CallbackService {
   grpc::ServerUnaryReactor* GetModelInfo(grpc::CallbackServerContext* context,
                                          const v1::GetModelInfoRequest* request,
                                          v1::GetModelInfoResponse* response) override;
+  grpc::ServerUnaryReactor* ListModels(grpc::CallbackServerContext* context,
+                                       const v1::ListModelsRequest* request,
+                                       v1::ListModelsResponse* response) override;
   // Scores reported actuals against the forecasts kept by series_key; UNIMPLEMENTED when
   // the context has no accuracy tracker.
   grpc::ServerUnaryReactor* ReportActuals(grpc::CallbackServerContext* context,
@@ -57,9 +60,6 @@ class ForecastServiceImpl final : public v1::ForecastService::CallbackService {
                                           v1::ReportActualsResponse* response) override;
 
  private:
-  // The common admission checks (token, serving, model name); OK when the call may proceed.
-  grpc::Status admit(const grpc::ServerContextBase& context, const std::string& model) const;
-
   const ServiceContext context_;
   const BatchedMethod forecast_;
   const BatchedMethod encode_;

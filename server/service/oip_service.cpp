@@ -56,21 +56,8 @@ struct ModelInferCodec {
 OipServiceImpl::OipServiceImpl(ServiceContext context, OipServerInfo server)
     : context_(std::move(context)),
       server_(std::move(server)),
-      infer_{Method::kModelInfer, context_.forecast_batcher, &context_.shape, context_.limits,
+      infer_{Method::kModelInfer, &ModelVersion::forecast_batcher, context_.limits,
              context_.metrics} {}
-
-grpc::Status OipServiceImpl::find_model(const std::string& name, const std::string& version,
-                                        const char* name_field, const char* version_field) const {
-  grpc::Status status = check_model_name(name, {context_.shape.name}, nullptr, name_field);
-  if (!status.ok()) return status;
-  if (!version.empty() && version != context_.shape.version) {
-    return {grpc::StatusCode::NOT_FOUND, std::string(version_field) + ": model \"" +
-                                             context_.shape.name + "\" has no version \"" +
-                                             version + "\"; it has \"" + context_.shape.version +
-                                             "\" (or leave it empty)"};
-  }
-  return grpc::Status::OK;
-}
 
 grpc::ServerUnaryReactor* OipServiceImpl::ServerLive(grpc::CallbackServerContext* context,
                                                      const inference::ServerLiveRequest*,
@@ -98,9 +85,13 @@ grpc::ServerUnaryReactor* OipServiceImpl::ModelReady(grpc::CallbackServerContext
                                                      const inference::ModelReadyRequest* request,
                                                      inference::ModelReadyResponse* response) {
   return answer_authenticated(context, context_, Method::kModelReady, [&] {
-    grpc::Status status = find_model(request->name(), request->version(), "name", "version");
-    if (status.ok()) response->set_ready(context_.state->serving());
-    return status;
+    // A version that is not ready is not found: the protocol's NOT_FOUND for an unknown
+    // model, and ready=false for one loading would read the same to a rollout script.
+    ModelRoute route = route_to_version(*context_.registry, request->name(), request->version(),
+                                        "name", "version");
+    if (route.status.error_code() == grpc::StatusCode::UNAVAILABLE) return grpc::Status::OK;
+    if (route.status.ok()) response->set_ready(context_.state->serving());
+    return route.status;
   });
 }
 
@@ -119,22 +110,52 @@ grpc::ServerUnaryReactor* OipServiceImpl::ModelMetadata(
     grpc::CallbackServerContext* context, const inference::ModelMetadataRequest* request,
     inference::ModelMetadataResponse* response) {
   return answer_authenticated(context, context_, Method::kModelMetadata, [&] {
-    grpc::Status status = find_model(request->name(), request->version(), "name", "version");
-    if (status.ok()) *response = oip_model_metadata(context_.shape);
-    return status;
+    ModelRoute route = route_to_version(*context_.registry, request->name(), request->version(),
+                                        "name", "version");
+    if (route.status.ok()) *response = oip_model_metadata(route.lease->shape());
+    return route.status;
   });
 }
 
 grpc::ServerUnaryReactor* OipServiceImpl::ModelInfer(grpc::CallbackServerContext* context,
                                                      const inference::ModelInferRequest* request,
                                                      inference::ModelInferResponse* response) {
-  grpc::Status admitted = authenticate(context_, *context);
-  if (admitted.ok()) admitted = to_grpc_status(*context_.state);
-  if (admitted.ok()) {
-    admitted =
-        find_model(request->model_name(), request->model_version(), "model_name", "model_version");
-  }
-  return BatchedCall<ModelInferCodec>::start(infer_, context, *request, response, admitted);
+  return BatchedCall<ModelInferCodec>::start(
+      infer_, context, *request, response,
+      route_call(context_, *context, request->model_name(), request->model_version(),
+                 "model_name", "model_version"));
+}
+
+// Loading runs on the calling gRPC thread (a callback thread), as Triton's does; it
+// never holds a lock that serving takes, so other calls go on meanwhile.
+grpc::ServerUnaryReactor* OipServiceImpl::RepositoryModelLoad(
+    grpc::CallbackServerContext* context, const inference::RepositoryModelLoadRequest* request,
+    inference::RepositoryModelLoadResponse* response) {
+  return answer_authenticated(context, context_, Method::kRepositoryModelLoad, [&] {
+    if (request->model_name().empty())
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "model_name: empty; name a model");
+    const std::string error = context_.repository->load_model(request->model_name());
+    response->set_model_name(request->model_name());
+    response->set_isloaded(error.empty());
+    if (error.empty()) return grpc::Status::OK;
+    const bool absent = error.find("is not in the repository") != std::string::npos;
+    return grpc::Status(absent ? grpc::StatusCode::NOT_FOUND : grpc::StatusCode::FAILED_PRECONDITION,
+                        "model_name: " + error);
+  });
+}
+
+grpc::ServerUnaryReactor* OipServiceImpl::RepositoryModelUnload(
+    grpc::CallbackServerContext* context, const inference::RepositoryModelUnloadRequest* request,
+    inference::RepositoryModelUnloadResponse* response) {
+  return answer_authenticated(context, context_, Method::kRepositoryModelUnload, [&] {
+    if (!context_.repository->unload_model(request->model_name())) {
+      return grpc::Status(grpc::StatusCode::NOT_FOUND,
+                          "model_name: model \"" + request->model_name() + "\" is not loaded");
+    }
+    response->set_model_name(request->model_name());
+    response->set_isunloaded(true);
+    return grpc::Status::OK;
+  });
 }
 
 }  // namespace tsserve::server

@@ -6,9 +6,10 @@
 // (deadlines, cancellation, metrics with protocol "oip"). Readiness reads the server's
 // ServingState, as grpc.health.v1 does.
 //
-// Served: ServerLive, ServerReady, ModelReady, ServerMetadata, ModelMetadata, ModelInfer.
-// The model repository RPCs are declared by the protocol but not overridden here, so gRPC
-// answers them UNIMPLEMENTED.
+// Served: ServerLive, ServerReady, ModelReady, ServerMetadata, ModelMetadata, ModelInfer,
+// and the model repository extension's RepositoryModelLoad/Unload (model_repository.h).
+// model_name/model_version pick the version as tsserve.v1's model/model_version do
+// (model_route.h); ModelReady and ModelMetadata answer per version.
 //
 // Thread safety: as ForecastServiceImpl; members are constant after construction.
 
@@ -27,7 +28,7 @@ struct OipServerInfo {
 
 class OipServiceImpl final : public inference::GRPCInferenceService::CallbackService {
  public:
-  // REQUIRES: context.forecast_batcher, context.state not null.
+  // REQUIRES: context.repository, context.registry, context.state not null.
   OipServiceImpl(ServiceContext context, OipServerInfo server);
 
   grpc::ServerUnaryReactor* ServerLive(grpc::CallbackServerContext* context,
@@ -48,17 +49,17 @@ class OipServiceImpl final : public inference::GRPCInferenceService::CallbackSer
   grpc::ServerUnaryReactor* ModelInfer(grpc::CallbackServerContext* context,
                                        const inference::ModelInferRequest* request,
                                        inference::ModelInferResponse* response) override;
+  grpc::ServerUnaryReactor* RepositoryModelLoad(
+      grpc::CallbackServerContext* context, const inference::RepositoryModelLoadRequest* request,
+      inference::RepositoryModelLoadResponse* response) override;
+  grpc::ServerUnaryReactor* RepositoryModelUnload(
+      grpc::CallbackServerContext* context, const inference::RepositoryModelUnloadRequest* request,
+      inference::RepositoryModelUnloadResponse* response) override;
 
  private:
-  // OK when `name` (field `name_field`) and `version` (field `version_field`) pick the
-  // loaded model: the name as tsserve.v1's model field (empty: the only model), the
-  // version empty or the model's. NOT_FOUND naming the field otherwise.
-  grpc::Status find_model(const std::string& name, const std::string& version,
-                          const char* name_field, const char* version_field) const;
-
   const ServiceContext context_;
   const OipServerInfo server_;
-  const BatchedMethod infer_;  // joins tsserve.v1 Forecast's batcher
+  const BatchedMethod infer_;  // joins tsserve.v1 Forecast's batcher of the version
 };
 
 }  // namespace tsserve::server

@@ -5,7 +5,8 @@ python3-grpc-tools, which only /usr/bin/python3 sees):
   ServerLive, ServerReady, ModelReady, ServerMetadata, ModelMetadata; ModelInfer with
   typed (fp32_contents) and raw (raw_input_contents) inputs, each forecast equal to
   tsserve.v1's Forecast of the same window; a batch of two samples; bad requests; the
-  model repository RPCs UNIMPLEMENTED.
+  model repository extension: RepositoryModelUnload takes the model out (ModelReady is
+  then NOT_FOUND) and RepositoryModelLoad brings it back.
 
     /usr/bin/python3 tests/e2e/oip_client_check.py HOST:PORT STUB_DIR
 """
@@ -135,9 +136,15 @@ def main():
     bad = infer_request(samples[:1], False)
     bad.model_name = "nope"
     print("unknown model:", expect_error(infer.ModelInfer, bad, grpc.StatusCode.NOT_FOUND, "nope", grpc))
-    expect_error(infer.RepositoryModelLoad, oip.RepositoryModelLoadRequest(model_name=MODEL),
-                 grpc.StatusCode.UNIMPLEMENTED, "", grpc)
-    print("RepositoryModelLoad: UNIMPLEMENTED")
+    unloaded = infer.RepositoryModelUnload(oip.RepositoryModelUnloadRequest(model_name=MODEL))
+    expect(unloaded.isUnloaded, "RepositoryModelUnload did not unload")
+    print("after RepositoryModelUnload, ModelReady:",
+          expect_error(infer.ModelReady, oip.ModelReadyRequest(name=MODEL),
+                       grpc.StatusCode.NOT_FOUND, MODEL, grpc))
+    loaded = infer.RepositoryModelLoad(oip.RepositoryModelLoadRequest(model_name=MODEL))
+    expect(loaded.isLoaded, "RepositoryModelLoad did not load")
+    expect(infer.ModelReady(oip.ModelReadyRequest(name=MODEL)).ready, "not ready after load")
+    print("RepositoryModelLoad: loaded and ready again")
     print("oip e2e ok")
 
 

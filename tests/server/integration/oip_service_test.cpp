@@ -86,7 +86,7 @@ TEST(OipService, ReadinessAndMetadataDescribeTheServedModel) {
     const grpc::Status status = harness.oip().ModelReady(&wrong_version, request, &ready);
     EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
     EXPECT_NE(
-        status.error_message().find("version: model \"patchtst-etth1\" has no version \"99\""),
+        status.error_message().find("version: model \"patchtst-etth1\" has no ready version 99"),
         std::string::npos)
         << status.error_message();
   }
@@ -312,7 +312,7 @@ TEST(OipService, BadRequestsAreRefusedByFieldAndTheServerKeepsServing) {
       {"unknown input", [](auto& r) { r.mutable_inputs(0)->set_name("x"); },
        grpc::StatusCode::INVALID_ARGUMENT, "unknown input \"x\""},
       {"unknown model", [](auto& r) { r.set_model_name("nope"); }, grpc::StatusCode::NOT_FOUND,
-       "model_name: no loaded model is named \"nope\""},
+       "model_name: model \"nope\" is not served; served: patchtst-etth1 (versions 1)"},
       {"unknown version", [](auto& r) { r.set_model_version("3"); }, grpc::StatusCode::NOT_FOUND,
        "model_version"},
   };
@@ -374,18 +374,41 @@ TEST(OipService, ExpiredModelInferIsDroppedBeforeCompute) {
   EXPECT_EQ(metric_value(harness.scrape(), "tsserve_inference_rows_total"), 8);
 }
 
-TEST(OipService, RpcsOutsideTheServedSubsetAreUnimplemented) {
+// The single --model is a repository of one: unloaded by name it is no longer found, and
+// loaded by name it serves again.
+TEST(OipService, RepositoryUnloadAndLoadTakeTheModelOutAndBack) {
   ServerHarness harness;
-  inference::RepositoryModelLoadRequest request;
-  request.set_model_name("patchtst-etth1");
-  inference::RepositoryModelLoadResponse response;
-  grpc::ClientContext context;
-  EXPECT_EQ(harness.oip().RepositoryModelLoad(&context, request, &response).error_code(),
-            grpc::StatusCode::UNIMPLEMENTED);
+  auto model_ready = [&] {
+    inference::ModelReadyRequest request;
+    request.set_name("patchtst-etth1");
+    inference::ModelReadyResponse response;
+    grpc::ClientContext context;
+    return harness.oip().ModelReady(&context, request, &response);
+  };
+  inference::RepositoryModelUnloadRequest unload;
+  unload.set_model_name("patchtst-etth1");
   inference::RepositoryModelUnloadResponse unloaded;
   grpc::ClientContext unload_context;
-  EXPECT_EQ(harness.oip().RepositoryModelUnload(&unload_context, {}, &unloaded).error_code(),
-            grpc::StatusCode::UNIMPLEMENTED);
+  ASSERT_TRUE(harness.oip().RepositoryModelUnload(&unload_context, unload, &unloaded).ok());
+  EXPECT_TRUE(unloaded.isunloaded());
+  EXPECT_EQ(model_ready().error_code(), grpc::StatusCode::NOT_FOUND);
+  grpc::ClientContext again;
+  EXPECT_EQ(harness.oip().RepositoryModelUnload(&again, unload, &unloaded).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+
+  inference::RepositoryModelLoadRequest load;
+  load.set_model_name("patchtst-etth1");
+  inference::RepositoryModelLoadResponse loaded;
+  grpc::ClientContext load_context;
+  ASSERT_TRUE(harness.oip().RepositoryModelLoad(&load_context, load, &loaded).ok());
+  EXPECT_TRUE(loaded.isloaded());
+  EXPECT_TRUE(model_ready().ok());
+  load.set_model_name("absent");
+  grpc::ClientContext absent_context;
+  const grpc::Status absent = harness.oip().RepositoryModelLoad(&absent_context, load, &loaded);
+  EXPECT_EQ(absent.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_NE(absent.error_message().find("\"absent\" is not in the repository"), std::string::npos)
+      << absent.error_message();
 }
 
 }  // namespace

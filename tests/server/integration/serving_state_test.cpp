@@ -13,14 +13,34 @@ namespace {
 
 class ServingStateTest : public ::testing::Test {
  protected:
-  ServingStateTest() : batcher_(BatcherOptions{}, [](Batch&) {}) {
+  ServingStateTest()
+      : repository_(
+            [] {
+              RepositoryModel model;
+              model.name = "m";
+              model.versions.push_back(RepositoryVersion{3, "", "", "", "f"});
+              RepositoryScan scan;
+              scan.models.push_back(model);
+              return scan;
+            },
+            [](const RepositoryModel&, const RepositoryVersion&) {
+              ModelVersion::Parts parts;
+              parts.name = parts.shape.name = "m";
+              parts.version = 3;
+              parts.shape.version = "3";
+              parts.shape.seq_len = 8;
+              parts.shape.pred_len = 4;
+              parts.forecast_batcher =
+                  std::make_unique<DynamicBatcher>(BatcherOptions{}, [](Batch&) {});
+              parts.encode_batcher =
+                  std::make_unique<DynamicBatcher>(BatcherOptions{}, [](Batch&) {});
+              return std::make_shared<ModelVersion>(std::move(parts));
+            },
+            {}) {
+    repository_.poll_once();
     ServiceContext context;
-    context.shape.name = "m";
-    context.shape.version = "3";
-    context.shape.seq_len = 8;
-    context.shape.pred_len = 4;
-    context.forecast_batcher = &batcher_;
-    context.encode_batcher = &batcher_;
+    context.repository = &repository_;
+    context.registry = &repository_.registry();
     context.state = &state_;
     v1_service_ = std::make_unique<ForecastServiceImpl>(context);
     oip_service_ = std::make_unique<OipServiceImpl>(context, OipServerInfo{"tsserve", "9"});
@@ -37,7 +57,7 @@ class ServingStateTest : public ::testing::Test {
   }
   ~ServingStateTest() override {
     server_->Shutdown();
-    batcher_.shutdown();
+    repository_.stop();
   }
 
   bool server_ready() {
@@ -77,7 +97,7 @@ class ServingStateTest : public ::testing::Test {
   }
 
   ServingState state_;
-  DynamicBatcher batcher_;
+  ModelRepository repository_;
   std::unique_ptr<ForecastServiceImpl> v1_service_;
   std::unique_ptr<OipServiceImpl> oip_service_;
   std::unique_ptr<grpc::Server> server_;

@@ -27,6 +27,7 @@ struct AttentionRequest {
 
 struct ForecastOptions {
   std::string model;  // empty: the server's only model
+  std::string model_version;  // empty: the newest ready version
   AttentionRequest attention;
   v1::ScalerMode scaler_mode = v1::SCALER_MODE_UNSPECIFIED;
   bool raw_tensors = false;  // send and receive raw little-endian bytes

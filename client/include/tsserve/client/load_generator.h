@@ -87,6 +87,10 @@ class LoadGenerator {
     std::shared_ptr<grpc::Channel> channel;
   };
   LoadGenerator(std::vector<Target> targets, CallSettings settings, v1::ForecastRequest request);
+  // Calls take `requests` in turn (e.g. one per model, to spread a bench over models).
+  // REQUIRES: not empty.
+  LoadGenerator(std::vector<Target> targets, CallSettings settings,
+                std::vector<v1::ForecastRequest> requests);
   ~LoadGenerator();
 
   // Runs one stage to completion (every started call ended). `on_progress` is called
@@ -111,7 +115,7 @@ class LoadGenerator {
 
   std::vector<Target> targets_;
   CallSettings settings_;
-  v1::ForecastRequest request_;
+  std::vector<v1::ForecastRequest> requests_;
   bool connected_ = false;
   std::atomic<bool> stop_requested_{false};
   static_assert(std::atomic<bool>::is_always_lock_free, "stop() must be async-signal-safe");

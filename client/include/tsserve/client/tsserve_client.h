@@ -30,7 +30,10 @@ class TsserveClient {
 
   grpc::Status forecast(const v1::ForecastRequest& request, v1::ForecastResponse* response);
   grpc::Status encode(const v1::EncodeRequest& request, v1::EncodeResponse* response);
-  grpc::Status model_info(const std::string& model, v1::ModelInfo* info);
+  // `version` "" = the newest ready one.
+  grpc::Status model_info(const std::string& model, v1::ModelInfo* info,
+                          const std::string& version = "");
+  grpc::Status list_models(v1::ListModelsResponse* response);
   grpc::Status report_actuals(const v1::ReportActualsRequest& request,
                               v1::ReportActualsResponse* response);
   // grpc.health.v1 Check of `service` ("" = the whole server).

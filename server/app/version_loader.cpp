@@ -1,0 +1,153 @@
+#include "server/app/version_loader.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "server/app/model_info.h"
+#include "server/config/parallelism.h"
+#include "server/runtime/model_loading.h"
+#include "server/runtime/served_model.h"
+
+namespace tsserve::server {
+namespace {
+
+// Feeds batch figures to the metrics and keeps the queue-depth gauge current.
+class MetricsObserver final : public BatchObserver {
+ public:
+  explicit MetricsObserver(ServerMetrics& metrics) : metrics_(metrics) {}
+  // The batcher exists only after its processor (which holds this observer) was made.
+  void watch(const DynamicBatcher* batcher) { batcher_ = batcher; }
+  void on_batch(std::size_t rows, double compute_seconds) override {
+    metrics_.record_batch(static_cast<int>(rows), compute_seconds);
+    if (batcher_) metrics_.set_queue_depth_rows(static_cast<int64_t>(batcher_->queued_rows()));
+  }
+  void on_queue_wait(double seconds) override { metrics_.record_queue_wait(seconds); }
+
+ private:
+  ServerMetrics& metrics_;
+  const DynamicBatcher* batcher_ = nullptr;  // set once, before any batch runs
+};
+
+// What the batchers' processors run on, kept alive by the ModelVersion until after them.
+struct LoadedModel {
+  std::unique_ptr<ServedModel> served;
+  std::unique_ptr<MetricsObserver> forecast_observer;
+  std::unique_ptr<MetricsObserver> encode_observer;
+};
+
+Clock::duration milliseconds(double ms) {
+  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(ms));
+}
+
+// Which forward serves, and why not the one asked for; and what "auto" became.
+void log_forward(const std::string& name, int64_t version, const ServedModel& served,
+                 const ModelOptions& options, const Parallelism& parallelism, int cores) {
+  const ServingKernels& kernels = served.kernels();
+  if (kernels.fallback_reason.empty()) {
+    spdlog::info("{} v{}: forecasts run on the {} kernels (--cpu-kernels {})", name, version,
+                 kernels.name, options.cpu_kernels);
+  } else {
+    spdlog::warn("{} v{}: forecasts run on the torch kernels, not fused: {}", name, version,
+                 kernels.fallback_reason);
+  }
+  spdlog::info("{} v{}: {} instance(s){} x {} intra-op thread(s){} on {} usable core(s)", name,
+               version, parallelism.instances, options.instances == kAuto ? " (auto)" : "",
+               parallelism.threads, options.threads == kAuto ? " (auto)" : "", cores);
+}
+
+}  // namespace
+
+ModelRegistry::Loader version_loader(const ServerConfig& config, ServerMetrics* metrics) {
+  return [config, metrics](const RepositoryModel& model,
+                           const RepositoryVersion& version) -> std::shared_ptr<ModelVersion> {
+    const ModelSettings& settings = model.settings;
+    ModelOptions options = config.model;
+    options.model = version.checkpoint;
+    options.model_config = version.config;
+    if (settings.instances) options.instances = *settings.instances;
+    if (settings.threads) options.threads = *settings.threads;
+    BatchingOptions batching = config.batching;
+    if (settings.max_batch_rows) batching.max_batch_rows = *settings.max_batch_rows;
+    if (settings.preferred_batch_rows) batching.preferred_batch_rows = *settings.preferred_batch_rows;
+    if (settings.max_queue_delay_ms) batching.max_queue_delay_ms = *settings.max_queue_delay_ms;
+    if (settings.max_queue_rows) batching.max_queue_rows = *settings.max_queue_rows;
+    if (settings.max_queue_wait_ms) batching.max_queue_wait_ms = *settings.max_queue_wait_ms;
+
+    const int cores = usable_cpu_cores();
+    const Parallelism parallelism =
+        resolve_parallelism(options, cores, parse_device(options.device).is_cuda());
+    RunnerOptions runner_options;
+    runner_options.device = options.device;
+    runner_options.threads = parallelism.threads;
+    runner_options.warm_up_rows = std::min<int64_t>(batching.max_batch_rows, 64);
+    runner_options.cpu_kernels = model::parse_cpu_kernels(options.cpu_kernels, "cpu_kernels");
+
+    auto loaded = std::make_shared<LoadedModel>();
+    loaded->served = ServedModel::load(options, runner_options);
+    const ServedModel& served = *loaded->served;
+    log_forward(model.name, version.version, served, options, parallelism, cores);
+    if (metrics) {
+      loaded->forecast_observer = std::make_unique<MetricsObserver>(*metrics);
+      loaded->encode_observer = std::make_unique<MetricsObserver>(*metrics);
+    }
+
+    BatcherOptions batcher;
+    batcher.max_batch_rows = static_cast<std::size_t>(batching.max_batch_rows);
+    batcher.preferred_batch_rows = static_cast<std::size_t>(batching.preferred_batch_rows);
+    batcher.max_queue_delay = milliseconds(batching.max_queue_delay_ms);
+    batcher.max_queue_rows = static_cast<std::size_t>(batching.max_queue_rows);
+    batcher.max_queue_wait = milliseconds(batching.max_queue_wait_ms);
+    batcher.workers = static_cast<std::size_t>(parallelism.instances);
+
+    ModelVersion::Parts parts;
+    parts.name = model.name;
+    parts.version = version.version;
+    parts.shape = model_shape_of(served.config());
+    parts.shape.name = model.name;
+    parts.shape.version = std::to_string(version.version);
+    ServerConfig effective = config;
+    effective.batching = batching;
+    parts.info = model_info_of(served.config(), served, effective);
+    parts.info.set_name(model.name);
+    parts.info.set_version(parts.shape.version);
+    parts.info.set_instances(parallelism.instances);
+    parts.info.set_source(config.repository.model_repository.empty() ? "" : version.directory);
+    parts.info.set_resident_bytes(served.resident_bytes());
+    parts.resident_bytes = served.resident_bytes();
+    parts.forecast_batcher = std::make_unique<DynamicBatcher>(
+        batcher, served.forecast_processor(loaded->forecast_observer.get()));
+    parts.encode_batcher = std::make_unique<DynamicBatcher>(
+        batcher, served.encode_processor(loaded->encode_observer.get()));
+    if (metrics) {
+      loaded->forecast_observer->watch(parts.forecast_batcher.get());
+      loaded->encode_observer->watch(parts.encode_batcher.get());
+    }
+    parts.model = loaded;
+    return std::make_shared<ModelVersion>(std::move(parts));
+  };
+}
+
+ModelRepository::Scanner repository_scanner(const ServerConfig& config) {
+  if (!config.repository.model_repository.empty()) {
+    return [directory = config.repository.model_repository] { return scan_repository(directory); };
+  }
+  // A repository of one: read its config once, now, so a bad one stops the start.
+  const model::ModelConfig single = served_model_config(config.model);
+  RepositoryModel model;
+  model.name = single.name;
+  model.directory = std::filesystem::path(config.model.model).parent_path().string();
+  RepositoryVersion version;
+  if (!parse_version_number(single.version, &version.version)) version.version = 1;
+  version.directory = model.directory;
+  version.checkpoint = config.model.model;
+  version.config = model_config_path(config.model);
+  version.fingerprint = "single";
+  model.versions.push_back(version);
+  RepositoryScan scan;
+  scan.models.push_back(model);
+  return [scan] { return scan; };
+}
+
+}  // namespace tsserve::server

@@ -1,0 +1,141 @@
+#pragma once
+// The loaded versions of every model, and the one place a request finds its version.
+//
+// A request resolves (model, version) once, at admission, and holds a VersionLease to it
+// until answered; "" = the newest ready version. Only ready versions resolve.
+//
+// apply(scan) brings the loaded set in line with a repository scan (repository_scan.h),
+// model by model:
+//   1. each version the model's policy selects that is not loaded is loaded beside the
+//      ones serving (state loading; the loader loads, validates and warms it up), then
+//      published (ready) in one step under the lock. A load that fails (the loader throws,
+//      or --max-loaded-bytes would be passed) is logged with the path and the reason and
+//      shown as failed; it is tried again only when its files change (fingerprint).
+//   2. then each loaded version the policy no longer selects is unloaded, but only once
+//      the model has a ready selected version: a failed new version leaves the old one
+//      serving. A model gone from the scan is unloaded whole.
+// Unload = unpublish (state unloading: no new admission), drain (ModelVersion::drain:
+// every admitted request is answered), forget; the last lease frees it.
+//
+// Loading runs on the thread that calls apply() (the repository poller's, never a
+// request's); resolve() only takes a short lock, so serving any model never waits for a
+// load. apply(), load_model() and unload_model() are serialised among themselves.
+//
+// Thread safety: every member from any thread.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "server/registry/model_version.h"
+#include "server/repository/repository_scan.h"
+
+namespace tsserve::server {
+
+enum class VersionState { kLoading, kReady, kFailed, kUnloading };
+const char* to_string(VersionState state);  // "loading", "ready", "failed", "unloading"
+
+struct VersionStatus {
+  std::string model;
+  int64_t version = 0;
+  VersionState state = VersionState::kLoading;
+  std::string reason;          // kFailed: why (naming the file)
+  int64_t resident_bytes = 0;  // kReady, kUnloading
+  double load_seconds = 0.0;   // kReady, kFailed: how long the load took
+};
+
+// What the registry reports as it changes (metrics); called without the registry's lock,
+// from the thread that applies.
+class RegistryObserver {
+ public:
+  virtual ~RegistryObserver() = default;
+  virtual void on_state(const VersionStatus& status) = 0;
+  // The version is forgotten (unloaded, or a failed one no longer selected).
+  virtual void on_removed(const std::string& model, int64_t version) = 0;
+};
+
+class ModelRegistry {
+ public:
+  // Loads one version, validated and warmed up, or throws std::exception whose what() is
+  // the reason (the registry adds the path).
+  using Loader = std::function<std::shared_ptr<ModelVersion>(const RepositoryModel& model,
+                                                             const RepositoryVersion& version)>;
+  struct Options {
+    // Resident bytes of all versions at most, counting one being loaded by its checkpoint's
+    // size (a state_dict's size is its parameters' plus a small header); 0 = no bound.
+    int64_t max_loaded_bytes = 0;
+    RegistryObserver* observer = nullptr;  // not owned; may be null
+  };
+
+  explicit ModelRegistry(Loader loader, Options options);
+  ModelRegistry(const ModelRegistry&) = delete;
+  ModelRegistry& operator=(const ModelRegistry&) = delete;
+  ~ModelRegistry();  // unloads (drains) every version
+
+  struct Resolution {
+    enum class Problem {
+      kNone,            // lease is set
+      kModelNotFound,   // no such model (-> NOT_FOUND)
+      kVersionNotFound, // the model has no such ready version (-> NOT_FOUND)
+      kNotReady,        // the model is configured but no version is ready yet (-> UNAVAILABLE)
+      kInvalidVersion,  // `version` is not "" or a positive integer (-> INVALID_ARGUMENT)
+    };
+    VersionLease lease;
+    Problem problem = Problem::kNone;
+    std::string error;  // what was not found or is wrong, and what is served
+  };
+  // `version`: "" (newest ready) or a positive integer in decimal.
+  Resolution resolve(const std::string& model, const std::string& version);
+
+  // Brings every model in line with `scan` (see above). Models not in the scan are
+  // unloaded; its refusals are the caller's to report.
+  void apply(const RepositoryScan& scan);
+  // The same for one model: explicit load (the scan's entry for `model`; absent = unload).
+  void apply_model(const RepositoryScan& scan, const std::string& model);
+  // Unloads every version of `model`. False when it had none.
+  bool unload_model(const std::string& model);
+  // Unloads (drains) every version, for the server's drain; the models stay configured,
+  // so a later resolve() is kNotReady. The destructor does the same.
+  void unload_all();
+
+  // Every version known, by model then version.
+  std::vector<VersionStatus> statuses() const;
+  // The models the last apply() was asked to serve: those of the scan with a valid
+  // version folder or a version loaded.
+  std::vector<std::string> configured_models() const;
+  // Every configured model has a ready version.
+  bool all_ready() const;
+
+ private:
+  struct Entry {
+    VersionStatus status;
+    std::string fingerprint;
+    std::shared_ptr<ModelVersion> loaded;  // kReady, kUnloading
+  };
+  using Key = std::pair<std::string, int64_t>;
+
+  void apply_locked_model(const RepositoryModel* model, const std::string& name);
+  void load(const RepositoryModel& model, const RepositoryVersion& version);
+  void unload(const Key& key);
+  void erase_failed(const Key& key);
+  void set_state(const Key& key, VersionState state, const std::string& reason = "");
+  void notify(const VersionStatus& status) const;
+  std::string served_summary() const;  // REQUIRES: mutex_ held
+
+  // Constant after construction.
+  const Loader loader_;
+  const Options options_;
+
+  std::mutex apply_mutex_;  // serialises apply, apply_model, unload_model
+
+  mutable std::mutex mutex_;
+  std::map<Key, Entry> entries_;              // guarded by mutex_
+  std::vector<std::string> configured_;       // guarded by mutex_
+};
+
+}  // namespace tsserve::server

@@ -1,0 +1,106 @@
+#include "server/registry/model_repository.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+
+namespace tsserve::server {
+
+ModelRepository::ModelRepository(Scanner scanner, ModelRegistry::Loader loader,
+                                 ModelRegistry::Options registry_options)
+    : scanner_(std::move(scanner)), registry_(std::move(loader), registry_options) {}
+
+ModelRepository::~ModelRepository() { stop(); }
+
+void ModelRepository::stop() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  stop_.notify_all();
+  if (poller_.joinable()) poller_.join();
+  registry_.unload_all();
+}
+
+RepositoryScan ModelRepository::scan_without_unloaded() {
+  RepositoryScan scan = scanner_();
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const RepositoryRefusal& refusal : scan.refusals) {
+    if (logged_refusals_.insert(refusal.message()).second)
+      spdlog::error("model repository: {} (the rest is served)", refusal.message());
+  }
+  refusals_ = scan.refusals;
+  scan.models.erase(std::remove_if(scan.models.begin(), scan.models.end(),
+                                   [&](const RepositoryModel& model) {
+                                     return unloaded_.count(model.name) > 0;
+                                   }),
+                    scan.models.end());
+  return scan;
+}
+
+void ModelRepository::poll_once() {
+  registry_.apply(scan_without_unloaded());
+  changed();
+}
+
+void ModelRepository::start_polling(double seconds) {
+  poller_ = std::thread([this, seconds] {
+    const auto period = std::chrono::duration<double>(seconds);
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!stop_.wait_for(lock, period, [this] { return stopping_; })) {
+      lock.unlock();
+      try {
+        poll_once();
+      } catch (const std::exception& error) {  // a scan never throws; a listener might
+        spdlog::error("model repository poll failed: {}", error.what());
+      }
+      lock.lock();
+    }
+  });
+}
+
+std::string ModelRepository::load_model(const std::string& model) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    unloaded_.erase(model);
+  }
+  const RepositoryScan scan = scan_without_unloaded();
+  registry_.apply_model(scan, model);
+  changed();
+  std::string why;
+  for (const RepositoryRefusal& refusal : scan.refusals)
+    if (refusal.model == model) why += (why.empty() ? "" : "; ") + refusal.message();
+  if (!scan.find(model)) {
+    return "model \"" + model + "\" is not in the repository" + (why.empty() ? "" : ": " + why);
+  }
+  bool ready = false;
+  for (const VersionStatus& status : registry_.statuses()) {
+    if (status.model != model) continue;
+    ready |= status.state == VersionState::kReady;
+    if (status.state == VersionState::kFailed) why += (why.empty() ? "" : "; ") + status.reason;
+  }
+  if (ready) return "";
+  return "model \"" + model + "\" has no ready version: " + (why.empty() ? "none selected" : why);
+}
+
+bool ModelRepository::unload_model(const std::string& model) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    unloaded_.insert(model);
+  }
+  const bool had = registry_.unload_model(model);
+  changed();
+  return had;
+}
+
+std::vector<RepositoryRefusal> ModelRepository::refusals() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return refusals_;
+}
+
+void ModelRepository::changed() const {
+  if (listener_) listener_();
+}
+
+}  // namespace tsserve::server

@@ -1,0 +1,348 @@
+// A model repository served end to end: the real server on loopback over a temporary
+// DIR/<name>/<version>/ made from the bundled checkpoints, real gRPC stubs. Each answer is
+// compared bit for bit with the same files served alone (--model, a repository of one).
+// The repository is re-scanned by poll_repository(), what the poller runs, not by waiting.
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <condition_variable>
+#include <map>
+#include <set>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "server_harness.h"
+
+namespace tsserve::server::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const fs::path kBundled = fs::path(TSSERVE_SOURCE_DIR) / "model" / "default";
+
+// A temporary repository, removed with the object.
+class TempRepository {
+ public:
+  TempRepository() {
+    std::string pattern = (fs::temp_directory_path() / "tsserve-repository-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    root_ = pattern;
+  }
+  ~TempRepository() {
+    std::error_code ignored;
+    fs::remove_all(root_, ignored);
+  }
+  const fs::path& root() const { return root_; }
+
+  // DIR/name/version from the bundled `stem` (.pt + .json), the config's "name" set to
+  // `name` and `edit` applied; staged under DIR/name/.incoming and renamed into place, as
+  // the README's rollout recipe does, so a scan never sees half a version.
+  fs::path add(const std::string& name, int version, const std::string& stem,
+               const std::function<void(json&)>& edit = nullptr) {
+    const fs::path staging = root_ / name / ".incoming";
+    fs::create_directories(staging);
+    fs::copy_file(kBundled / (stem + ".pt"), staging / "model.pt",
+                  fs::copy_options::overwrite_existing);
+    json config = json::parse(std::ifstream(kBundled / (stem + ".json")));
+    config["name"] = name;
+    if (edit) edit(config);
+    std::ofstream(staging / "config.json") << config.dump(1);
+    const fs::path target = root_ / name / std::to_string(version);
+    fs::rename(staging, target);
+    return target;
+  }
+
+ private:
+  fs::path root_;
+};
+
+ServerConfig repository_config(const fs::path& root) {
+  ServerConfig config = test_config();
+  config.repository.model_repository = root.string();
+  config.repository.repository_poll_s = 0;  // the test polls
+  return config;
+}
+
+// The same version folder served alone.
+ServerConfig single_config(const fs::path& version) {
+  ServerConfig config = test_config();
+  config.model.model = (version / "model.pt").string();
+  config.model.model_config = (version / "config.json").string();
+  config.server.metrics_address = "";
+  return config;
+}
+
+v1::ForecastRequest patchtst_request(const std::string& model, uint64_t seed) {
+  v1::ForecastRequest request = forecast_request(7, 336, seed);
+  request.set_model(model);
+  return request;
+}
+
+// The bundled iTransformer reads calendar tokens: hourly timestamps.
+v1::ForecastRequest itransformer_request(const std::string& model, uint64_t seed) {
+  v1::ForecastRequest request = forecast_request(7, 96, seed);
+  request.set_model(model);
+  for (int64_t i = 0; i < 96; ++i) request.add_timestamps(1'700'000'000 + 3600 * i);
+  return request;
+}
+
+grpc::Status call(ServerHarness& harness, const v1::ForecastRequest& request,
+                  v1::ForecastResponse* response) {
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
+  return harness.stub().Forecast(&context, request, response);
+}
+
+// The forecast's bytes as served alone by `version`'s files.
+std::vector<std::string> alone(const fs::path& version,
+                               const std::vector<v1::ForecastRequest>& requests) {
+  ServerHarness single(single_config(version));
+  std::vector<std::string> answers;
+  for (v1::ForecastRequest request : requests) {
+    request.clear_model();
+    v1::ForecastResponse response;
+    const grpc::Status status = call(single, request, &response);
+    EXPECT_TRUE(status.ok()) << version << ": " << status.error_message();
+    answers.push_back(response.forecast().SerializeAsString());
+  }
+  return answers;
+}
+
+v1::ListModelsResponse list_models(ServerHarness& harness) {
+  v1::ListModelsResponse response;
+  grpc::ClientContext context;
+  EXPECT_TRUE(harness.stub().ListModels(&context, {}, &response).ok());
+  return response;
+}
+
+TEST(ModelRepository, ThreeModelsOfDifferentShapesAnswerAsEachAloneUnderConcurrentLoad) {
+  TempRepository repository;
+  std::map<std::string, fs::path> folders = {
+      {"etth1", repository.add("etth1", 1, "patchtst_etth1")},
+      {"etth1-prob", repository.add("etth1-prob", 3, "patchtst_etth1",
+                                    [](json& c) { c["attention"] = "prob"; })},
+      {"itransformer", repository.add("itransformer", 1, "itransformer_etth1")}};
+  std::vector<v1::ForecastRequest> requests;
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    requests.push_back(patchtst_request("etth1", seed));
+    requests.push_back(patchtst_request("etth1-prob", seed));
+    requests.push_back(itransformer_request("itransformer", seed));
+  }
+  std::vector<v1::ForecastResponse> responses;
+  std::vector<grpc::Status> statuses;
+  {
+    ServerHarness harness(repository_config(repository.root()));
+    ASSERT_TRUE(forecast_concurrently(harness, requests, responses, statuses,
+                                      std::chrono::seconds(120)));
+    const v1::ListModelsResponse listed = list_models(harness);
+    ASSERT_EQ(listed.models_size(), 3);
+    for (const v1::ListedModel& model : listed.models()) {
+      ASSERT_EQ(model.versions_size(), 1) << model.name();
+      EXPECT_EQ(model.versions(0).state(), v1::ModelVersionStatus::STATE_READY);
+      EXPECT_GT(model.versions(0).resident_bytes(), 0);
+      std::cout << "[ figures  ] " << model.name() << " v" << model.versions(0).version()
+                << ": loaded in " << model.versions(0).load_seconds() << " s, "
+                << model.versions(0).resident_bytes() << " resident bytes\n";
+    }
+    EXPECT_EQ(listed.models(1).default_version(), "3");
+  }
+  for (const auto& [name, folder] : folders) {
+    std::vector<v1::ForecastRequest> mine;
+    std::vector<std::size_t> index;
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      if (requests[i].model() != name) continue;
+      mine.push_back(requests[i]);
+      index.push_back(i);
+    }
+    const std::vector<std::string> expected = alone(folder, mine);
+    for (std::size_t k = 0; k < index.size(); ++k) {
+      const std::size_t i = index[k];
+      ASSERT_TRUE(statuses[i].ok()) << name << ": " << statuses[i].error_message();
+      EXPECT_EQ(responses[i].model_name(), name);
+      EXPECT_EQ(responses[i].model_version(), folder.filename().string());
+      EXPECT_EQ(responses[i].forecast().SerializeAsString(), expected[k]) << name << " #" << k;
+    }
+  }
+}
+
+TEST(ModelRepository, BadEntriesAreRefusedByPathAndTheRestIsServed) {
+  TempRepository repository;
+  repository.add("good", 1, "patchtst_etth1");
+  repository.add("good", 2, "patchtst_etth1");
+  fs::rename(repository.root() / "good" / "2", repository.root() / "good" / "v2");
+  repository.add("noconfig", 1, "patchtst_etth1");
+  fs::remove(repository.root() / "noconfig" / "1" / "config.json");
+  repository.add("Twin", 1, "patchtst_etth1");
+  repository.add("twin", 1, "patchtst_etth1");
+  repository.add("empty", 1, "patchtst_etth1");
+  std::ofstream(repository.root() / "empty" / "1" / "model.pt", std::ios::trunc).flush();
+  repository.add("misnamed", 1, "patchtst_etth1", [](json& c) { c["name"] = "other"; });
+
+  ServerHarness harness(repository_config(repository.root()));
+  const v1::ListModelsResponse listed = list_models(harness);
+  std::string refusals;
+  for (const std::string& refusal : listed.refusals()) refusals += refusal + "\n";
+  const std::string root = repository.root().string();
+  for (const std::string& expected :
+       {root + "/good/v2: not a version folder", root + "/noconfig/1/config.json: missing",
+        root + "/Twin: collides with twin", root + "/twin: collides with Twin",
+        root + "/empty/1/model.pt: is empty",
+        root + "/misnamed/1/config.json: \"name\" is \"other\""}) {
+    EXPECT_NE(refusals.find(expected), std::string::npos) << expected << " in\n" << refusals;
+  }
+  v1::ForecastResponse response;
+  ASSERT_TRUE(call(harness, patchtst_request("good", 5), &response).ok());
+  EXPECT_EQ(response.model_version(), "1");
+  const grpc::Status twin = call(harness, patchtst_request("twin", 5), &response);
+  EXPECT_EQ(twin.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_NE(twin.error_message().find("served: "), std::string::npos) << twin.error_message();
+
+  // grpc.health.v1 per model name: the served one SERVING, a refused one unknown; the
+  // server is ready: every model it serves has a ready version.
+  auto health = [&](const std::string& service) {
+    grpc::health::v1::HealthCheckRequest request;
+    request.set_service(service);
+    grpc::health::v1::HealthCheckResponse answer;
+    grpc::ClientContext context;
+    const grpc::Status status = harness.health().Check(&context, request, &answer);
+    return status.ok() ? grpc::health::v1::HealthCheckResponse::ServingStatus_Name(answer.status())
+                       : "code " + std::to_string(status.error_code());
+  };
+  EXPECT_EQ(health("good"), "SERVING");
+  EXPECT_EQ(health(""), "SERVING");
+  EXPECT_EQ(health("twin"), "code " + std::to_string(grpc::StatusCode::NOT_FOUND));
+}
+
+// Latency percentiles of one phase, in milliseconds.
+std::string percentiles(std::vector<double> ms) {
+  if (ms.empty()) return "no calls";
+  std::sort(ms.begin(), ms.end());
+  auto at = [&](double q) { return ms[std::min(ms.size() - 1, static_cast<std::size_t>(q * ms.size()))]; };
+  return std::to_string(ms.size()) + " calls, p50 " + std::to_string(at(0.5)) + " ms, p99 " +
+         std::to_string(at(0.99)) + " ms, max " + std::to_string(ms.back()) + " ms";
+}
+
+TEST(ModelRepository, SwapUnderLoadLosesNoCallAndEachAnswerIsThatOfTheVersionItNames) {
+  TempRepository repository;
+  // Each version's scaler is shifted by its number, so every version answers differently.
+  auto shifted = [](int version) {
+    return [version](json& c) {
+      for (json& mean : c["scaler"]["mean"]) mean = mean.get<double>() + version;
+    };
+  };
+  std::map<int, fs::path> versions_of_a = {{1, repository.add("a", 1, "patchtst_etth1", shifted(1))}};
+  const fs::path b = repository.add("b", 1, "itransformer_etth1");
+  ServerHarness harness(repository_config(repository.root()));
+
+  const v1::ForecastRequest request_a = patchtst_request("a", 11);
+  const v1::ForecastRequest request_b = itransformer_request("b", 12);
+  struct Answer {
+    std::string model, version, forecast;
+  };
+  std::mutex mutex;
+  std::vector<Answer> answers;
+  std::vector<std::string> failures;
+  std::atomic<bool> swapping{false};
+  std::atomic<bool> stop{false};
+  std::vector<double> steady_ms, swap_ms;
+  constexpr int kClients = 16;
+  constexpr int kSteadyCallsPerClient = 6;
+  std::atomic<int> steady_left{kClients};
+  std::mutex steady_mutex;
+  std::condition_variable steady_done;
+  std::vector<std::thread> clients;
+  for (int c = 0; c < kClients; ++c) {
+    clients.emplace_back([&, c] {
+      for (int i = 0; !stop.load(); ++i) {
+        if (i == kSteadyCallsPerClient && steady_left.fetch_sub(1) == 1) steady_done.notify_all();
+        const v1::ForecastRequest& request = (c + i) % 2 ? request_a : request_b;
+        const bool during_swaps = swapping.load();
+        v1::ForecastResponse response;
+        const auto start = std::chrono::steady_clock::now();
+        const grpc::Status status = call(harness, request, &response);
+        const double ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        std::lock_guard<std::mutex> lock(mutex);
+        if (!status.ok()) {
+          failures.push_back(request.model() + ": " + status.error_message());
+          continue;
+        }
+        if (i > 0) (during_swaps ? swap_ms : steady_ms).push_back(ms);  // 0: warm-up
+        answers.push_back({response.model_name(), response.model_version(),
+                           response.forecast().SerializeAsString()});
+      }
+    });
+  }
+  {
+    std::unique_lock<std::mutex> lock(steady_mutex);
+    steady_done.wait(lock, [&] { return steady_left.load() <= 0; });
+  }
+  swapping = true;
+  std::string corrupt_reason;
+  for (int version = 2; version <= 12; ++version) {
+    if (version == 7) {  // once a corrupt one: its checkpoint cut short
+      const fs::path bad = repository.add("a", 7, "patchtst_etth1");
+      fs::resize_file(bad / "model.pt", 4096);
+      harness.server().poll_repository();
+      const v1::ListModelsResponse listed = list_models(harness);
+      for (const v1::ListedModel& model : listed.models()) {
+        if (model.name() != "a") continue;
+        EXPECT_EQ(model.default_version(), "6");  // the previous one keeps serving
+        for (const v1::ModelVersionStatus& status : model.versions())
+          if (status.version() == "7") corrupt_reason = status.reason();
+      }
+      continue;
+    }
+    versions_of_a[version] = repository.add("a", version, "patchtst_etth1", shifted(version));
+    harness.server().poll_repository();
+  }
+  swapping = false;
+  stop = true;
+  for (std::thread& client : clients) client.join();
+
+  EXPECT_TRUE(failures.empty()) << failures.size() << " failed calls, first: "
+                                << (failures.empty() ? "" : failures.front());
+  EXPECT_NE(corrupt_reason.find((repository.root() / "a" / "7").string()), std::string::npos)
+      << corrupt_reason;
+  std::cout << "[ figures  ] steady (concurrency 16, two models): " << percentiles(steady_ms)
+            << "\n[ figures  ] during 11 swaps:                    " << percentiles(swap_ms)
+            << "\n[ figures  ] corrupt version refused: " << corrupt_reason << "\n";
+
+  // Every answer equals the answer of the version it names, served alone.
+  std::map<std::string, std::string> expected;
+  expected["b/1"] = alone(b, {request_b})[0];
+  std::set<std::string> seen;
+  for (const Answer& answer : answers) seen.insert(answer.model + "/" + answer.version);
+  for (const std::string& key : seen) {
+    if (key.rfind("a/", 0) != 0) continue;
+    const int version = std::stoi(key.substr(2));
+    ASSERT_TRUE(versions_of_a.count(version)) << key;
+    expected[key] = alone(versions_of_a[version], {request_a})[0];
+  }
+  for (const Answer& answer : answers) {
+    ASSERT_EQ(answer.forecast, expected[answer.model + "/" + answer.version])
+        << answer.model << " version " << answer.version;
+  }
+  EXPECT_GE(seen.size(), 3u);  // b, and a before and after swaps at least
+  std::cout << "[ figures  ] versions answering: " << seen.size() << "\n";
+  EXPECT_EQ(list_models(harness).models(0).default_version(), "12");
+  // Metrics: the serving versions only (unloaded ones' series are gone), one failure.
+  const std::string metrics = harness.scrape();
+  EXPECT_EQ(metric_value(metrics, "tsserve_model_state{model=\"a\",state=\"ready\",version=\"12\"}"), 1);
+  EXPECT_EQ(metric_value(metrics, "tsserve_model_load_failures_total{model=\"a\"}"), 1);
+  EXPECT_EQ(metrics.find("version=\"11\""), std::string::npos);
+  EXPECT_GT(metric_value(metrics, "tsserve_model_resident_bytes{model=\"b\",version=\"1\"}"), 0);
+}
+
+}  // namespace
+}  // namespace tsserve::server::testing
