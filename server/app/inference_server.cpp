@@ -101,6 +101,7 @@ class InferenceServerImpl final : public InferenceServer {
     }
     ModelRegistry::Options registry_options;
     registry_options.max_loaded_bytes = config.repository.max_loaded_bytes;
+    registry_options.log_failures = !config.repository.model_repository.empty();
     if (metrics_) {
       registry_metrics_ = std::make_unique<RegistryMetrics>(*metrics_);
       registry_options.observer = registry_metrics_.get();
@@ -185,8 +186,10 @@ class InferenceServerImpl final : public InferenceServer {
     std::lock_guard<std::mutex> lock(shutdown_mutex_);
     if (stopped_) return drained_;
     const auto deadline = std::chrono::system_clock::now() + timeout;
-    spdlog::info("draining: {} calls in flight",
-                 metrics_ ? std::to_string(metrics_->inflight()) : std::string("uncounted"));
+    const auto [forecast_rows, encode_rows] = repository_->registry().queued_rows();
+    spdlog::info("draining: {} calls in flight; {} rows queued for Forecast, {} for Encode",
+                 metrics_ ? std::to_string(metrics_->inflight()) : std::string("uncounted"),
+                 forecast_rows, encode_rows);
     set_serving(false);  // from here new calls get UNAVAILABLE; admitted ones finish
     // Admitted tasks run to completion on their versions; each finishes its call.
     repository_->stop();

@@ -252,7 +252,7 @@ void ModelRegistry::load(const RepositoryModel& model, const RepositoryVersion& 
   if (error.empty()) {
     spdlog::info("model {} version {} ready in {:.3f} s ({} resident bytes)", model.name,
                  version.version, seconds, status.resident_bytes);
-  } else {
+  } else if (options_.log_failures) {
     spdlog::error("model {} version {} failed to load from {}: {}", model.name, version.version,
                   version.directory, error);
   }
@@ -346,6 +346,17 @@ bool ModelRegistry::all_ready() const {
     if (!ready) return false;
   }
   return true;
+}
+
+std::pair<std::size_t, std::size_t> ModelRegistry::queued_rows() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::pair<std::size_t, std::size_t> rows{0, 0};
+  for (const auto& [key, entry] : entries_) {
+    if (!entry.loaded) continue;
+    rows.first += entry.loaded->forecast_batcher().queued_rows();
+    rows.second += entry.loaded->encode_batcher().queued_rows();
+  }
+  return rows;
 }
 
 }  // namespace tsserve::server

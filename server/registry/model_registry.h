@@ -70,6 +70,10 @@ class ModelRegistry {
     // size (a state_dict's size is its parameters' plus a small header); 0 = no bound.
     int64_t max_loaded_bytes = 0;
     RegistryObserver* observer = nullptr;  // not owned; may be null
+    // Whether a failed load is logged as an error. False when the caller turns the failure
+    // into its own (the single --model at start: the server refuses to start, logging the
+    // same reason once, as critical).
+    bool log_failures = true;
   };
 
   explicit ModelRegistry(Loader loader, Options options);
@@ -110,6 +114,8 @@ class ModelRegistry {
   std::vector<std::string> configured_models() const;
   // Every configured model has a ready version.
   bool all_ready() const;
+  // Rows waiting in the batchers of every loaded version: {Forecast, Encode}.
+  std::pair<std::size_t, std::size_t> queued_rows() const;
 
  private:
   struct Entry {

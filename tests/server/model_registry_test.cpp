@@ -44,20 +44,31 @@ class Latch {
   bool open_ = false;
 };
 
-// One row; records which version answered it and with what status.
-class ProbeTask final : public BatchTask {
- public:
-  std::size_t rows() const override { return 1; }
+// What a probe saw: which version answered it and with what status. Held apart from the
+// task because the batch that completes a task frees it.
+struct ProbeOutcome {
   int64_t answered_by = 0;
   TaskStatus status;
   Latch done;
+};
+
+// One row; reports into its outcome.
+class ProbeTask final : public BatchTask {
+ public:
+  explicit ProbeTask(std::shared_ptr<ProbeOutcome> outcome) : outcome(std::move(outcome)) {}
+  std::size_t rows() const override { return 1; }
+  const std::shared_ptr<ProbeOutcome> outcome;
 
  protected:
   void on_complete(const TaskStatus& result) override {
-    status = result;
-    done.open();
+    outcome->status = result;
+    outcome->done.open();
   }
 };
+
+std::unique_ptr<BatchTask> probe_task(const std::shared_ptr<ProbeOutcome>& outcome) {
+  return std::make_unique<ProbeTask>(outcome);
+}
 
 // The fake model: the version number it answers with, and a gate its batches wait on.
 struct FakeModel {
@@ -73,7 +84,7 @@ std::shared_ptr<ModelVersion> fake_version(const std::string& name, int64_t vers
     if (model->running) model->running->open();
     if (model->gate) model->gate->wait();
     for (auto& task : batch.tasks) {
-      static_cast<ProbeTask&>(*task).answered_by = model->version;
+      static_cast<ProbeTask&>(*task).outcome->answered_by = model->version;
       task->complete(TaskStatus::ok());
     }
   };
@@ -143,8 +154,8 @@ class StateLog final : public RegistryObserver {
 
 // Submits one probe through `lease` and waits for its answer.
 int64_t ask(VersionLease lease) {
-  auto task = std::make_unique<ProbeTask>();
-  ProbeTask* probe = task.get();
+  auto probe = std::make_shared<ProbeOutcome>();
+  std::unique_ptr<BatchTask> task = probe_task(probe);
   EXPECT_EQ(lease->forecast_batcher().submit(task), SubmitResult::kAccepted);
   lease.admitted();
   probe->done.wait();
@@ -241,10 +252,10 @@ TEST(ModelRegistryTest, UnloadWhileARequestIsQueuedAnswersIt) {
 
   // One task runs (held at the gate), one is queued behind it, and one request has
   // resolved version 1 but not yet submitted.
-  auto first = std::make_unique<ProbeTask>();
-  auto queued = std::make_unique<ProbeTask>();
-  ProbeTask* first_probe = first.get();
-  ProbeTask* queued_probe = queued.get();
+  auto first_probe = std::make_shared<ProbeOutcome>();
+  auto queued_probe = std::make_shared<ProbeOutcome>();
+  std::unique_ptr<BatchTask> first = probe_task(first_probe);
+  std::unique_ptr<BatchTask> queued = probe_task(queued_probe);
   {
     VersionLease lease = std::move(registry.resolve("a", "").lease);
     ASSERT_EQ(lease->forecast_batcher().submit(first), SubmitResult::kAccepted);
@@ -262,13 +273,13 @@ TEST(ModelRegistryTest, UnloadWhileARequestIsQueuedAnswersIt) {
   EXPECT_EQ(ask(std::move(registry.resolve("a", "").lease)), 2);
   EXPECT_EQ(registry.resolve("a", "1").problem, Problem::kVersionNotFound);
   // The admission in progress still gets in: the drain waits for it.
-  auto late = std::make_unique<ProbeTask>();
-  ProbeTask* late_probe = late.get();
+  auto late_probe = std::make_shared<ProbeOutcome>();
+  std::unique_ptr<BatchTask> late = probe_task(late_probe);
   ASSERT_EQ(admitting->forecast_batcher().submit(late), SubmitResult::kAccepted);
   admitting.admitted();
   gate.open();
   swap.join();
-  for (ProbeTask* probe : {first_probe, queued_probe, late_probe}) {
+  for (const std::shared_ptr<ProbeOutcome>& probe : {first_probe, queued_probe, late_probe}) {
     probe->done.wait();
     EXPECT_TRUE(probe->status.is_ok());
     EXPECT_EQ(probe->answered_by, 1);
