@@ -123,9 +123,6 @@ class InferenceServerImpl final : public InferenceServer {
           repository_->registry().resolve(status.model, std::to_string(status.version));
       if (!resolved.lease) continue;
       const v1::ModelInfo& info = resolved.lease->info();
-      metrics_->set_model_info(info.name(), info.version(),
-                               info.attention() == v1::ATTENTION_KIND_PROB ? "prob" : "full",
-                               info.device());
       accuracy_metrics_->prepare(info.name(), info.version());
     }
 
