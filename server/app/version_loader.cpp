@@ -78,7 +78,8 @@ ModelRegistry::Loader version_loader(const ServerConfig& config, ServerMetrics* 
     if (settings.threads) options.threads = *settings.threads;
     BatchingOptions batching = config.batching;
     if (settings.max_batch_rows) batching.max_batch_rows = *settings.max_batch_rows;
-    if (settings.preferred_batch_rows) batching.preferred_batch_rows = *settings.preferred_batch_rows;
+    if (settings.preferred_batch_rows)
+      batching.preferred_batch_rows = *settings.preferred_batch_rows;
     if (settings.max_queue_delay_ms) batching.max_queue_delay_ms = *settings.max_queue_delay_ms;
     if (settings.max_queue_rows) batching.max_queue_rows = *settings.max_queue_rows;
     if (settings.max_queue_wait_ms) batching.max_queue_wait_ms = *settings.max_queue_wait_ms;
@@ -121,15 +122,15 @@ ModelRegistry::Loader version_loader(const ServerConfig& config, ServerMetrics* 
     parts.info.set_resident_bytes(served.resident_bytes());
     parts.resident_bytes = served.resident_bytes();
     if (metrics) {
-      loaded->observer = std::make_unique<MetricsObserver>(metrics->add_version(
-          model.name, parts.shape.version,
-          parts.info.attention() == v1::ATTENTION_KIND_PROB ? "prob" : "full",
-          parts.info.device()));
+      loaded->observer = std::make_unique<MetricsObserver>(
+          metrics->add_version(model.name, parts.shape.version,
+                               parts.info.attention() == v1::ATTENTION_KIND_PROB ? "prob" : "full",
+                               parts.info.device()));
     }
     parts.forecast_batcher = std::make_unique<DynamicBatcher>(
         batcher, served.forecast_processor(loaded->observer.get()));
-    parts.encode_batcher = std::make_unique<DynamicBatcher>(
-        batcher, served.encode_processor(loaded->observer.get()));
+    parts.encode_batcher =
+        std::make_unique<DynamicBatcher>(batcher, served.encode_processor(loaded->observer.get()));
     if (loaded->observer)
       loaded->observer->watch(parts.forecast_batcher.get(), parts.encode_batcher.get());
     parts.model = loaded;

@@ -11,12 +11,19 @@ namespace {
 
 constexpr int kUnknownCode = 2;
 
-constexpr std::array<Method, kMethodCount> kMethods = {
-    Method::kForecast,       Method::kEncode,        Method::kGetModelInfo,
-    Method::kListModels,     Method::kReportActuals, Method::kServerLive,
-    Method::kServerReady,    Method::kModelReady,    Method::kServerMetadata,
-    Method::kModelMetadata,  Method::kModelInfer,    Method::kRepositoryModelLoad,
-    Method::kRepositoryModelUnload};
+constexpr std::array<Method, kMethodCount> kMethods = {Method::kForecast,
+                                                       Method::kEncode,
+                                                       Method::kGetModelInfo,
+                                                       Method::kListModels,
+                                                       Method::kReportActuals,
+                                                       Method::kServerLive,
+                                                       Method::kServerReady,
+                                                       Method::kModelReady,
+                                                       Method::kServerMetadata,
+                                                       Method::kModelMetadata,
+                                                       Method::kModelInfer,
+                                                       Method::kRepositoryModelLoad,
+                                                       Method::kRepositoryModelUnload};
 
 // 100us .. 10s in 1-2.5-5 steps: a GetModelInfo call to a slow forward pass on a long
 // queue.
@@ -108,8 +115,9 @@ const char* protocol_name(Method method) {
 ServerMetrics::ServerMetrics() : registry_(std::make_shared<prometheus::Registry>()) {
   requests_family_ = &prometheus::BuildCounter()
                           .Name("tsserve_requests_total")
-                          .Help("RPCs finished, by protocol, method, gRPC status code and the "
-                                "model they resolved (\"\" when none).")
+                          .Help(
+                              "RPCs finished, by protocol, method, gRPC status code and the "
+                              "model they resolved (\"\" when none).")
                           .Register(*registry_);
   request_duration_family_ =
       &prometheus::BuildHistogram()
@@ -200,7 +208,8 @@ void ServerMetrics::record_request(Method method, const std::string& model, int 
   RequestSeries& series = request_series_locked(model);
   const std::string& label = &series == &unresolved_ ? std::string() : model;
   if (series.requests[index][code] == nullptr)
-    series.requests[index][code] = &requests_family_->Add(request_labels(method, label, status_code));
+    series.requests[index][code] =
+        &requests_family_->Add(request_labels(method, label, status_code));
   if (series.duration[index] == nullptr)
     series.duration[index] =
         &request_duration_family_->Add(duration_labels(method, label), latency_buckets());

@@ -2,8 +2,8 @@
 // The server's Prometheus metrics: one prefix (tsserve_), base units, _total on counters.
 //
 //   tsserve_requests_total{protocol,method,code,model}   counter   RPCs finished, by gRPC status
-//   tsserve_request_duration_seconds{protocol,method,model} histogram RPC latency, arrival to finish
-//   tsserve_queue_wait_seconds{model,version}    histogram a task's wait in the batcher
+//   tsserve_request_duration_seconds{protocol,method,model} histogram RPC latency, arrival to
+//   finish tsserve_queue_wait_seconds{model,version}    histogram a task's wait in the batcher
 //   tsserve_compute_seconds{model,version}       histogram one batch's forward pass
 //   tsserve_batch_rows{model,version}            histogram rows in one batch
 //   tsserve_inference_rows_total{model,version}  counter   rows through the model
@@ -41,8 +41,8 @@
 #include <prometheus/registry.h>
 
 #include <array>
-#include <map>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -120,7 +120,8 @@ class ServerMetrics {
 
    private:
     friend class ServerMetrics;
-    VersionSeries(ServerMetrics& metrics, std::string model) : metrics_(metrics), model_(std::move(model)) {}
+    VersionSeries(ServerMetrics& metrics, std::string model)
+        : metrics_(metrics), model_(std::move(model)) {}
     ServerMetrics& metrics_;
     const std::string model_;
     prometheus::Histogram* queue_wait_ = nullptr;

@@ -125,8 +125,8 @@ grpc::ServerUnaryReactor* OipServiceImpl::ModelInfer(grpc::CallbackServerContext
                                                      inference::ModelInferResponse* response) {
   return BatchedCall<ModelInferCodec>::start(
       infer_, context, *request, response,
-      route_call(context_, *context, request->model_name(), request->model_version(),
-                 "model_name", "model_version"));
+      route_call(context_, *context, request->model_name(), request->model_version(), "model_name",
+                 "model_version"));
 }
 
 // Loading runs on the calling gRPC thread (a callback thread), as Triton's does; it
@@ -142,8 +142,9 @@ grpc::ServerUnaryReactor* OipServiceImpl::RepositoryModelLoad(
     response->set_isloaded(error.empty());
     if (error.empty()) return grpc::Status::OK;
     const bool absent = error.find("is not in the repository") != std::string::npos;
-    return grpc::Status(absent ? grpc::StatusCode::NOT_FOUND : grpc::StatusCode::FAILED_PRECONDITION,
-                        "model_name: " + error);
+    return grpc::Status(
+        absent ? grpc::StatusCode::NOT_FOUND : grpc::StatusCode::FAILED_PRECONDITION,
+        "model_name: " + error);
   });
 }
 

@@ -54,7 +54,7 @@ class UnaryCall final : public grpc::ServerUnaryReactor {
   const std::chrono::steady_clock::time_point arrived_;
   std::atomic<bool> ended_{false};
   std::mutex model_mutex_;
-  std::string model_;  // guarded by model_mutex_
+  std::string model_;                // guarded by model_mutex_
   std::shared_ptr<UnaryCall> self_;  // gRPC's reference, released in OnDone
 };
 

@@ -52,7 +52,7 @@ bool forecast_concurrently(ServerHarness& harness, const std::vector<v1::Forecas
 bool metric_reaches(ServerHarness& harness, const std::string& series, double value) {
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (std::chrono::steady_clock::now() < give_up) {
-    if (metric_value(harness.scrape(), series) == value) return true;
+    if (metric_total(harness.scrape(), series) == value) return true;
   }
   return false;
 }
