@@ -17,7 +17,7 @@ namespace {
 // rows waiting in both its batchers. One observer serves both processors (any thread).
 class MetricsObserver final : public BatchObserver {
  public:
-  explicit MetricsObserver(std::unique_ptr<ServerMetrics::VersionSeries> series)
+  explicit MetricsObserver(std::shared_ptr<ServerMetrics::VersionSeries> series)
       : series_(std::move(series)) {}
   // The batchers exist only after their processors (which hold this observer) were made.
   void watch(const DynamicBatcher* forecast, const DynamicBatcher* encode) {
@@ -34,7 +34,7 @@ class MetricsObserver final : public BatchObserver {
   void on_queue_wait(double seconds) override { series_->record_queue_wait(seconds); }
 
  private:
-  const std::unique_ptr<ServerMetrics::VersionSeries> series_;  // removed with the version
+  const std::shared_ptr<ServerMetrics::VersionSeries> series_;  // removed with the version
   const DynamicBatcher* forecast_ = nullptr;  // both set once, before any batch runs
   const DynamicBatcher* encode_ = nullptr;
 };

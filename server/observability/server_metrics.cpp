@@ -3,6 +3,7 @@
 #include <prometheus/text_serializer.h>
 
 #include <exception>
+#include <iterator>
 #include <map>
 #include <utility>
 
@@ -221,10 +222,10 @@ void ServerMetrics::add_inflight(int delta) { inflight_->Increment(delta); }
 
 void ServerMetrics::set_ready(bool ready) { ready_->Set(ready ? 1.0 : 0.0); }
 
-std::unique_ptr<ServerMetrics::VersionSeries> ServerMetrics::add_version(
+std::shared_ptr<ServerMetrics::VersionSeries> ServerMetrics::add_version(
     const std::string& model, const std::string& version, const std::string& attention,
     const std::string& device) {
-  std::unique_ptr<VersionSeries> series(new VersionSeries(*this, model));
+  std::shared_ptr<VersionSeries> series(new VersionSeries(*this, model));
   const std::map<std::string, std::string> labels = {{"model", model}, {"version", version}};
   series->queue_wait_ = &queue_wait_family_->Add(labels, queue_wait_buckets());
   series->compute_ = &compute_family_->Add(labels, latency_buckets());
@@ -236,18 +237,28 @@ std::unique_ptr<ServerMetrics::VersionSeries> ServerMetrics::add_version(
   series->model_info_->Set(1.0);
   std::lock_guard<std::mutex> lock(models_mutex_);
   ++models_[model].versions;
+  versions_[{model, version}] = series;
   return series;
 }
 
-void ServerMetrics::remove_version(VersionSeries& version) {
-  queue_wait_family_->Remove(version.queue_wait_);
-  compute_family_->Remove(version.compute_);
-  batch_rows_family_->Remove(version.batch_rows_);
-  inference_rows_family_->Remove(version.inference_rows_);
-  queue_depth_rows_family_->Remove(version.queue_depth_rows_);
-  model_info_family_->Remove(version.model_info_);
+void ServerMetrics::remove_version(const std::string& model, const std::string& version) {
+  std::shared_ptr<VersionSeries> series;
+  {
+    std::lock_guard<std::mutex> lock(models_mutex_);
+    auto it = versions_.find({model, version});
+    if (it == versions_.end()) return;
+    series = it->second.lock();
+    versions_.erase(it);
+  }
+  if (series) series->retire();
+}
+
+void ServerMetrics::release_model(const std::string& model) {
   std::lock_guard<std::mutex> lock(models_mutex_);
-  auto it = models_.find(version.model_);
+  for (auto it = versions_.begin(); it != versions_.end();) {
+    it = it->second.expired() ? versions_.erase(it) : std::next(it);
+  }
+  auto it = models_.find(model);
   if (it == models_.end() || --it->second.versions > 0) return;
   for (Method method : kMethods) {
     for (prometheus::Counter* counter : it->second.series.requests[index_of(method)])
@@ -258,20 +269,39 @@ void ServerMetrics::remove_version(VersionSeries& version) {
   models_.erase(it);
 }
 
-ServerMetrics::VersionSeries::~VersionSeries() { metrics_.remove_version(*this); }
+ServerMetrics::VersionSeries::~VersionSeries() { retire(); }
+
+void ServerMetrics::VersionSeries::retire() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (retired_) return;
+    retired_ = true;
+    metrics_.queue_wait_family_->Remove(queue_wait_);
+    metrics_.compute_family_->Remove(compute_);
+    metrics_.batch_rows_family_->Remove(batch_rows_);
+    metrics_.inference_rows_family_->Remove(inference_rows_);
+    metrics_.queue_depth_rows_family_->Remove(queue_depth_rows_);
+    metrics_.model_info_family_->Remove(model_info_);
+  }
+  metrics_.release_model(model_);
+}
 
 void ServerMetrics::VersionSeries::record_batch(int rows, double compute_seconds) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (retired_) return;
   batch_rows_->Observe(rows);
   inference_rows_->Increment(rows);
   compute_->Observe(compute_seconds);
 }
 
 void ServerMetrics::VersionSeries::record_queue_wait(double seconds) {
-  queue_wait_->Observe(seconds);
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!retired_) queue_wait_->Observe(seconds);
 }
 
 void ServerMetrics::VersionSeries::set_queue_depth_rows(std::int64_t rows) {
-  queue_depth_rows_->Set(static_cast<double>(rows));
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!retired_) queue_depth_rows_->Set(static_cast<double>(rows));
 }
 
 std::string ServerMetrics::answered_summary() const {

@@ -103,9 +103,10 @@ class ServerMetrics {
   void add_inflight(int delta);
   void set_ready(bool ready);
 
-  // One loaded version's series; destroying it removes them (and, with the model's last
-  // version, the model's request series). Thread safety: the record/set functions may be
-  // called from any thread while it lives.
+  // One loaded version's series. They are removed by remove_version() once the version is
+  // unloaded (its batchers drained), or when this object is destroyed, whichever comes
+  // first; records after that do nothing. The model's request series go with its last
+  // version. Thread safety: any thread.
   class VersionSeries {
    public:
     VersionSeries(const VersionSeries&) = delete;
@@ -122,8 +123,15 @@ class ServerMetrics {
     friend class ServerMetrics;
     VersionSeries(ServerMetrics& metrics, std::string model)
         : metrics_(metrics), model_(std::move(model)) {}
+    // Removes the series, once.
+    void retire();
+
     ServerMetrics& metrics_;
     const std::string model_;
+    // The children below are set before the object is shared, then only removed (under
+    // mutex_, which every record holds, so no record touches a removed child).
+    std::mutex mutex_;
+    bool retired_ = false;  // guarded by mutex_
     prometheus::Histogram* queue_wait_ = nullptr;
     prometheus::Histogram* compute_ = nullptr;
     prometheus::Histogram* batch_rows_ = nullptr;
@@ -133,9 +141,12 @@ class ServerMetrics {
   };
   // The series of version `version` of `model` (model_info = 1 with `attention` and
   // `device`). REQUIRES: this ServerMetrics outlives the result; one per loaded version.
-  std::unique_ptr<VersionSeries> add_version(const std::string& model, const std::string& version,
+  std::shared_ptr<VersionSeries> add_version(const std::string& model, const std::string& version,
                                              const std::string& attention,
                                              const std::string& device);
+  // The version was unloaded: its series are removed now, though a lingering call may
+  // still hold the version (and its VersionSeries) a while. Unknown versions are ignored.
+  void remove_version(const std::string& model, const std::string& version);
 
   // The registry in Prometheus text format (exactly what /metrics serves).
   std::string exposition() const;
@@ -180,7 +191,8 @@ class ServerMetrics {
     int versions = 0;
     RequestSeries series;
   };
-  void remove_version(VersionSeries& version);
+  // One fewer version holds `model`'s request series; the last one removes them.
+  void release_model(const std::string& model);
   RequestSeries& request_series_locked(const std::string& model);
 
   // Constant after construction.
@@ -202,6 +214,8 @@ class ServerMetrics {
   // record never touches a removed child).
   mutable std::mutex models_mutex_;
   std::map<std::string, ModelSeries> models_;
+  // The live VersionSeries by (model, version), for remove_version. Guarded likewise.
+  std::map<std::pair<std::string, std::string>, std::weak_ptr<VersionSeries>> versions_;
 };
 
 }  // namespace tsserve::server

@@ -342,6 +342,31 @@ TEST(ServerMetricsTest, UnloadingAVersionRemovesItsSeriesAndTheLastOneTheModels)
   }
 }
 
+// The registry unloads a version (drained) while a finishing call may still hold it: its
+// series go at once, the lingering object records nothing, and a reload of the same
+// version starts fresh series that the old object's end leaves alone.
+TEST(ServerMetricsTest, RemoveVersionDropsTheSeriesWhileTheObjectLingers) {
+  ServerMetrics metrics;
+  auto lingering = metrics.add_version("etth1", "1", "full", "cpu");
+  lingering->record_batch(4, 0.01);
+  metrics.record_request(Method::kForecast, "etth1", 0, 0.01);
+  metrics.remove_version("etth1", "1");
+  metrics.remove_version("etth1", "9");  // unknown: ignored
+  EXPECT_THAT(metrics.exposition(), Not(HasSubstr("etth1")));
+  lingering->record_batch(4, 0.01);  // no effect, no series brought back
+  lingering->set_queue_depth_rows(3);
+  EXPECT_THAT(metrics.exposition(), Not(HasSubstr("etth1")));
+
+  const auto reloaded = metrics.add_version("etth1", "1", "full", "cpu");
+  reloaded->record_batch(2, 0.01);
+  lingering.reset();
+  const std::string text = metrics.exposition();
+  EXPECT_SAMPLE(text, "tsserve_inference_rows_total{model=\"etth1\",version=\"1\"} 2");
+  EXPECT_SAMPLE(text,
+                "tsserve_model_info{attention=\"full\",device=\"cpu\",name=\"etth1\",version="
+                "\"1\"} 1");
+}
+
 TEST(ServerMetricsTest, ConcurrentRecordsAreAllCounted) {
   ServerMetrics metrics;
   const auto version = metrics.add_version("etth1", "1", "full", "cpu");

@@ -345,4 +345,66 @@ TEST(ModelRepository, SwapUnderLoadLosesNoCallAndEachAnswerIsThatOfTheVersionItN
 }
 
 }  // namespace
+// Two models get their own request and batch series; rolling a version unloads the old
+// one, whose series leave /metrics while the other model's stay.
+TEST(ModelRepository, EachModelHasItsOwnSeriesAndAnUnloadedVersionsSeriesLeave) {
+  TempRepository repository;
+  repository.add("a", 1, "patchtst_etth1");
+  repository.add("b", 1, "itransformer_etth1");
+  ServerHarness harness(repository_config(repository.root()));
+  v1::ForecastResponse response;
+  ASSERT_TRUE(call(harness, patchtst_request("a", 1), &response).ok());
+  ASSERT_TRUE(call(harness, patchtst_request("a", 2), &response).ok());
+  ASSERT_TRUE(call(harness, itransformer_request("b", 3), &response).ok());
+  EXPECT_EQ(call(harness, patchtst_request("no-such-model", 4), &response).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+
+  std::string metrics = harness.scrape();
+  EXPECT_EQ(metric_value(metrics, "tsserve_requests_total{code=\"OK\",method=\"Forecast\","
+                                  "model=\"a\",protocol=\"v1\"}"),
+            2);
+  EXPECT_EQ(metric_value(metrics, "tsserve_requests_total{code=\"OK\",method=\"Forecast\","
+                                  "model=\"b\",protocol=\"v1\"}"),
+            1);
+  // The unknown name is counted under model="", never under the caller's string.
+  EXPECT_EQ(metric_value(metrics, "tsserve_requests_total{code=\"NOT_FOUND\",method=\"Forecast\","
+                                  "model=\"\",protocol=\"v1\"}"),
+            1);
+  EXPECT_EQ(metrics.find("no-such-model"), std::string::npos);
+  EXPECT_EQ(metric_value(metrics, "tsserve_inference_rows_total{model=\"a\",version=\"1\"}"), 14);
+  EXPECT_EQ(metric_value(metrics, "tsserve_inference_rows_total{model=\"b\",version=\"1\"}"), 7);
+  EXPECT_EQ(metric_value(metrics, "tsserve_request_duration_seconds_count{method=\"Forecast\","
+                                  "model=\"b\",protocol=\"v1\"}"),
+            1);
+  EXPECT_EQ(metric_value(metrics, "tsserve_queue_depth_rows{model=\"a\",version=\"1\"}"), 0);
+  EXPECT_EQ(metric_value(metrics, "tsserve_model_info{attention=\"full\",device=\"cpu\","
+                                  "name=\"a\",version=\"1\"}"),
+            1);
+  EXPECT_EQ(metric_value(metrics, "tsserve_model_info{attention=\"full\",device=\"cpu\","
+                                  "name=\"b\",version=\"1\"}"),
+            1);
+
+  repository.add("a", 2, "patchtst_etth1");
+  harness.server().poll_repository();  // serves a/2, unloads a/1
+  ASSERT_TRUE(call(harness, patchtst_request("a", 5), &response).ok());
+  ASSERT_EQ(response.model_version(), "2");
+  metrics = harness.scrape();
+  for (const char* family :
+       {"tsserve_queue_wait_seconds_count", "tsserve_compute_seconds_count", "tsserve_batch_rows_count",
+        "tsserve_inference_rows_total", "tsserve_queue_depth_rows"}) {
+    EXPECT_EQ(metric_value(metrics, std::string(family) + "{model=\"a\",version=\"1\"}"), -1)
+        << family << " of the unloaded version";
+    EXPECT_GE(metric_value(metrics, std::string(family) + "{model=\"a\",version=\"2\"}"), 0)
+        << family;
+    EXPECT_GE(metric_value(metrics, std::string(family) + "{model=\"b\",version=\"1\"}"), 0)
+        << family;
+  }
+  EXPECT_EQ(metrics.find("name=\"a\",version=\"1\""), std::string::npos);
+  EXPECT_EQ(metric_value(metrics, "tsserve_inference_rows_total{model=\"a\",version=\"2\"}"), 7);
+  // Model a is still served (by version 2): its request series go on counting.
+  EXPECT_EQ(metric_value(metrics, "tsserve_requests_total{code=\"OK\",method=\"Forecast\","
+                                  "model=\"a\",protocol=\"v1\"}"),
+            3);
+}
+
 }  // namespace tsserve::server::testing

@@ -58,8 +58,8 @@ bool metric_reaches(ServerHarness& harness, const std::string& series, double va
 }
 
 model::PatchTST& reference_model() {
-  static model::PatchTST model = model::load_patchtst(std::string(TSSERVE_SOURCE_DIR) +
-                                                      "/model/default/patchtst_etth1.pt");
+  static model::PatchTST model =
+      model::load_patchtst(std::string(TSSERVE_SOURCE_DIR) + "/model/default/patchtst_etth1.pt");
   return model;
 }
 
