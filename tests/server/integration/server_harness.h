@@ -100,5 +100,6 @@ v1::ForecastRequest forecast_request(int64_t variables, int64_t points, uint64_t
 // Scraping helpers shared with the end-to-end tests (tests/support/child_process.h).
 using tsserve::testing::http_get;
 using tsserve::testing::metric_value;
+using tsserve::testing::metric_total;
 
 }  // namespace tsserve::server::testing
