@@ -12,11 +12,11 @@
 #include <sstream>
 
 #include "server/accuracy/accuracy_tracker.h"
+#include "server/app/version_loader.h"
 #include "server/auth/bearer_token.h"
 #include "server/config/server_config.h"
 #include "server/observability/model_version_metrics.h"
 #include "server/observability/server_metrics.h"
-#include "server/app/version_loader.h"
 #include "server/registry/model_repository.h"
 #include "server/service/forecast_service.h"
 #include "server/service/oip_service.h"
@@ -73,17 +73,22 @@ class WithoutReflection final : public grpc::ServerBuilderOption {
 // The registry's changes as the repository's metrics (model_version_metrics.h).
 class RegistryMetrics final : public RegistryObserver {
  public:
-  explicit RegistryMetrics(ServerMetrics& metrics) : metrics_(*metrics.registry()) {}
+  explicit RegistryMetrics(ServerMetrics& metrics)
+      : server_metrics_(metrics), metrics_(*metrics.registry()) {}
   void on_state(const VersionStatus& status) override {
-    metrics_.set_version(status.model, status.version, to_string(status.state),
-                         status.load_seconds, status.resident_bytes);
+    metrics_.set_version(status.model, status.version, to_string(status.state), status.load_seconds,
+                         status.resident_bytes);
     if (status.state == VersionState::kFailed) metrics_.count_load_failure(status.model);
   }
   void on_removed(const std::string& model, int64_t version) override {
     metrics_.remove_version(model, version);
+    // Unloaded means drained: no batch of it runs again, and a lingering call's lease
+    // must not keep its series in the exposition.
+    server_metrics_.remove_version(model, std::to_string(version));
   }
 
  private:
+  ServerMetrics& server_metrics_;
   ModelVersionMetrics metrics_;
 };
 
@@ -124,9 +129,6 @@ class InferenceServerImpl final : public InferenceServer {
           repository_->registry().resolve(status.model, std::to_string(status.version));
       if (!resolved.lease) continue;
       const v1::ModelInfo& info = resolved.lease->info();
-      metrics_->set_model_info(info.name(), info.version(),
-                               info.attention() == v1::ATTENTION_KIND_PROB ? "prob" : "full",
-                               info.device());
       accuracy_metrics_->prepare(info.name(), info.version());
     }
 
@@ -245,8 +247,7 @@ class InferenceServerImpl final : public InferenceServer {
     std::set<std::string> names(health_names_.begin(), health_names_.end());
     for (const std::string& name : repository_->registry().configured_models()) names.insert(name);
     for (const std::string& name : names) {
-      health->SetServingStatus(
-          name, serving && repository_->registry().resolve(name, "").lease);
+      health->SetServingStatus(name, serving && repository_->registry().resolve(name, "").lease);
     }
     health_names_ = names;
     if (metrics_) metrics_->set_ready(ready);

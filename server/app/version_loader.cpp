@@ -13,28 +13,36 @@
 namespace tsserve::server {
 namespace {
 
-// Feeds batch figures to the metrics and keeps the queue-depth gauge current.
+// Feeds one version's batch figures to its series and keeps its queue-depth gauge at the
+// rows waiting in both its batchers. One observer serves both processors (any thread).
 class MetricsObserver final : public BatchObserver {
  public:
-  explicit MetricsObserver(ServerMetrics& metrics) : metrics_(metrics) {}
-  // The batcher exists only after its processor (which holds this observer) was made.
-  void watch(const DynamicBatcher* batcher) { batcher_ = batcher; }
-  void on_batch(std::size_t rows, double compute_seconds) override {
-    metrics_.record_batch(static_cast<int>(rows), compute_seconds);
-    if (batcher_) metrics_.set_queue_depth_rows(static_cast<int64_t>(batcher_->queued_rows()));
+  explicit MetricsObserver(std::shared_ptr<ServerMetrics::VersionSeries> series)
+      : series_(std::move(series)) {}
+  // The batchers exist only after their processors (which hold this observer) were made.
+  void watch(const DynamicBatcher* forecast, const DynamicBatcher* encode) {
+    forecast_ = forecast;
+    encode_ = encode;
   }
-  void on_queue_wait(double seconds) override { metrics_.record_queue_wait(seconds); }
+  void on_batch(std::size_t rows, double compute_seconds) override {
+    series_->record_batch(static_cast<int>(rows), compute_seconds);
+    if (forecast_ && encode_) {
+      series_->set_queue_depth_rows(
+          static_cast<int64_t>(forecast_->queued_rows() + encode_->queued_rows()));
+    }
+  }
+  void on_queue_wait(double seconds) override { series_->record_queue_wait(seconds); }
 
  private:
-  ServerMetrics& metrics_;
-  const DynamicBatcher* batcher_ = nullptr;  // set once, before any batch runs
+  const std::shared_ptr<ServerMetrics::VersionSeries> series_;  // removed with the version
+  const DynamicBatcher* forecast_ = nullptr;  // both set once, before any batch runs
+  const DynamicBatcher* encode_ = nullptr;
 };
 
 // What the batchers' processors run on, kept alive by the ModelVersion until after them.
 struct LoadedModel {
   std::unique_ptr<ServedModel> served;
-  std::unique_ptr<MetricsObserver> forecast_observer;
-  std::unique_ptr<MetricsObserver> encode_observer;
+  std::unique_ptr<MetricsObserver> observer;
 };
 
 Clock::duration milliseconds(double ms) {
@@ -70,7 +78,8 @@ ModelRegistry::Loader version_loader(const ServerConfig& config, ServerMetrics* 
     if (settings.threads) options.threads = *settings.threads;
     BatchingOptions batching = config.batching;
     if (settings.max_batch_rows) batching.max_batch_rows = *settings.max_batch_rows;
-    if (settings.preferred_batch_rows) batching.preferred_batch_rows = *settings.preferred_batch_rows;
+    if (settings.preferred_batch_rows)
+      batching.preferred_batch_rows = *settings.preferred_batch_rows;
     if (settings.max_queue_delay_ms) batching.max_queue_delay_ms = *settings.max_queue_delay_ms;
     if (settings.max_queue_rows) batching.max_queue_rows = *settings.max_queue_rows;
     if (settings.max_queue_wait_ms) batching.max_queue_wait_ms = *settings.max_queue_wait_ms;
@@ -88,10 +97,6 @@ ModelRegistry::Loader version_loader(const ServerConfig& config, ServerMetrics* 
     loaded->served = ServedModel::load(options, runner_options);
     const ServedModel& served = *loaded->served;
     log_forward(model.name, version.version, served, options, parallelism, cores);
-    if (metrics) {
-      loaded->forecast_observer = std::make_unique<MetricsObserver>(*metrics);
-      loaded->encode_observer = std::make_unique<MetricsObserver>(*metrics);
-    }
 
     BatcherOptions batcher;
     batcher.max_batch_rows = static_cast<std::size_t>(batching.max_batch_rows);
@@ -116,14 +121,18 @@ ModelRegistry::Loader version_loader(const ServerConfig& config, ServerMetrics* 
     parts.info.set_source(config.repository.model_repository.empty() ? "" : version.directory);
     parts.info.set_resident_bytes(served.resident_bytes());
     parts.resident_bytes = served.resident_bytes();
-    parts.forecast_batcher = std::make_unique<DynamicBatcher>(
-        batcher, served.forecast_processor(loaded->forecast_observer.get()));
-    parts.encode_batcher = std::make_unique<DynamicBatcher>(
-        batcher, served.encode_processor(loaded->encode_observer.get()));
     if (metrics) {
-      loaded->forecast_observer->watch(parts.forecast_batcher.get());
-      loaded->encode_observer->watch(parts.encode_batcher.get());
+      loaded->observer = std::make_unique<MetricsObserver>(
+          metrics->add_version(model.name, parts.shape.version,
+                               parts.info.attention() == v1::ATTENTION_KIND_PROB ? "prob" : "full",
+                               parts.info.device()));
     }
+    parts.forecast_batcher = std::make_unique<DynamicBatcher>(
+        batcher, served.forecast_processor(loaded->observer.get()));
+    parts.encode_batcher =
+        std::make_unique<DynamicBatcher>(batcher, served.encode_processor(loaded->observer.get()));
+    if (loaded->observer)
+      loaded->observer->watch(parts.forecast_batcher.get(), parts.encode_batcher.get());
     parts.model = loaded;
     return std::make_shared<ModelVersion>(std::move(parts));
   };

@@ -3,6 +3,8 @@
 #include <prometheus/text_serializer.h>
 
 #include <exception>
+#include <iterator>
+#include <map>
 #include <utility>
 
 namespace tsserve::server {
@@ -10,12 +12,19 @@ namespace {
 
 constexpr int kUnknownCode = 2;
 
-constexpr std::array<Method, kMethodCount> kMethods = {
-    Method::kForecast,       Method::kEncode,        Method::kGetModelInfo,
-    Method::kListModels,     Method::kReportActuals, Method::kServerLive,
-    Method::kServerReady,    Method::kModelReady,    Method::kServerMetadata,
-    Method::kModelMetadata,  Method::kModelInfer,    Method::kRepositoryModelLoad,
-    Method::kRepositoryModelUnload};
+constexpr std::array<Method, kMethodCount> kMethods = {Method::kForecast,
+                                                       Method::kEncode,
+                                                       Method::kGetModelInfo,
+                                                       Method::kListModels,
+                                                       Method::kReportActuals,
+                                                       Method::kServerLive,
+                                                       Method::kServerReady,
+                                                       Method::kModelReady,
+                                                       Method::kServerMetadata,
+                                                       Method::kModelMetadata,
+                                                       Method::kModelInfer,
+                                                       Method::kRepositoryModelLoad,
+                                                       Method::kRepositoryModelUnload};
 
 // 100us .. 10s in 1-2.5-5 steps: a GetModelInfo call to a slow forward pass on a long
 // queue.
@@ -37,6 +46,17 @@ prometheus::Histogram::BucketBoundaries batch_rows_buckets() {
 }
 
 std::size_t index_of(Method method) { return static_cast<std::size_t>(method); }
+
+std::map<std::string, std::string> duration_labels(Method method, const std::string& model) {
+  return {{"protocol", protocol_name(method)}, {"method", method_name(method)}, {"model", model}};
+}
+
+std::map<std::string, std::string> request_labels(Method method, const std::string& model,
+                                                  int code) {
+  std::map<std::string, std::string> labels = duration_labels(method, model);
+  labels.emplace("code", status_code_name(code));
+  return labels;
+}
 
 }  // namespace
 
@@ -94,53 +114,49 @@ const char* protocol_name(Method method) {
 }
 
 ServerMetrics::ServerMetrics() : registry_(std::make_shared<prometheus::Registry>()) {
-  auto& requests = prometheus::BuildCounter()
-                       .Name("tsserve_requests_total")
-                       .Help("RPCs finished, by protocol, method and gRPC status code.")
-                       .Register(*registry_);
-  auto& request_duration = prometheus::BuildHistogram()
-                               .Name("tsserve_request_duration_seconds")
-                               .Help(
-                                   "RPC latency from arrival to finish, by protocol and method, in "
-                                   "seconds.")
-                               .Register(*registry_);
+  requests_family_ = &prometheus::BuildCounter()
+                          .Name("tsserve_requests_total")
+                          .Help(
+                              "RPCs finished, by protocol, method, gRPC status code and the "
+                              "model they resolved (\"\" when none).")
+                          .Register(*registry_);
+  request_duration_family_ =
+      &prometheus::BuildHistogram()
+           .Name("tsserve_request_duration_seconds")
+           .Help(
+               "RPC latency from arrival to finish, by protocol, method and resolved model, in "
+               "seconds.")
+           .Register(*registry_);
   for (Method method : kMethods) {
     for (int code = 0; code < kStatusCodeCount; ++code) {
-      requests_[index_of(method)][static_cast<std::size_t>(code)] =
-          &requests.Add({{"protocol", protocol_name(method)},
-                         {"method", method_name(method)},
-                         {"code", status_code_name(code)}});
+      unresolved_.requests[index_of(method)][static_cast<std::size_t>(code)] =
+          &requests_family_->Add(request_labels(method, "", code));
     }
-    request_duration_[index_of(method)] = &request_duration.Add(
-        {{"protocol", protocol_name(method)}, {"method", method_name(method)}}, latency_buckets());
+    unresolved_.duration[index_of(method)] =
+        &request_duration_family_->Add(duration_labels(method, ""), latency_buckets());
   }
-  queue_wait_ = &prometheus::BuildHistogram()
-                     .Name("tsserve_queue_wait_seconds")
-                     .Help(
-                         "Time a task waited in the batcher queue before its batch ran, "
-                         "in seconds.")
-                     .Register(*registry_)
-                     .Add({}, queue_wait_buckets());
-  compute_ = &prometheus::BuildHistogram()
-                  .Name("tsserve_compute_seconds")
-                  .Help("Time of one batch through the model, in seconds.")
-                  .Register(*registry_)
-                  .Add({}, latency_buckets());
-  batch_rows_ = &prometheus::BuildHistogram()
-                     .Name("tsserve_batch_rows")
-                     .Help("Series rows in one batch.")
-                     .Register(*registry_)
-                     .Add({}, batch_rows_buckets());
-  inference_rows_ = &prometheus::BuildCounter()
-                         .Name("tsserve_inference_rows_total")
-                         .Help("Series rows run through the model.")
-                         .Register(*registry_)
-                         .Add({});
-  queue_depth_rows_ = &prometheus::BuildGauge()
-                           .Name("tsserve_queue_depth_rows")
-                           .Help("Rows waiting in the batcher queues.")
-                           .Register(*registry_)
-                           .Add({});
+  queue_wait_family_ = &prometheus::BuildHistogram()
+                            .Name("tsserve_queue_wait_seconds")
+                            .Help(
+                                "Time a task waited in the batcher queue before its batch ran, "
+                                "in seconds, by model and version.")
+                            .Register(*registry_);
+  compute_family_ = &prometheus::BuildHistogram()
+                         .Name("tsserve_compute_seconds")
+                         .Help("Time of one batch through the model, in seconds.")
+                         .Register(*registry_);
+  batch_rows_family_ = &prometheus::BuildHistogram()
+                            .Name("tsserve_batch_rows")
+                            .Help("Series rows in one batch.")
+                            .Register(*registry_);
+  inference_rows_family_ = &prometheus::BuildCounter()
+                                .Name("tsserve_inference_rows_total")
+                                .Help("Series rows run through the model.")
+                                .Register(*registry_);
+  queue_depth_rows_family_ = &prometheus::BuildGauge()
+                                  .Name("tsserve_queue_depth_rows")
+                                  .Help("Rows waiting in the version's batcher queues.")
+                                  .Register(*registry_);
   inflight_ = &prometheus::BuildGauge()
                    .Name("tsserve_inflight_requests")
                    .Help("RPCs started and not yet finished.")
@@ -155,7 +171,7 @@ ServerMetrics::ServerMetrics() : registry_(std::make_shared<prometheus::Registry
                 .Add({});
   model_info_family_ = &prometheus::BuildGauge()
                             .Name("tsserve_model_info")
-                            .Help("The served model (always 1).")
+                            .Help("Each loaded model version (always 1).")
                             .Register(*registry_);
 }
 
@@ -176,44 +192,132 @@ std::vector<int> ServerMetrics::listening_ports() const {
   return {endpoint_->port()};
 }
 
-void ServerMetrics::record_request(Method method, int status_code, double seconds) {
-  if (status_code < 0 || status_code >= kStatusCodeCount) status_code = kUnknownCode;
-  requests_[index_of(method)][static_cast<std::size_t>(status_code)]->Increment();
-  request_duration_[index_of(method)]->Observe(seconds);
+ServerMetrics::RequestSeries& ServerMetrics::request_series_locked(const std::string& model) {
+  if (model.empty()) return unresolved_;
+  auto it = models_.find(model);
+  // A model none of whose versions is loaded any more counts as unresolved, so a late
+  // call cannot bring back series that were removed.
+  return it == models_.end() ? unresolved_ : it->second.series;
 }
 
-void ServerMetrics::record_batch(int rows, double compute_seconds) {
+void ServerMetrics::record_request(Method method, const std::string& model, int status_code,
+                                   double seconds) {
+  if (status_code < 0 || status_code >= kStatusCodeCount) status_code = kUnknownCode;
+  const auto code = static_cast<std::size_t>(status_code);
+  const std::size_t index = index_of(method);
+  std::lock_guard<std::mutex> lock(models_mutex_);
+  RequestSeries& series = request_series_locked(model);
+  const std::string& label = &series == &unresolved_ ? std::string() : model;
+  if (series.requests[index][code] == nullptr)
+    series.requests[index][code] =
+        &requests_family_->Add(request_labels(method, label, status_code));
+  if (series.duration[index] == nullptr)
+    series.duration[index] =
+        &request_duration_family_->Add(duration_labels(method, label), latency_buckets());
+  series.requests[index][code]->Increment();
+  series.duration[index]->Observe(seconds);
+}
+
+void ServerMetrics::add_inflight(int delta) { inflight_->Increment(delta); }
+
+void ServerMetrics::set_ready(bool ready) { ready_->Set(ready ? 1.0 : 0.0); }
+
+std::shared_ptr<ServerMetrics::VersionSeries> ServerMetrics::add_version(
+    const std::string& model, const std::string& version, const std::string& attention,
+    const std::string& device) {
+  std::shared_ptr<VersionSeries> series(new VersionSeries(*this, model));
+  const std::map<std::string, std::string> labels = {{"model", model}, {"version", version}};
+  series->queue_wait_ = &queue_wait_family_->Add(labels, queue_wait_buckets());
+  series->compute_ = &compute_family_->Add(labels, latency_buckets());
+  series->batch_rows_ = &batch_rows_family_->Add(labels, batch_rows_buckets());
+  series->inference_rows_ = &inference_rows_family_->Add(labels);
+  series->queue_depth_rows_ = &queue_depth_rows_family_->Add(labels);
+  series->model_info_ = &model_info_family_->Add(
+      {{"name", model}, {"version", version}, {"attention", attention}, {"device", device}});
+  series->model_info_->Set(1.0);
+  std::lock_guard<std::mutex> lock(models_mutex_);
+  ++models_[model].versions;
+  versions_[{model, version}] = series;
+  return series;
+}
+
+void ServerMetrics::remove_version(const std::string& model, const std::string& version) {
+  std::shared_ptr<VersionSeries> series;
+  {
+    std::lock_guard<std::mutex> lock(models_mutex_);
+    auto it = versions_.find({model, version});
+    if (it == versions_.end()) return;
+    series = it->second.lock();
+    versions_.erase(it);
+  }
+  if (series) series->retire();
+}
+
+void ServerMetrics::release_model(const std::string& model) {
+  std::lock_guard<std::mutex> lock(models_mutex_);
+  for (auto it = versions_.begin(); it != versions_.end();) {
+    it = it->second.expired() ? versions_.erase(it) : std::next(it);
+  }
+  auto it = models_.find(model);
+  if (it == models_.end() || --it->second.versions > 0) return;
+  for (Method method : kMethods) {
+    for (prometheus::Counter* counter : it->second.series.requests[index_of(method)])
+      if (counter != nullptr) requests_family_->Remove(counter);
+    if (it->second.series.duration[index_of(method)] != nullptr)
+      request_duration_family_->Remove(it->second.series.duration[index_of(method)]);
+  }
+  models_.erase(it);
+}
+
+ServerMetrics::VersionSeries::~VersionSeries() { retire(); }
+
+void ServerMetrics::VersionSeries::retire() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (retired_) return;
+    retired_ = true;
+    metrics_.queue_wait_family_->Remove(queue_wait_);
+    metrics_.compute_family_->Remove(compute_);
+    metrics_.batch_rows_family_->Remove(batch_rows_);
+    metrics_.inference_rows_family_->Remove(inference_rows_);
+    metrics_.queue_depth_rows_family_->Remove(queue_depth_rows_);
+    metrics_.model_info_family_->Remove(model_info_);
+  }
+  metrics_.release_model(model_);
+}
+
+void ServerMetrics::VersionSeries::record_batch(int rows, double compute_seconds) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (retired_) return;
   batch_rows_->Observe(rows);
   inference_rows_->Increment(rows);
   compute_->Observe(compute_seconds);
 }
 
-void ServerMetrics::record_queue_wait(double seconds) { queue_wait_->Observe(seconds); }
-
-void ServerMetrics::add_inflight(int delta) { inflight_->Increment(delta); }
-
-void ServerMetrics::set_queue_depth_rows(std::int64_t rows) {
-  queue_depth_rows_->Set(static_cast<double>(rows));
+void ServerMetrics::VersionSeries::record_queue_wait(double seconds) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!retired_) queue_wait_->Observe(seconds);
 }
 
-void ServerMetrics::set_ready(bool ready) { ready_->Set(ready ? 1.0 : 0.0); }
-
-void ServerMetrics::set_model_info(const std::string& name, const std::string& version,
-                                   const std::string& attention, const std::string& device) {
-  std::lock_guard<std::mutex> lock(model_info_mutex_);
-  if (model_info_ != nullptr) model_info_family_->Remove(model_info_);
-  model_info_ = &model_info_family_->Add(
-      {{"name", name}, {"version", version}, {"attention", attention}, {"device", device}});
-  model_info_->Set(1.0);
+void ServerMetrics::VersionSeries::set_queue_depth_rows(std::int64_t rows) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!retired_) queue_depth_rows_->Set(static_cast<double>(rows));
 }
 
 std::string ServerMetrics::answered_summary() const {
+  std::lock_guard<std::mutex> lock(models_mutex_);
   std::string summary;
   for (Method method : kMethods) {
     std::string codes;
     for (int code = 0; code < kStatusCodeCount; ++code) {
-      const auto count = static_cast<long long>(
-          requests_[index_of(method)][static_cast<std::size_t>(code)]->Value());
+      const auto count_of = [&](const RequestSeries& series) {
+        const prometheus::Counter* counter =
+            series.requests[index_of(method)][static_cast<std::size_t>(code)];
+        return counter == nullptr ? 0.0 : counter->Value();
+      };
+      double total = count_of(unresolved_);
+      for (const auto& [name, model] : models_) total += count_of(model.series);
+      const auto count = static_cast<long long>(total);
       if (count == 0) continue;
       codes += (codes.empty() ? "" : ", ") + std::string(status_code_name(code)) + " " +
                std::to_string(count);

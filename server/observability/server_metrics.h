@@ -1,15 +1,15 @@
 #pragma once
 // The server's Prometheus metrics: one prefix (tsserve_), base units, _total on counters.
 //
-//   tsserve_requests_total{protocol,method,code} counter   RPCs finished, by gRPC status
-//   tsserve_request_duration_seconds{protocol,method} histogram RPC latency, arrival to finish
-//   tsserve_queue_wait_seconds                   histogram a task's wait in the batcher
-//   tsserve_compute_seconds                      histogram one batch's forward pass
-//   tsserve_batch_rows                           histogram rows in one batch
-//   tsserve_inference_rows_total                 counter   rows through the model
-//   tsserve_queue_depth_rows                     gauge     rows waiting in the batchers
+//   tsserve_requests_total{protocol,method,code,model}   counter   RPCs finished, by gRPC status
+//   tsserve_request_duration_seconds{protocol,method,model} histogram RPC latency, arrival to
+//   finish tsserve_queue_wait_seconds{model,version}    histogram a task's wait in the batcher
+//   tsserve_compute_seconds{model,version}       histogram one batch's forward pass
+//   tsserve_batch_rows{model,version}            histogram rows in one batch
+//   tsserve_inference_rows_total{model,version}  counter   rows through the model
+//   tsserve_queue_depth_rows{model,version}      gauge     rows waiting in the version's batchers
 //   tsserve_inflight_requests                    gauge     RPCs started, not finished
-//   tsserve_model_info{name,version,attention,device} gauge 1 for the loaded model
+//   tsserve_model_info{name,version,attention,device} gauge 1 per loaded version
 //   tsserve_ready                                gauge     1 when serving, else 0
 //
 // Buckets: request and compute latency 100us..10s (1-2.5-5 steps); queue wait the same
@@ -20,9 +20,16 @@
 // inference.GRPCInferenceService); each method belongs to one protocol, so the pair is one
 // series. Batch figures (queue wait, compute, rows) have no protocol: batches mix both.
 //
-// Every labelled child (10 methods x 17 status codes, 10 methods for latency) is created by
-// the constructor, so the record functions index arrays and never look a label set up,
-// and every series is exported from the start (at 0), as Prometheus advises.
+// Bounded labels: `model` is the name of a model the call RESOLVED to a loaded version
+// (never the caller's raw string), or "" for calls that resolved none (NOT_FOUND,
+// unauthenticated, ListModels, health checks). A model's request series exist while at
+// least one of its versions holds a VersionSeries (add_version); each version's batch
+// series and its model_info series are removed when its VersionSeries is destroyed, so the
+// exposition is bounded by what is loaded, however many versions roll through.
+//
+// The model="" request children (13 methods x 17 status codes, 13 methods for latency)
+// are created by the constructor and exported from the start (at 0), as Prometheus
+// advises; a loaded model's children are created on their first call.
 //
 // Thread safety: the record and set functions may be called from any thread (they use
 // prometheus-cpp's thread-safe metrics). serve() is called once, at startup.
@@ -35,9 +42,11 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "server/observability/metrics_http_endpoint.h"
@@ -84,19 +93,60 @@ class ServerMetrics {
   std::vector<int> listening_ports() const;
 
   // An RPC finished with `status_code` after `seconds`. Codes out of 0..16 count as
-  // UNKNOWN.
-  void record_request(Method method, int status_code, double seconds);
-  // A batch of `rows` rows ran through the model in `compute_seconds`.
-  void record_batch(int rows, double compute_seconds);
-  // A task waited `seconds` in the batcher queue before its batch started.
-  void record_queue_wait(double seconds);
+  // UNKNOWN. `model` is the model the call resolved ("" if none); a model with no
+  // VersionSeries alive (its last version unloaded while the call finished) counts as "".
+  void record_request(Method method, const std::string& model, int status_code, double seconds);
+  void record_request(Method method, int status_code, double seconds) {
+    record_request(method, "", status_code, seconds);
+  }
   // +1 when an RPC starts, -1 when it finishes (or use InflightRequest).
   void add_inflight(int delta);
-  void set_queue_depth_rows(std::int64_t rows);
   void set_ready(bool ready);
-  // Replaces the model_info series (one at a time).
-  void set_model_info(const std::string& name, const std::string& version,
-                      const std::string& attention, const std::string& device);
+
+  // One loaded version's series. They are removed by remove_version() once the version is
+  // unloaded (its batchers drained), or when this object is destroyed, whichever comes
+  // first; records after that do nothing. The model's request series go with its last
+  // version. Thread safety: any thread.
+  class VersionSeries {
+   public:
+    VersionSeries(const VersionSeries&) = delete;
+    VersionSeries& operator=(const VersionSeries&) = delete;
+    ~VersionSeries();
+    // A batch of `rows` rows ran through the version's model in `compute_seconds`.
+    void record_batch(int rows, double compute_seconds);
+    // A task waited `seconds` in one of the version's batcher queues.
+    void record_queue_wait(double seconds);
+    // Rows waiting in the version's batchers now.
+    void set_queue_depth_rows(std::int64_t rows);
+
+   private:
+    friend class ServerMetrics;
+    VersionSeries(ServerMetrics& metrics, std::string model)
+        : metrics_(metrics), model_(std::move(model)) {}
+    // Removes the series, once.
+    void retire();
+
+    ServerMetrics& metrics_;
+    const std::string model_;
+    // The children below are set before the object is shared, then only removed (under
+    // mutex_, which every record holds, so no record touches a removed child).
+    std::mutex mutex_;
+    bool retired_ = false;  // guarded by mutex_
+    prometheus::Histogram* queue_wait_ = nullptr;
+    prometheus::Histogram* compute_ = nullptr;
+    prometheus::Histogram* batch_rows_ = nullptr;
+    prometheus::Counter* inference_rows_ = nullptr;
+    prometheus::Gauge* queue_depth_rows_ = nullptr;
+    prometheus::Gauge* model_info_ = nullptr;
+  };
+  // The series of version `version` of `model` (model_info = 1 with `attention` and
+  // `device`). REQUIRES: this ServerMetrics outlives the result; one per loaded version.
+  std::shared_ptr<VersionSeries> add_version(const std::string& model, const std::string& version,
+                                             const std::string& attention,
+                                             const std::string& device);
+  // The version was unloaded: its series are removed now, though a lingering call may
+  // still hold the version (and its VersionSeries) a while. Unknown versions are ignored.
+  void remove_version(const std::string& model, const std::string& version);
 
   // The registry in Prometheus text format (exactly what /metrics serves).
   std::string exposition() const;
@@ -131,22 +181,41 @@ class ServerMetrics {
   };
 
  private:
+  // A method x status-code grid of request series for one model label.
+  struct RequestSeries {
+    std::array<std::array<prometheus::Counter*, kStatusCodeCount>, kMethodCount> requests{};
+    std::array<prometheus::Histogram*, kMethodCount> duration{};
+  };
+  // A loaded model's request series, created on first use, and how many versions hold it.
+  struct ModelSeries {
+    int versions = 0;
+    RequestSeries series;
+  };
+  // One fewer version holds `model`'s request series; the last one removes them.
+  void release_model(const std::string& model);
+  RequestSeries& request_series_locked(const std::string& model);
+
   // Constant after construction.
   std::shared_ptr<prometheus::Registry> registry_;
-  std::array<std::array<prometheus::Counter*, kStatusCodeCount>, kMethodCount> requests_{};
-  std::array<prometheus::Histogram*, kMethodCount> request_duration_{};
-  prometheus::Histogram* queue_wait_ = nullptr;
-  prometheus::Histogram* compute_ = nullptr;
-  prometheus::Histogram* batch_rows_ = nullptr;
-  prometheus::Counter* inference_rows_ = nullptr;
-  prometheus::Gauge* queue_depth_rows_ = nullptr;
+  prometheus::Family<prometheus::Counter>* requests_family_ = nullptr;
+  prometheus::Family<prometheus::Histogram>* request_duration_family_ = nullptr;
+  prometheus::Family<prometheus::Histogram>* queue_wait_family_ = nullptr;
+  prometheus::Family<prometheus::Histogram>* compute_family_ = nullptr;
+  prometheus::Family<prometheus::Histogram>* batch_rows_family_ = nullptr;
+  prometheus::Family<prometheus::Counter>* inference_rows_family_ = nullptr;
+  prometheus::Family<prometheus::Gauge>* queue_depth_rows_family_ = nullptr;
+  prometheus::Family<prometheus::Gauge>* model_info_family_ = nullptr;
+  RequestSeries unresolved_;  // model="", all created by the constructor
   prometheus::Gauge* inflight_ = nullptr;
   prometheus::Gauge* ready_ = nullptr;
-  prometheus::Family<prometheus::Gauge>* model_info_family_ = nullptr;
   std::unique_ptr<MetricsHttpEndpoint> endpoint_;  // set once by serve()
 
-  std::mutex model_info_mutex_;
-  prometheus::Gauge* model_info_ = nullptr;  // guarded by model_info_mutex_
+  // Guards models_ and the lazy creation of their children (and their removal, so a
+  // record never touches a removed child).
+  mutable std::mutex models_mutex_;
+  std::map<std::string, ModelSeries> models_;
+  // The live VersionSeries by (model, version), for remove_version. Guarded likewise.
+  std::map<std::pair<std::string, std::string>, std::weak_ptr<VersionSeries>> versions_;
 };
 
 }  // namespace tsserve::server

@@ -111,6 +111,7 @@ class BatchedCall final : public std::enable_shared_from_this<BatchedCall<Codec>
     std::shared_ptr<BatchedCall> call(
         new BatchedCall(method, deadline, response, std::move(codec)));
     call->lease_ = std::move(route.lease);
+    if (call->lease_) call->unary_->set_model(call->lease_->name());
     const grpc::Status decoded = route.status.ok() ? call->decode(request) : route.status;
     if (decoded.ok()) {
       call->submit();

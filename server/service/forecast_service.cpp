@@ -52,7 +52,10 @@ grpc::ServerUnaryReactor* ForecastServiceImpl::GetModelInfo(grpc::CallbackServer
   const auto call =
       UnaryCall::start(context_.metrics, Method::kGetModelInfo, steady_deadline(*context));
   ModelRoute route = route_call(context_, *context, request->model(), request->model_version());
-  if (route.status.ok()) *response->mutable_info() = route.lease->info();
+  if (route.status.ok()) {
+    call->set_model(route.lease->name());
+    *response->mutable_info() = route.lease->info();
+  }
   call->end(route.status);
   return call.get();
 }

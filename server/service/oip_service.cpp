@@ -12,12 +12,13 @@
 namespace tsserve::server {
 namespace {
 
-// A call answered on the spot: `answer` fills the response and says how the call ends.
+// A call answered on the spot: `answer(call)` fills the response, may name the model it
+// resolved (UnaryCall::set_model), and says how the call ends.
 template <typename Answer>
 grpc::ServerUnaryReactor* answer_now(grpc::CallbackServerContext* context, ServerMetrics* metrics,
                                      Method method, Answer answer) {
   const auto call = UnaryCall::start(metrics, method, steady_deadline(*context));
-  call->end(answer());
+  call->end(answer(*call));
   return call.get();
 }
 
@@ -26,9 +27,9 @@ template <typename Answer>
 grpc::ServerUnaryReactor* answer_authenticated(grpc::CallbackServerContext* context,
                                                const ServiceContext& service, Method method,
                                                Answer answer) {
-  return answer_now(context, service.metrics, method, [&] {
+  return answer_now(context, service.metrics, method, [&](UnaryCall& call) {
     const grpc::Status authenticated = authenticate(service, *context);
-    return authenticated.ok() ? answer() : authenticated;
+    return authenticated.ok() ? answer(call) : authenticated;
   });
 }
 
@@ -66,7 +67,7 @@ grpc::ServerUnaryReactor* OipServiceImpl::ServerLive(grpc::CallbackServerContext
   // like grpc.health.v1, so probes need no secret.
   // Live whenever it answers: the process is up, starting or draining, and restarting it
   // would not help (a liveness probe that fails during a drain would kill the drain).
-  return answer_now(context, context_.metrics, Method::kServerLive, [&] {
+  return answer_now(context, context_.metrics, Method::kServerLive, [&](UnaryCall&) {
     response->set_live(true);
     return grpc::Status::OK;
   });
@@ -75,7 +76,7 @@ grpc::ServerUnaryReactor* OipServiceImpl::ServerLive(grpc::CallbackServerContext
 grpc::ServerUnaryReactor* OipServiceImpl::ServerReady(grpc::CallbackServerContext* context,
                                                       const inference::ServerReadyRequest*,
                                                       inference::ServerReadyResponse* response) {
-  return answer_now(context, context_.metrics, Method::kServerReady, [&] {
+  return answer_now(context, context_.metrics, Method::kServerReady, [&](UnaryCall&) {
     response->set_ready(context_.state->serving());
     return grpc::Status::OK;
   });
@@ -84,11 +85,12 @@ grpc::ServerUnaryReactor* OipServiceImpl::ServerReady(grpc::CallbackServerContex
 grpc::ServerUnaryReactor* OipServiceImpl::ModelReady(grpc::CallbackServerContext* context,
                                                      const inference::ModelReadyRequest* request,
                                                      inference::ModelReadyResponse* response) {
-  return answer_authenticated(context, context_, Method::kModelReady, [&] {
+  return answer_authenticated(context, context_, Method::kModelReady, [&](UnaryCall& call) {
     // A version that is not ready is not found: the protocol's NOT_FOUND for an unknown
     // model, and ready=false for one loading would read the same to a rollout script.
     ModelRoute route = route_to_version(*context_.registry, request->name(), request->version(),
                                         "name", "version");
+    if (route.lease) call.set_model(route.lease->name());
     if (route.status.error_code() == grpc::StatusCode::UNAVAILABLE) return grpc::Status::OK;
     if (route.status.ok()) response->set_ready(context_.state->serving());
     return route.status;
@@ -98,7 +100,7 @@ grpc::ServerUnaryReactor* OipServiceImpl::ModelReady(grpc::CallbackServerContext
 grpc::ServerUnaryReactor* OipServiceImpl::ServerMetadata(
     grpc::CallbackServerContext* context, const inference::ServerMetadataRequest*,
     inference::ServerMetadataResponse* response) {
-  return answer_authenticated(context, context_, Method::kServerMetadata, [&] {
+  return answer_authenticated(context, context_, Method::kServerMetadata, [&](UnaryCall&) {
     response->set_name(server_.name);
     response->set_version(server_.version);
     // No protocol extension (model repository, statistics, shared memory, ...) is served.
@@ -109,9 +111,10 @@ grpc::ServerUnaryReactor* OipServiceImpl::ServerMetadata(
 grpc::ServerUnaryReactor* OipServiceImpl::ModelMetadata(
     grpc::CallbackServerContext* context, const inference::ModelMetadataRequest* request,
     inference::ModelMetadataResponse* response) {
-  return answer_authenticated(context, context_, Method::kModelMetadata, [&] {
+  return answer_authenticated(context, context_, Method::kModelMetadata, [&](UnaryCall& call) {
     ModelRoute route = route_to_version(*context_.registry, request->name(), request->version(),
                                         "name", "version");
+    if (route.lease) call.set_model(route.lease->name());
     if (route.status.ok()) *response = oip_model_metadata(route.lease->shape());
     return route.status;
   });
@@ -122,8 +125,8 @@ grpc::ServerUnaryReactor* OipServiceImpl::ModelInfer(grpc::CallbackServerContext
                                                      inference::ModelInferResponse* response) {
   return BatchedCall<ModelInferCodec>::start(
       infer_, context, *request, response,
-      route_call(context_, *context, request->model_name(), request->model_version(),
-                 "model_name", "model_version"));
+      route_call(context_, *context, request->model_name(), request->model_version(), "model_name",
+                 "model_version"));
 }
 
 // Loading runs on the calling gRPC thread (a callback thread), as Triton's does; it
@@ -131,7 +134,7 @@ grpc::ServerUnaryReactor* OipServiceImpl::ModelInfer(grpc::CallbackServerContext
 grpc::ServerUnaryReactor* OipServiceImpl::RepositoryModelLoad(
     grpc::CallbackServerContext* context, const inference::RepositoryModelLoadRequest* request,
     inference::RepositoryModelLoadResponse* response) {
-  return answer_authenticated(context, context_, Method::kRepositoryModelLoad, [&] {
+  return answer_authenticated(context, context_, Method::kRepositoryModelLoad, [&](UnaryCall&) {
     if (request->model_name().empty())
       return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "model_name: empty; name a model");
     const std::string error = context_.repository->load_model(request->model_name());
@@ -139,15 +142,16 @@ grpc::ServerUnaryReactor* OipServiceImpl::RepositoryModelLoad(
     response->set_isloaded(error.empty());
     if (error.empty()) return grpc::Status::OK;
     const bool absent = error.find("is not in the repository") != std::string::npos;
-    return grpc::Status(absent ? grpc::StatusCode::NOT_FOUND : grpc::StatusCode::FAILED_PRECONDITION,
-                        "model_name: " + error);
+    return grpc::Status(
+        absent ? grpc::StatusCode::NOT_FOUND : grpc::StatusCode::FAILED_PRECONDITION,
+        "model_name: " + error);
   });
 }
 
 grpc::ServerUnaryReactor* OipServiceImpl::RepositoryModelUnload(
     grpc::CallbackServerContext* context, const inference::RepositoryModelUnloadRequest* request,
     inference::RepositoryModelUnloadResponse* response) {
-  return answer_authenticated(context, context_, Method::kRepositoryModelUnload, [&] {
+  return answer_authenticated(context, context_, Method::kRepositoryModelUnload, [&](UnaryCall&) {
     if (!context_.repository->unload_model(request->model_name())) {
       return grpc::Status(grpc::StatusCode::NOT_FOUND,
                           "model_name: model \"" + request->model_name() + "\" is not loaded");

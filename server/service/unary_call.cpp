@@ -25,6 +25,11 @@ UnaryCall::UnaryCall(ServerMetrics* metrics, Method method,
   if (metrics_) metrics_->add_inflight(+1);
 }
 
+void UnaryCall::set_model(const std::string& model) {
+  std::lock_guard<std::mutex> lock(model_mutex_);
+  model_ = model;
+}
+
 void UnaryCall::end(const grpc::Status& status) {
   if (claim()) finish(status);
 }
@@ -37,7 +42,12 @@ void UnaryCall::finish(const grpc::Status& status) {
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - arrived_;
   const int code = static_cast<int>(status.error_code());
   if (metrics_) {
-    metrics_->record_request(method_, code, took.count());
+    std::string model;
+    {
+      std::lock_guard<std::mutex> lock(model_mutex_);
+      model = model_;
+    }
+    metrics_->record_request(method_, model, code, took.count());
     metrics_->add_inflight(-1);
   }
   spdlog::debug("{} finished {} in {:.3f} ms{}{}", method_name(method_), status_code_name(code),

@@ -14,6 +14,8 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <string>
 
 #include "server/observability/server_metrics.h"
 
@@ -31,6 +33,10 @@ class UnaryCall final : public grpc::ServerUnaryReactor {
   // it has ended already; `answer` runs only when this end wins.
   void end(const std::function<grpc::Status()>& answer);
 
+  // The call resolved `model` (a loaded version's model name): its request series are
+  // labelled with it. Calls that never say so count as model="". Any thread, before end().
+  void set_model(const std::string& model);
+
   // Whether the call has ended (answered, refused, cancelled or expired).
   bool ended() const { return ended_.load(std::memory_order_acquire); }
 
@@ -47,6 +53,8 @@ class UnaryCall final : public grpc::ServerUnaryReactor {
   const std::chrono::steady_clock::time_point deadline_;
   const std::chrono::steady_clock::time_point arrived_;
   std::atomic<bool> ended_{false};
+  std::mutex model_mutex_;
+  std::string model_;                // guarded by model_mutex_
   std::shared_ptr<UnaryCall> self_;  // gRPC's reference, released in OnDone
 };
 

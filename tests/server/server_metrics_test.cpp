@@ -105,8 +105,8 @@ TEST(ServerMetricsTest, EveryRequestSeriesIsExportedAtZeroFromTheStart) {
   const std::string text = metrics.exposition();
   for (int m = 0; m < static_cast<int>(kMethodCount); ++m) {
     const auto method = static_cast<Method>(m);
-    const std::string labels = std::string("method=\"") + method_name(method) + "\",protocol=\"" +
-                               protocol_name(method) + "\"}";
+    const std::string labels = std::string("method=\"") + method_name(method) +
+                               "\",model=\"\",protocol=\"" + protocol_name(method) + "\"}";
     for (int code = 0; code < kStatusCodeCount; ++code) {
       EXPECT_SAMPLE(text, std::string("tsserve_requests_total{code=\"") + status_code_name(code) +
                               "\"," + labels + " 0");
@@ -114,12 +114,13 @@ TEST(ServerMetricsTest, EveryRequestSeriesIsExportedAtZeroFromTheStart) {
     EXPECT_SAMPLE(text, "tsserve_request_duration_seconds_count{" + labels + " 0");
   }
   // Each method has its protocol's series only.
-  EXPECT_THAT(text, Not(HasSubstr("method=\"ModelInfer\",protocol=\"v1\"")));
-  EXPECT_THAT(text, Not(HasSubstr("method=\"Forecast\",protocol=\"oip\"")));
+  EXPECT_THAT(text, Not(HasSubstr("method=\"ModelInfer\",model=\"\",protocol=\"v1\"")));
+  EXPECT_THAT(text, Not(HasSubstr("method=\"Forecast\",model=\"\",protocol=\"oip\"")));
   EXPECT_SAMPLE(text, "tsserve_ready 0");
   EXPECT_SAMPLE(text, "tsserve_inflight_requests 0");
-  EXPECT_SAMPLE(text, "tsserve_queue_depth_rows 0");
-  EXPECT_SAMPLE(text, "tsserve_inference_rows_total 0");
+  // No version is loaded: no batch series and no model_info yet.
+  EXPECT_THAT(text, Not(HasSubstr("tsserve_queue_depth_rows{")));
+  EXPECT_THAT(text, Not(HasSubstr("tsserve_inference_rows_total{")));
   EXPECT_THAT(text, Not(HasSubstr("tsserve_model_info{")));
 }
 
@@ -134,48 +135,58 @@ TEST(ServerMetricsTest, RequestsAreCountedByMethodAndCodeWithLatency) {
   metrics.record_request(Method::kModelInfer, 0, 0.125);
   const std::string text = metrics.exposition();
 
-  EXPECT_SAMPLE(text,
-                "tsserve_requests_total{code=\"OK\",method=\"ModelInfer\",protocol=\"oip\"} 1");
   EXPECT_SAMPLE(
-      text, "tsserve_request_duration_seconds_sum{method=\"ModelInfer\",protocol=\"oip\"} 0.125");
+      text,
+      "tsserve_requests_total{code=\"OK\",method=\"ModelInfer\",model=\"\",protocol=\"oip\"} 1");
+  EXPECT_SAMPLE(text,
+                "tsserve_request_duration_seconds_sum{method=\"ModelInfer\",model=\"\",protocol="
+                "\"oip\"} 0.125");
 
-  EXPECT_SAMPLE(text, "tsserve_requests_total{code=\"OK\",method=\"Forecast\",protocol=\"v1\"} 2");
   EXPECT_SAMPLE(
-      text,
-      "tsserve_requests_total{code=\"INVALID_ARGUMENT\",method=\"Forecast\",protocol=\"v1\"} 1");
+      text, "tsserve_requests_total{code=\"OK\",method=\"Forecast\",model=\"\",protocol=\"v1\"} 2");
+  EXPECT_SAMPLE(text,
+                "tsserve_requests_total{code=\"INVALID_ARGUMENT\",method=\"Forecast\",model=\"\","
+                "protocol=\"v1\"} 1");
+  EXPECT_SAMPLE(text,
+                "tsserve_requests_total{code=\"RESOURCE_EXHAUSTED\",method=\"Encode\",model=\"\","
+                "protocol=\"v1\"} 1");
   EXPECT_SAMPLE(
-      text,
-      "tsserve_requests_total{code=\"RESOURCE_EXHAUSTED\",method=\"Encode\",protocol=\"v1\"} 1");
-  EXPECT_SAMPLE(text, "tsserve_requests_total{code=\"OK\",method=\"Encode\",protocol=\"v1\"} 0");
-  EXPECT_SAMPLE(
-      text, "tsserve_requests_total{code=\"UNKNOWN\",method=\"GetModelInfo\",protocol=\"v1\"} 1");
+      text, "tsserve_requests_total{code=\"OK\",method=\"Encode\",model=\"\",protocol=\"v1\"} 0");
+  EXPECT_SAMPLE(text,
+                "tsserve_requests_total{code=\"UNKNOWN\",method=\"GetModelInfo\",model=\"\","
+                "protocol=\"v1\"} 1");
 
+  EXPECT_SAMPLE(
+      text,
+      "tsserve_request_duration_seconds_count{method=\"Forecast\",model=\"\",protocol=\"v1\"} 3");
   EXPECT_SAMPLE(text,
-                "tsserve_request_duration_seconds_count{method=\"Forecast\",protocol=\"v1\"} 3");
+                "tsserve_request_duration_seconds_sum{method=\"Forecast\",model=\"\",protocol="
+                "\"v1\"} 0.7578125");
   EXPECT_SAMPLE(
-      text, "tsserve_request_duration_seconds_sum{method=\"Forecast\",protocol=\"v1\"} 0.7578125");
+      text,
+      "tsserve_request_duration_seconds_bucket{method=\"Forecast\",model=\"\",protocol=\"v1\",le="
+      "\"0.0001\"} 0");
   EXPECT_SAMPLE(text,
-                "tsserve_request_duration_seconds_bucket{method=\"Forecast\",protocol=\"v1\",le="
-                "\"0.0001\"} 0");
-  EXPECT_SAMPLE(
-      text,
-      "tsserve_request_duration_seconds_bucket{method=\"Forecast\",protocol=\"v1\",le=\"0.01\"} 1");
-  EXPECT_SAMPLE(
-      text,
-      "tsserve_request_duration_seconds_bucket{method=\"Forecast\",protocol=\"v1\",le=\"0.25\"} 2");
-  EXPECT_SAMPLE(
-      text,
-      "tsserve_request_duration_seconds_bucket{method=\"Forecast\",protocol=\"v1\",le=\"0.5\"} 3");
-  EXPECT_SAMPLE(
-      text,
-      "tsserve_request_duration_seconds_bucket{method=\"Forecast\",protocol=\"v1\",le=\"10\"} 3");
-  EXPECT_SAMPLE(
-      text,
-      "tsserve_request_duration_seconds_bucket{method=\"Forecast\",protocol=\"v1\",le=\"+Inf\"} 3");
+                "tsserve_request_duration_seconds_bucket{method=\"Forecast\",model=\"\",protocol="
+                "\"v1\",le=\"0.01\"} 1");
   EXPECT_SAMPLE(text,
-                "tsserve_request_duration_seconds_count{method=\"Encode\",protocol=\"v1\"} 1");
+                "tsserve_request_duration_seconds_bucket{method=\"Forecast\",model=\"\",protocol="
+                "\"v1\",le=\"0.25\"} 2");
   EXPECT_SAMPLE(text,
-                "tsserve_request_duration_seconds_sum{method=\"Encode\",protocol=\"v1\"} 0.0625");
+                "tsserve_request_duration_seconds_bucket{method=\"Forecast\",model=\"\",protocol="
+                "\"v1\",le=\"0.5\"} 3");
+  EXPECT_SAMPLE(text,
+                "tsserve_request_duration_seconds_bucket{method=\"Forecast\",model=\"\",protocol="
+                "\"v1\",le=\"10\"} 3");
+  EXPECT_SAMPLE(text,
+                "tsserve_request_duration_seconds_bucket{method=\"Forecast\",model=\"\",protocol="
+                "\"v1\",le=\"+Inf\"} 3");
+  EXPECT_SAMPLE(
+      text,
+      "tsserve_request_duration_seconds_count{method=\"Encode\",model=\"\",protocol=\"v1\"} 1");
+  EXPECT_SAMPLE(
+      text,
+      "tsserve_request_duration_seconds_sum{method=\"Encode\",model=\"\",protocol=\"v1\"} 0.0625");
 }
 
 // The drain's last log line says what was answered, because /metrics is gone by then.
@@ -196,38 +207,49 @@ TEST(ServerMetricsTest, InflightReadsTheGauge) {
   EXPECT_EQ(metrics.inflight(), 1);
 }
 
-TEST(ServerMetricsTest, BatchesCountRowsAndComputeTime) {
+TEST(ServerMetricsTest, BatchesCountRowsAndComputeTimePerVersion) {
   ServerMetrics metrics;
-  metrics.record_batch(7, 0.5);
-  metrics.record_batch(448, 0.25);
-  metrics.record_batch(1, 0.125);
-  metrics.record_queue_wait(0.00002);
-  metrics.record_queue_wait(0.001953125);
+  const auto series = metrics.add_version("etth1", "3", "full", "cpu");
+  const auto other = metrics.add_version("etth2", "1", "full", "cpu");
+  series->record_batch(7, 0.5);
+  series->record_batch(448, 0.25);
+  series->record_batch(1, 0.125);
+  series->record_queue_wait(0.00002);
+  series->record_queue_wait(0.001953125);
+  other->record_batch(5, 0.0625);
   const std::string text = metrics.exposition();
 
-  EXPECT_SAMPLE(text, "tsserve_inference_rows_total 456");
-  EXPECT_SAMPLE(text, "tsserve_batch_rows_count 3");
-  EXPECT_SAMPLE(text, "tsserve_batch_rows_sum 456");
-  EXPECT_SAMPLE(text, "tsserve_batch_rows_bucket{le=\"1\"} 1");
-  EXPECT_SAMPLE(text, "tsserve_batch_rows_bucket{le=\"4\"} 1");
-  EXPECT_SAMPLE(text, "tsserve_batch_rows_bucket{le=\"8\"} 2");
-  EXPECT_SAMPLE(text, "tsserve_batch_rows_bucket{le=\"256\"} 2");
-  EXPECT_SAMPLE(text, "tsserve_batch_rows_bucket{le=\"512\"} 3");
-  EXPECT_SAMPLE(text, "tsserve_batch_rows_bucket{le=\"1024\"} 3");
-  EXPECT_SAMPLE(text, "tsserve_batch_rows_bucket{le=\"+Inf\"} 3");
-  EXPECT_SAMPLE(text, "tsserve_compute_seconds_count 3");
-  EXPECT_SAMPLE(text, "tsserve_compute_seconds_sum 0.875");
+  const std::string v = "model=\"etth1\",version=\"3\"";
+  EXPECT_SAMPLE(text, "tsserve_inference_rows_total{" + v + "} 456");
+  EXPECT_SAMPLE(text, "tsserve_batch_rows_count{" + v + "} 3");
+  EXPECT_SAMPLE(text, "tsserve_batch_rows_sum{" + v + "} 456");
+  EXPECT_SAMPLE(text, "tsserve_batch_rows_bucket{" + v + ",le=\"1\"} 1");
+  EXPECT_SAMPLE(text, "tsserve_batch_rows_bucket{" + v + ",le=\"4\"} 1");
+  EXPECT_SAMPLE(text, "tsserve_batch_rows_bucket{" + v + ",le=\"8\"} 2");
+  EXPECT_SAMPLE(text, "tsserve_batch_rows_bucket{" + v + ",le=\"256\"} 2");
+  EXPECT_SAMPLE(text, "tsserve_batch_rows_bucket{" + v + ",le=\"512\"} 3");
+  EXPECT_SAMPLE(text, "tsserve_batch_rows_bucket{" + v + ",le=\"1024\"} 3");
+  EXPECT_SAMPLE(text, "tsserve_batch_rows_bucket{" + v + ",le=\"+Inf\"} 3");
+  EXPECT_SAMPLE(text, "tsserve_compute_seconds_count{" + v + "} 3");
+  EXPECT_SAMPLE(text, "tsserve_compute_seconds_sum{" + v + "} 0.875");
 
-  EXPECT_SAMPLE(text, "tsserve_queue_wait_seconds_count 2");
-  EXPECT_SAMPLE(text, "tsserve_queue_wait_seconds_bucket{le=\"1e-05\"} 0");
-  EXPECT_SAMPLE(text, "tsserve_queue_wait_seconds_bucket{le=\"2.5e-05\"} 1");
-  EXPECT_SAMPLE(text, "tsserve_queue_wait_seconds_bucket{le=\"0.001\"} 1");
-  EXPECT_SAMPLE(text, "tsserve_queue_wait_seconds_bucket{le=\"0.0025\"} 2");
+  EXPECT_SAMPLE(text, "tsserve_queue_wait_seconds_count{" + v + "} 2");
+  EXPECT_SAMPLE(text, "tsserve_queue_wait_seconds_bucket{" + v + ",le=\"1e-05\"} 0");
+  EXPECT_SAMPLE(text, "tsserve_queue_wait_seconds_bucket{" + v + ",le=\"2.5e-05\"} 1");
+  EXPECT_SAMPLE(text, "tsserve_queue_wait_seconds_bucket{" + v + ",le=\"0.001\"} 1");
+  EXPECT_SAMPLE(text, "tsserve_queue_wait_seconds_bucket{" + v + ",le=\"0.0025\"} 2");
+
+  // The other model's version has its own series, untouched by the first one's batches.
+  EXPECT_SAMPLE(text, "tsserve_inference_rows_total{model=\"etth2\",version=\"1\"} 5");
+  EXPECT_SAMPLE(text, "tsserve_queue_wait_seconds_count{model=\"etth2\",version=\"1\"} 0");
 }
 
 TEST(ServerMetricsTest, GaugesFollowTheirSetters) {
   ServerMetrics metrics;
-  metrics.set_queue_depth_rows(4096);
+  const auto first_version = metrics.add_version("etth1", "1", "full", "cpu");
+  const auto second_version = metrics.add_version("etth1", "2", "full", "cpu");
+  first_version->set_queue_depth_rows(4096);
+  second_version->set_queue_depth_rows(3);
   metrics.set_ready(true);
   {
     ServerMetrics::InflightRequest first(metrics);
@@ -238,43 +260,135 @@ TEST(ServerMetricsTest, GaugesFollowTheirSetters) {
   metrics.add_inflight(1);
   const std::string text = metrics.exposition();
   EXPECT_SAMPLE(text, "tsserve_inflight_requests 1");
-  EXPECT_SAMPLE(text, "tsserve_queue_depth_rows 4096");
+  // Each version's batchers have their own depth: neither overwrites the other.
+  EXPECT_SAMPLE(text, "tsserve_queue_depth_rows{model=\"etth1\",version=\"1\"} 4096");
+  EXPECT_SAMPLE(text, "tsserve_queue_depth_rows{model=\"etth1\",version=\"2\"} 3");
   EXPECT_SAMPLE(text, "tsserve_ready 1");
   metrics.set_ready(false);
   EXPECT_SAMPLE(metrics.exposition(), "tsserve_ready 0");
 }
 
-TEST(ServerMetricsTest, ModelInfoHoldsOnlyTheLatestModel) {
+TEST(ServerMetricsTest, ModelInfoHasOneSeriesPerLoadedVersion) {
   ServerMetrics metrics;
-  metrics.set_model_info("patchtst-etth1", "1", "full", "cpu");
-  metrics.set_model_info("patchtst-etth1", "2", "prob", "cuda:0");
-  const std::string text = metrics.exposition();
+  auto first = metrics.add_version("patchtst-etth1", "1", "full", "cpu");
+  const auto second = metrics.add_version("patchtst-etth1", "2", "prob", "cuda:0");
+  const auto other = metrics.add_version("patchtst-etth2", "7", "full", "cpu");
+  std::string text = metrics.exposition();
+  EXPECT_SAMPLE(text,
+                "tsserve_model_info{attention=\"full\",device=\"cpu\",name=\"patchtst-etth1\","
+                "version=\"1\"} 1");
   EXPECT_SAMPLE(text,
                 "tsserve_model_info{attention=\"prob\",device=\"cuda:0\",name=\"patchtst-etth1\","
                 "version=\"2\"} 1");
+  EXPECT_SAMPLE(text,
+                "tsserve_model_info{attention=\"full\",device=\"cpu\",name=\"patchtst-etth2\","
+                "version=\"7\"} 1");
+  first.reset();
+  text = metrics.exposition();
   EXPECT_THAT(text, Not(HasSubstr("version=\"1\"")));
+  EXPECT_THAT(text, HasSubstr("name=\"patchtst-etth1\",version=\"2\""));
+}
+
+TEST(ServerMetricsTest, RequestsAreLabelledByTheResolvedModelWhileItIsLoaded) {
+  ServerMetrics metrics;
+  auto version = metrics.add_version("etth1", "1", "full", "cpu");
+  metrics.record_request(Method::kForecast, "etth1", 0, 0.5);
+  metrics.record_request(Method::kForecast, "etth1", 0, 0.25);
+  metrics.record_request(Method::kForecast, "", 5, 0.125);  // NOT_FOUND: resolved none
+  std::string text = metrics.exposition();
+  EXPECT_SAMPLE(text,
+                "tsserve_requests_total{code=\"OK\",method=\"Forecast\",model=\"etth1\","
+                "protocol=\"v1\"} 2");
+  EXPECT_SAMPLE(text,
+                "tsserve_request_duration_seconds_sum{method=\"Forecast\",model=\"etth1\","
+                "protocol=\"v1\"} 0.75");
+  EXPECT_SAMPLE(text,
+                "tsserve_requests_total{code=\"NOT_FOUND\",method=\"Forecast\",model=\"\","
+                "protocol=\"v1\"} 1");
+  // A loaded model's series appear on first use, not for every method and code.
+  EXPECT_THAT(text, Not(HasSubstr("method=\"Encode\",model=\"etth1\"")));
+  EXPECT_EQ(metrics.answered_summary(), "Forecast: OK 2, NOT_FOUND 1");
+
+  // A name no loaded version has (say a late call of an unloaded model) counts as "".
+  metrics.record_request(Method::kForecast, "never-loaded", 0, 0.5);
+  EXPECT_SAMPLE(metrics.exposition(),
+                "tsserve_requests_total{code=\"OK\",method=\"Forecast\",model=\"\",protocol="
+                "\"v1\"} 1");
+  EXPECT_THAT(metrics.exposition(), Not(HasSubstr("never-loaded")));
+}
+
+TEST(ServerMetricsTest, UnloadingAVersionRemovesItsSeriesAndTheLastOneTheModels) {
+  ServerMetrics metrics;
+  auto one = metrics.add_version("etth1", "1", "full", "cpu");
+  auto two = metrics.add_version("etth1", "2", "full", "cpu");
+  one->record_batch(4, 0.01);
+  two->record_batch(4, 0.01);
+  metrics.record_request(Method::kForecast, "etth1", 0, 0.01);
+
+  one.reset();
+  std::string text = metrics.exposition();
+  EXPECT_THAT(text, Not(HasSubstr("version=\"1\"")));
+  EXPECT_SAMPLE(text, "tsserve_inference_rows_total{model=\"etth1\",version=\"2\"} 4");
+  // Version 2 still serves the model: its request series stay.
+  EXPECT_THAT(text, HasSubstr("model=\"etth1\",protocol=\"v1\""));
+
+  two.reset();
+  text = metrics.exposition();
+  EXPECT_THAT(text, Not(HasSubstr("etth1")));
+  for (const char* family :
+       {"tsserve_queue_wait_seconds", "tsserve_compute_seconds", "tsserve_batch_rows",
+        "tsserve_inference_rows_total", "tsserve_queue_depth_rows", "tsserve_model_info"}) {
+    EXPECT_THAT(text, Not(HasSubstr(std::string(family) + "{"))) << family;
+  }
+}
+
+// The registry unloads a version (drained) while a finishing call may still hold it: its
+// series go at once, the lingering object records nothing, and a reload of the same
+// version starts fresh series that the old object's end leaves alone.
+TEST(ServerMetricsTest, RemoveVersionDropsTheSeriesWhileTheObjectLingers) {
+  ServerMetrics metrics;
+  auto lingering = metrics.add_version("etth1", "1", "full", "cpu");
+  lingering->record_batch(4, 0.01);
+  metrics.record_request(Method::kForecast, "etth1", 0, 0.01);
+  metrics.remove_version("etth1", "1");
+  metrics.remove_version("etth1", "9");  // unknown: ignored
+  EXPECT_THAT(metrics.exposition(), Not(HasSubstr("etth1")));
+  lingering->record_batch(4, 0.01);  // no effect, no series brought back
+  lingering->set_queue_depth_rows(3);
+  EXPECT_THAT(metrics.exposition(), Not(HasSubstr("etth1")));
+
+  const auto reloaded = metrics.add_version("etth1", "1", "full", "cpu");
+  reloaded->record_batch(2, 0.01);
+  lingering.reset();
+  const std::string text = metrics.exposition();
+  EXPECT_SAMPLE(text, "tsserve_inference_rows_total{model=\"etth1\",version=\"1\"} 2");
+  EXPECT_SAMPLE(text,
+                "tsserve_model_info{attention=\"full\",device=\"cpu\",name=\"etth1\",version="
+                "\"1\"} 1");
 }
 
 TEST(ServerMetricsTest, ConcurrentRecordsAreAllCounted) {
   ServerMetrics metrics;
+  const auto version = metrics.add_version("etth1", "1", "full", "cpu");
   constexpr int kThreads = 4;
   constexpr int kPerThread = 5000;
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&metrics] {
+    threads.emplace_back([&metrics, &version] {
       for (int i = 0; i < kPerThread; ++i) {
         ServerMetrics::InflightRequest inflight(metrics);
-        metrics.record_request(Method::kForecast, 0, 0.001);
-        metrics.record_batch(2, 0.001);
+        metrics.record_request(Method::kForecast, "etth1", 0, 0.001);
+        version->record_batch(2, 0.001);
       }
     });
   }
   for (std::thread& thread : threads) thread.join();
   const std::string text = metrics.exposition();
   EXPECT_SAMPLE(text,
-                "tsserve_requests_total{code=\"OK\",method=\"Forecast\",protocol=\"v1\"} 20000");
-  EXPECT_SAMPLE(text, "tsserve_inference_rows_total 40000");
-  EXPECT_SAMPLE(text, "tsserve_batch_rows_count 20000");
+                "tsserve_requests_total{code=\"OK\",method=\"Forecast\",model=\"etth1\","
+                "protocol=\"v1\"} 20000");
+  EXPECT_SAMPLE(text, "tsserve_inference_rows_total{model=\"etth1\",version=\"1\"} 40000");
+  EXPECT_SAMPLE(text, "tsserve_batch_rows_count{model=\"etth1\",version=\"1\"} 20000");
   EXPECT_SAMPLE(text, "tsserve_inflight_requests 0");
 }
 
@@ -286,9 +400,10 @@ TEST(ServerMetricsTest, ExpositionPassesPromtool) {
   ServerMetrics metrics;
   metrics.record_request(Method::kForecast, 0, 0.003);
   metrics.record_request(Method::kEncode, 3, 0.0001);
-  metrics.record_batch(32, 0.01);
-  metrics.record_queue_wait(0.002);
-  metrics.set_model_info("patchtst-etth1", "1", "full", "cpu");
+  const auto version = metrics.add_version("patchtst-etth1", "1", "full", "cpu");
+  metrics.record_request(Method::kForecast, "patchtst-etth1", 0, 0.003);
+  version->record_batch(32, 0.01);
+  version->record_queue_wait(0.002);
   metrics.set_ready(true);
   const PromtoolResult result = promtool_check(metrics.exposition());
   EXPECT_EQ(result.exit_code, 0) << result.output;
@@ -311,8 +426,9 @@ TEST(ServerMetricsTest, ServesMetricsOverHttpOnAnyFreePort) {
   ASSERT_NE(body_start, std::string::npos) << response;
   const std::string body = response.substr(body_start + 4);
   EXPECT_SAMPLE(body, "tsserve_ready 1");
-  EXPECT_SAMPLE(body,
-                "tsserve_requests_total{code=\"OK\",method=\"GetModelInfo\",protocol=\"v1\"} 1");
+  EXPECT_SAMPLE(
+      body,
+      "tsserve_requests_total{code=\"OK\",method=\"GetModelInfo\",model=\"\",protocol=\"v1\"} 1");
 
   EXPECT_THAT(http_get(ports[0], "/other"), ::testing::StartsWith("HTTP/1.1 404"));
   EXPECT_THAT(metrics.serve("127.0.0.1:0"), HasSubstr("already"));

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <regex>
@@ -48,8 +49,8 @@ pid_t spawn(const std::vector<std::string>& argv, int stdout_fd, const std::stri
     posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, stdout_path.c_str(),
                                      O_WRONLY | O_TRUNC, 0644);
   }
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, stderr_path.c_str(),
-                                   O_WRONLY | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, stderr_path.c_str(), O_WRONLY | O_TRUNC,
+                                   0644);
   std::vector<char*> args;
   for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
@@ -155,7 +156,8 @@ std::string http_get(int port, const std::string& path) {
     if (::write(fd, request.data(), request.size()) == static_cast<ssize_t>(request.size())) {
       char buffer[8192];
       ssize_t n;
-      while ((n = ::read(fd, buffer, sizeof buffer)) > 0) reply.append(buffer, static_cast<size_t>(n));
+      while ((n = ::read(fd, buffer, sizeof buffer)) > 0)
+        reply.append(buffer, static_cast<size_t>(n));
     }
   }
   ::close(fd);
@@ -194,6 +196,27 @@ double metric_sum(const std::string& exposition, const std::string& name,
     if (all) sum += std::stod(line.substr(close + 2));
   }
   return sum;
+}
+
+double metric_total(const std::string& exposition, const std::string& series) {
+  const std::size_t open = series.find('{');
+  const std::string name = series.substr(0, open);
+  std::vector<std::pair<std::string, std::string>> labels;
+  if (open != std::string::npos) {
+    // label="value" pairs; values in these tests hold no quotes or commas.
+    std::size_t at = open + 1;
+    while (at < series.size() && series[at] != '}') {
+      const std::size_t equals = series.find("=\"", at);
+      const std::size_t end = series.find('"', equals + 2);
+      labels.emplace_back(series.substr(at, equals - at),
+                          series.substr(equals + 2, end - equals - 2));
+      at = end + 1;
+      if (at < series.size() && series[at] == ',') ++at;
+    }
+  }
+  double total = metric_sum(exposition, name, labels);
+  if (labels.empty()) total += std::max(0.0, metric_value(exposition, name));
+  return total;
 }
 
 }  // namespace tsserve::testing

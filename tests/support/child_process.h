@@ -58,4 +58,9 @@ double metric_value(const std::string& exposition, const std::string& series);
 double metric_sum(const std::string& exposition, const std::string& name,
                   const std::vector<std::pair<std::string, std::string>>& labels);
 
+// The sum over every sample matching `series` written as name{label="value",...} (or a bare
+// name): its labels a subset of the sample's, whatever the sample's other labels (model,
+// version). 0 when none.
+double metric_total(const std::string& exposition, const std::string& series);
+
 }  // namespace tsserve::testing

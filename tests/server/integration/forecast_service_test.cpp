@@ -132,12 +132,12 @@ TEST(ForecastService, ConcurrentRequestsShareBatchesAndEachEqualsItsAloneResult)
     EXPECT_EQ(floats(responses[i].forecast()), library_forecast(requests[i])) << "call " << i;
   }
   const std::string metrics = harness.scrape();
-  const double batches = metric_value(metrics, "tsserve_batch_rows_count");
+  const double batches = metric_total(metrics, "tsserve_batch_rows_count");
   EXPECT_GE(batches, 1);
   EXPECT_LT(batches, kCalls);
   int rows = 0;
   for (const auto& r : requests) rows += static_cast<int>(r.series().shape(0));
-  EXPECT_EQ(metric_value(metrics, "tsserve_inference_rows_total"), rows);
+  EXPECT_EQ(metric_total(metrics, "tsserve_inference_rows_total"), rows);
 }
 
 TEST(ForecastService, AttentionMapsHaveTheirShapesAndTheModelsValues) {
@@ -347,9 +347,9 @@ TEST(ForecastService, ExpiredRequestsAreDroppedBeforeCompute) {
   grpc::ClientContext context;
   ASSERT_TRUE(harness.stub().Forecast(&context, forecast_request(8, 336, 22), &response).ok());
   const std::string metrics = harness.scrape();
-  EXPECT_EQ(metric_value(metrics, "tsserve_inference_rows_total"), 8);
+  EXPECT_EQ(metric_total(metrics, "tsserve_inference_rows_total"), 8);
   EXPECT_EQ(
-      metric_value(
+      metric_total(
           metrics,
           "tsserve_requests_total{code=\"DEADLINE_EXCEEDED\",method=\"Forecast\",protocol=\"v1\"}"),
       1)
@@ -383,7 +383,7 @@ TEST(ForecastService, CancelledCallsEndAtOnceAndAreNotComputed) {
   v1::ForecastResponse filler;
   grpc::ClientContext filler_context;
   ASSERT_TRUE(harness.stub().Forecast(&filler_context, forecast_request(8, 336, 32), &filler).ok());
-  EXPECT_EQ(metric_value(harness.scrape(), "tsserve_inference_rows_total"), 8);
+  EXPECT_EQ(metric_total(harness.scrape(), "tsserve_inference_rows_total"), 8);
 }
 
 TEST(ForecastService, ModelInfoDescribesTheServedModel) {

@@ -29,6 +29,8 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 const fs::path kBundled = fs::path(TSSERVE_SOURCE_DIR) / "model" / "default";
+// tests/reference/make_etth2_model.py's output (the make_etth2_model ctest fixture).
+const fs::path kEtth2Model = fs::path(TSSERVE_FIXTURE_DIR) / "etth2";
 
 // A temporary repository, removed with the object.
 class TempRepository {
@@ -49,11 +51,16 @@ class TempRepository {
   // the README's rollout recipe does, so a scan never sees half a version.
   fs::path add(const std::string& name, int version, const std::string& stem,
                const std::function<void(json&)>& edit = nullptr) {
+    return add_from(kBundled, name, version, stem, edit);
+  }
+  // The same from `from`/stem.pt and .json.
+  fs::path add_from(const fs::path& from, const std::string& name, int version,
+                    const std::string& stem, const std::function<void(json&)>& edit = nullptr) {
     const fs::path staging = root_ / name / ".incoming";
     fs::create_directories(staging);
-    fs::copy_file(kBundled / (stem + ".pt"), staging / "model.pt",
+    fs::copy_file(from / (stem + ".pt"), staging / "model.pt",
                   fs::copy_options::overwrite_existing);
-    json config = json::parse(std::ifstream(kBundled / (stem + ".json")));
+    json config = json::parse(std::ifstream(from / (stem + ".json")));
     config["name"] = name;
     if (edit) edit(config);
     std::ofstream(staging / "config.json") << config.dump(1);
@@ -84,6 +91,13 @@ ServerConfig single_config(const fs::path& version) {
 
 v1::ForecastRequest patchtst_request(const std::string& model, uint64_t seed) {
   v1::ForecastRequest request = forecast_request(7, 336, seed);
+  request.set_model(model);
+  return request;
+}
+
+// The ETTh2 model reads 96 steps.
+v1::ForecastRequest etth2_request(const std::string& model, uint64_t seed) {
+  v1::ForecastRequest request = forecast_request(7, 96, seed);
   request.set_model(model);
   return request;
 }
@@ -125,15 +139,17 @@ v1::ListModelsResponse list_models(ServerHarness& harness) {
   return response;
 }
 
-TEST(ModelRepository, ThreeModelsOfDifferentShapesAnswerAsEachAloneUnderConcurrentLoad) {
+TEST(ModelRepository, FourModelsOfDifferentShapesAndDataAnswerAsEachAloneUnderConcurrentLoad) {
   TempRepository repository;
   std::map<std::string, fs::path> folders = {
       {"etth1", repository.add("etth1", 1, "patchtst_etth1")},
       {"etth1-prob", repository.add("etth1-prob", 3, "patchtst_etth1",
                                     [](json& c) { c["attention"] = "prob"; })},
-      {"itransformer", repository.add("itransformer", 1, "itransformer_etth1")}};
+      {"itransformer", repository.add("itransformer", 1, "itransformer_etth1")},
+      {"etth2", repository.add_from(kEtth2Model, "etth2", 2, "patchtst_etth2")}};
   std::vector<v1::ForecastRequest> requests;
   for (uint64_t seed = 1; seed <= 8; ++seed) {
+    requests.push_back(etth2_request("etth2", seed));
     requests.push_back(patchtst_request("etth1", seed));
     requests.push_back(patchtst_request("etth1-prob", seed));
     requests.push_back(itransformer_request("itransformer", seed));
@@ -145,7 +161,7 @@ TEST(ModelRepository, ThreeModelsOfDifferentShapesAnswerAsEachAloneUnderConcurre
     ASSERT_TRUE(forecast_concurrently(harness, requests, responses, statuses,
                                       std::chrono::seconds(120)));
     const v1::ListModelsResponse listed = list_models(harness);
-    ASSERT_EQ(listed.models_size(), 3);
+    ASSERT_EQ(listed.models_size(), 4);
     for (const v1::ListedModel& model : listed.models()) {
       ASSERT_EQ(model.versions_size(), 1) << model.name();
       EXPECT_EQ(model.versions(0).state(), v1::ModelVersionStatus::STATE_READY);
@@ -345,4 +361,66 @@ TEST(ModelRepository, SwapUnderLoadLosesNoCallAndEachAnswerIsThatOfTheVersionItN
 }
 
 }  // namespace
+// Two models get their own request and batch series; rolling a version unloads the old
+// one, whose series leave /metrics while the other model's stay.
+TEST(ModelRepository, EachModelHasItsOwnSeriesAndAnUnloadedVersionsSeriesLeave) {
+  TempRepository repository;
+  repository.add("a", 1, "patchtst_etth1");
+  repository.add("b", 1, "itransformer_etth1");
+  ServerHarness harness(repository_config(repository.root()));
+  v1::ForecastResponse response;
+  ASSERT_TRUE(call(harness, patchtst_request("a", 1), &response).ok());
+  ASSERT_TRUE(call(harness, patchtst_request("a", 2), &response).ok());
+  ASSERT_TRUE(call(harness, itransformer_request("b", 3), &response).ok());
+  EXPECT_EQ(call(harness, patchtst_request("no-such-model", 4), &response).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+
+  std::string metrics = harness.scrape();
+  EXPECT_EQ(metric_value(metrics, "tsserve_requests_total{code=\"OK\",method=\"Forecast\","
+                                  "model=\"a\",protocol=\"v1\"}"),
+            2);
+  EXPECT_EQ(metric_value(metrics, "tsserve_requests_total{code=\"OK\",method=\"Forecast\","
+                                  "model=\"b\",protocol=\"v1\"}"),
+            1);
+  // The unknown name is counted under model="", never under the caller's string.
+  EXPECT_EQ(metric_value(metrics, "tsserve_requests_total{code=\"NOT_FOUND\",method=\"Forecast\","
+                                  "model=\"\",protocol=\"v1\"}"),
+            1);
+  EXPECT_EQ(metrics.find("no-such-model"), std::string::npos);
+  EXPECT_EQ(metric_value(metrics, "tsserve_inference_rows_total{model=\"a\",version=\"1\"}"), 14);
+  EXPECT_EQ(metric_value(metrics, "tsserve_inference_rows_total{model=\"b\",version=\"1\"}"), 7);
+  EXPECT_EQ(metric_value(metrics, "tsserve_request_duration_seconds_count{method=\"Forecast\","
+                                  "model=\"b\",protocol=\"v1\"}"),
+            1);
+  EXPECT_EQ(metric_value(metrics, "tsserve_queue_depth_rows{model=\"a\",version=\"1\"}"), 0);
+  EXPECT_EQ(metric_value(metrics, "tsserve_model_info{attention=\"full\",device=\"cpu\","
+                                  "name=\"a\",version=\"1\"}"),
+            1);
+  EXPECT_EQ(metric_value(metrics, "tsserve_model_info{attention=\"full\",device=\"cpu\","
+                                  "name=\"b\",version=\"1\"}"),
+            1);
+
+  repository.add("a", 2, "patchtst_etth1");
+  harness.server().poll_repository();  // serves a/2, unloads a/1
+  ASSERT_TRUE(call(harness, patchtst_request("a", 5), &response).ok());
+  ASSERT_EQ(response.model_version(), "2");
+  metrics = harness.scrape();
+  for (const char* family :
+       {"tsserve_queue_wait_seconds_count", "tsserve_compute_seconds_count", "tsserve_batch_rows_count",
+        "tsserve_inference_rows_total", "tsserve_queue_depth_rows"}) {
+    EXPECT_EQ(metric_value(metrics, std::string(family) + "{model=\"a\",version=\"1\"}"), -1)
+        << family << " of the unloaded version";
+    EXPECT_GE(metric_value(metrics, std::string(family) + "{model=\"a\",version=\"2\"}"), 0)
+        << family;
+    EXPECT_GE(metric_value(metrics, std::string(family) + "{model=\"b\",version=\"1\"}"), 0)
+        << family;
+  }
+  EXPECT_EQ(metrics.find("name=\"a\",version=\"1\""), std::string::npos);
+  EXPECT_EQ(metric_value(metrics, "tsserve_inference_rows_total{model=\"a\",version=\"2\"}"), 7);
+  // Model a is still served (by version 2): its request series go on counting.
+  EXPECT_EQ(metric_value(metrics, "tsserve_requests_total{code=\"OK\",method=\"Forecast\","
+                                  "model=\"a\",protocol=\"v1\"}"),
+            3);
+}
+
 }  // namespace tsserve::server::testing

@@ -198,12 +198,12 @@ TEST(OipService, OipAndV1RequestsShareABatchAndEachEqualsItsAloneResult) {
   EXPECT_EQ(v1_response.timing().batch_rows(), 7);
   EXPECT_EQ(oip_response.parameters().at("batch_rows").int64_param(), 7);
   const std::string metrics = harness.scrape();
-  EXPECT_EQ(metric_value(metrics, "tsserve_batch_rows_count"), 1);
+  EXPECT_EQ(metric_total(metrics, "tsserve_batch_rows_count"), 1);
   EXPECT_EQ(
-      metric_value(metrics,
+      metric_total(metrics,
                    "tsserve_requests_total{code=\"OK\",method=\"ModelInfer\",protocol=\"oip\"}"),
       1);
-  EXPECT_EQ(metric_value(metrics,
+  EXPECT_EQ(metric_total(metrics,
                          "tsserve_requests_total{code=\"OK\",method=\"Forecast\",protocol=\"v1\"}"),
             1);
 
@@ -330,11 +330,11 @@ TEST(OipService, BadRequestsAreRefusedByFieldAndTheServerKeepsServing) {
   grpc::ClientContext context;
   EXPECT_TRUE(harness.oip().ModelInfer(&context, infer(data, 1, 336, 2, true), &response).ok());
   const std::string metrics = harness.scrape();
-  EXPECT_EQ(metric_value(metrics,
+  EXPECT_EQ(metric_total(metrics,
                          "tsserve_requests_total{code=\"INVALID_ARGUMENT\",method="
                          "\"ModelInfer\",protocol=\"oip\"}"),
             4);
-  EXPECT_EQ(metric_value(metrics,
+  EXPECT_EQ(metric_total(metrics,
                          "tsserve_requests_total{code=\"NOT_FOUND\",method="
                          "\"ModelInfer\",protocol=\"oip\"}"),
             2);
@@ -371,7 +371,7 @@ TEST(OipService, ExpiredModelInferIsDroppedBeforeCompute) {
                               infer(batch_of({forecast_request(8, 336, 72)}), 1, 336, 8, true),
                               &response)
                   .ok());
-  EXPECT_EQ(metric_value(harness.scrape(), "tsserve_inference_rows_total"), 8);
+  EXPECT_EQ(metric_total(harness.scrape(), "tsserve_inference_rows_total"), 8);
 }
 
 // The single --model is a repository of one: unloaded by name it is no longer found, and

@@ -52,14 +52,14 @@ bool forecast_concurrently(ServerHarness& harness, const std::vector<v1::Forecas
 bool metric_reaches(ServerHarness& harness, const std::string& series, double value) {
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (std::chrono::steady_clock::now() < give_up) {
-    if (metric_value(harness.scrape(), series) == value) return true;
+    if (metric_total(harness.scrape(), series) == value) return true;
   }
   return false;
 }
 
 model::PatchTST& reference_model() {
-  static model::PatchTST model = model::load_patchtst(std::string(TSSERVE_SOURCE_DIR) +
-                                                      "/model/default/patchtst_etth1.pt");
+  static model::PatchTST model =
+      model::load_patchtst(std::string(TSSERVE_SOURCE_DIR) + "/model/default/patchtst_etth1.pt");
   return model;
 }
 

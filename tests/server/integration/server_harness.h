@@ -73,7 +73,8 @@ bool forecast_concurrently(ServerHarness& harness, const std::vector<v1::Forecas
                            std::vector<v1::ForecastResponse>& responses,
                            std::vector<grpc::Status>& statuses, std::chrono::seconds limit);
 
-// Scrapes until `series` reads `value` or 30 s pass (each scrape is a round trip: the
+// Scrapes until `series` (metric_total: its labels a subset of each sample's, summed)
+// reads `value` or 30 s pass (each scrape is a round trip: the
 // wait is for the server's own event, with a bound, not a sleep).
 bool metric_reaches(ServerHarness& harness, const std::string& series, double value);
 
@@ -99,5 +100,6 @@ v1::ForecastRequest forecast_request(int64_t variables, int64_t points, uint64_t
 // Scraping helpers shared with the end-to-end tests (tests/support/child_process.h).
 using tsserve::testing::http_get;
 using tsserve::testing::metric_value;
+using tsserve::testing::metric_total;
 
 }  // namespace tsserve::server::testing
