@@ -44,7 +44,11 @@ std::string read_policy(const json& value, VersionPolicy& policy) {
     return "";
   }
   if (!value.is_object() || value.size() != 1) return "\"version_policy\" is " + value.dump() + expected;
-  const auto& [key, inner] = *value.items().begin();
+  // The object's one member, read through an iterator that outlives the statement (a
+  // binding to *value.items().begin() would refer into a destroyed temporary).
+  const json::const_iterator member = value.begin();
+  const std::string& key = member.key();
+  const json& inner = member.value();
   if (key == "latest" && inner.is_number_integer() && inner.get<int64_t>() >= 1 &&
       inner.get<int64_t>() <= std::numeric_limits<int>::max()) {
     policy.kind = VersionPolicy::Kind::kLatest;
