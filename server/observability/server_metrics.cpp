@@ -216,6 +216,7 @@ void ServerMetrics::record_request(Method method, const std::string& model, int 
         &request_duration_family_->Add(duration_labels(method, label), latency_buckets());
   series.requests[index][code]->Increment();
   series.duration[index]->Observe(seconds);
+  ++answered_[index][code];
 }
 
 void ServerMetrics::add_inflight(int delta) { inflight_->Increment(delta); }
@@ -310,14 +311,7 @@ std::string ServerMetrics::answered_summary() const {
   for (Method method : kMethods) {
     std::string codes;
     for (int code = 0; code < kStatusCodeCount; ++code) {
-      const auto count_of = [&](const RequestSeries& series) {
-        const prometheus::Counter* counter =
-            series.requests[index_of(method)][static_cast<std::size_t>(code)];
-        return counter == nullptr ? 0.0 : counter->Value();
-      };
-      double total = count_of(unresolved_);
-      for (const auto& [name, model] : models_) total += count_of(model.series);
-      const auto count = static_cast<long long>(total);
+      const std::int64_t count = answered_[index_of(method)][static_cast<std::size_t>(code)];
       if (count == 0) continue;
       codes += (codes.empty() ? "" : ", ") + std::string(status_code_name(code)) + " " +
                std::to_string(count);

@@ -216,6 +216,10 @@ class ServerMetrics {
   std::map<std::string, ModelSeries> models_;
   // The live VersionSeries by (model, version), for remove_version. Guarded likewise.
   std::map<std::pair<std::string, std::string>, std::weak_ptr<VersionSeries>> versions_;
+  // Calls answered since start by method and code, over every model: what the stop line
+  // reports (answered_summary). Kept apart from the series, which leave with their model
+  // (the drain unloads every version before the stop line is written). Guarded likewise.
+  std::array<std::array<std::int64_t, kStatusCodeCount>, kMethodCount> answered_{};
 };
 
 }  // namespace tsserve::server
