@@ -255,13 +255,19 @@ std::string check_device(const std::string& value) {
   return ": " + quoted(value) + " is not a device (expected cpu, cuda, cuda:N or auto)";
 }
 
-// HOST:PORT with a port in 0..65535.
+// HOST:PORT with a port of one to five decimal digits in 0..65535. The digit count is
+// bounded so that "0009000" is refused rather than read as 9000: a port written that way
+// is a typo more often than a choice, and the listener's own parser need not agree.
 bool is_host_port(const std::string& value) {
   const std::size_t colon = value.rfind(':');
   if (colon == std::string::npos || colon == 0) return false;
-  std::optional<std::int64_t> port = parse_integer(value.substr(colon + 1));
-  return port && *port >= 0 && *port <= 65535 &&
-         value.substr(colon + 1).find_first_not_of("0123456789") == std::string::npos;
+  const std::string digits = value.substr(colon + 1);
+  if (digits.empty() || digits.size() > 5 ||
+      digits.find_first_not_of("0123456789") != std::string::npos) {
+    return false;
+  }
+  std::optional<std::int64_t> port = parse_integer(digits);
+  return port && *port <= 65535;
 }
 
 std::string check_grpc_address(const std::string& value) {

@@ -238,6 +238,8 @@ TEST(ServerConfigTest, BadValuesNameTheSourceAndTheExpectation) {
                         "error)"));
   EXPECT_THAT(load_error({"--grpc-address", "50051"}),
               HasSubstr("--grpc-address: '50051' is not an address"));
+  EXPECT_THAT(load_error({"--grpc-address", "0.0.0.0:0009000"}),
+              HasSubstr("--grpc-address: '0.0.0.0:0009000' is not an address"));
   EXPECT_THAT(load_error({}, {{"TSSERVE_METRICS_ADDRESS", "0.0.0.0:99999"}}),
               HasSubstr("TSSERVE_METRICS_ADDRESS: '0.0.0.0:99999' is not an address"));
   EXPECT_THAT(load_error({"--model", ""}), HasSubstr("--model: must not be empty"));
