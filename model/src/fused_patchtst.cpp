@@ -6,6 +6,8 @@
 
 #include "tsserve/model/fused_forward.h"
 #include "tsserve/model/model_error.h"
+#include "tsserve/model/prob_attention.h"
+#include "tsserve/model/prob_sampling.h"
 
 namespace tsserve::model {
 namespace {
@@ -63,9 +65,6 @@ FusedLayerWeights pack_layer(const ParameterTable& table, const std::string& pre
 }  // namespace
 
 std::string fused_unsupported_reason(const ModelConfig& config) {
-  if (config.attention != AttentionKind::kFull) {
-    return "the fused CPU forward covers Full attention only, not " + to_string(config.attention);
-  }
   if (!config.norm) return "the fused CPU forward needs the final norm variant (batch or layer)";
   return "";
 }
@@ -91,6 +90,16 @@ FusedWeights pack_fused_weights(const PatchTSTImpl& model) {
       config.activation == Activation::kRelu ? FusedActivation::kRelu : FusedActivation::kGelu;
   const int64_t d = w.d_model;
   const int64_t p = w.patches;
+  if (config.attention == AttentionKind::kProb) {
+    // The encoder's self-attention: as many queries as keys, no mask, the default scale.
+    w.attention = FusedAttention::kProbSparse;
+    w.prob_samples = ProbAttention::sample_count(config.factor, p);
+    w.prob_active = ProbAttention::sample_count(config.factor, p);
+    w.prob_tslib_layout = config.prob_layout == ProbLayout::kTslib;
+    const at::Tensor index = prob_sample_index(config.prob_seed, p, p, w.prob_samples);
+    const int64_t* picked = index.data_ptr<int64_t>();
+    w.prob_sample_index.assign(picked, picked + index.numel());
+  }
 
   w.embed_weight = table.get("patch_embedding.value_embedding.weight", d * w.patch_len);
   const std::vector<float> pe = table.get("patch_embedding.position_embedding.pe", p * d);

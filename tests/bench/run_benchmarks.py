@@ -122,21 +122,38 @@ class Bench:
             check=True, capture_output=True, text=True, env=env).stdout
         return json.loads(out)["benchmarks"]
 
-    def run_onnx(self):
-        """ONNX Runtime (onnxruntime-node, one thread) on the exported bundled model at 7, 56
-        and 448 rows, or None when tests/bench/onnx has no node_modules (run.sh installs it)."""
+    def export_onnx(self):
+        """The bundled model exported to ONNX (checked against PyTorch by the exporter), or
+        None when tests/bench/onnx has no node_modules (run.sh installs it)."""
         here = os.path.join(ROOT, "tests", "bench", "onnx")
         if not os.path.isdir(os.path.join(here, "node_modules", "onnxruntime-node")):
             log("ONNX Runtime: %s/node_modules missing (npm install --ignore-scripts); skipped" % here)
             return None
         onnx_dir = os.path.join(self.build, "onnx")
-        log("ONNX Runtime: export and forward")
+        log("ONNX Runtime: export")
         subprocess.run([PYTHON, os.path.join(here, "export_onnx.py"), "--out", onnx_dir],
                        check=True, capture_output=True)
-        out = subprocess.run(["node", os.path.join(here, "onnx_bench.js"), onnx_dir,
-                              "%g" % self.args.min_time],
+        return onnx_dir
+
+    def run_onnx(self, onnx_dir):
+        """ONNX Runtime (onnxruntime-node, one thread) on the exported bundled model at 7, 56
+        and 448 rows."""
+        log("ONNX Runtime: forward")
+        script = os.path.join(ROOT, "tests", "bench", "onnx", "onnx_bench.js")
+        out = subprocess.run(["node", script, onnx_dir, "%g" % self.args.min_time],
                              check=True, capture_output=True, text=True).stdout
         return json.loads(out)
+
+    def fused_rounds(self, rounds=3):
+        """The fused forward, the LibTorch forward, the FMA peak and ONNX Runtime, in turn
+        within each round: this machine's speed drifts 10-30 % from one minute to the next,
+        so each ratio is taken within a round and the report gives their median."""
+        onnx_dir = self.export_onnx()
+        return [{"bench": self.run_model_bench(
+                     "BM_PatchTSTForward/rows:(7|56|448)/invariant:1$|BM_FusedForward/rows:(7|56|448)$"
+                     "|BM_Roofline"),
+                 "onnx": self.run_onnx(onnx_dir) if onnx_dir else None}
+                for _ in range(rounds)]
 
     def cpu_per_call(self, server, concurrency, extra):
         """One closed-loop stage, with the CPU time the server and the client spent per call
@@ -220,10 +237,15 @@ class Bench:
                         server.target, "gRPC floor, %s, %s shape" % (answer, shape), "1", request)
 
             # What gRPC, protobuf and the client cost the machine per call, at the
-            # concurrency of the Python comparison (ceilings() uses it).
+            # concurrency of the Python comparison (ceilings() uses it), and how many calls
+            # they alone can carry at tsserve's saturating concurrency (the saturation target).
             with Server([self.floor_server, "--answer", "worker", "--horizon", str(horizon)],
                         "grpc-floor") as server:
                 r["grpc_cpu_%s" % shape] = self.cpu_per_call(server, "32", request)
+                if shape == "bundled":
+                    r["floor_bundled_saturation"] = self.sweep(
+                        server.target, "gRPC floor at saturation",
+                        str(saturation_rows(r["tsserve"])[0]["concurrency"]), request)
 
         batch_rows = sorted({max(1, round(s["server"]["batch_rows_mean"])) for s in r["tsserve"]})
         r["forward"] = self.run_model_bench(
@@ -233,9 +255,7 @@ class Bench:
         r["forward_every_core"] = self.forward_on_every_core(saturation_rows(r["tsserve"])[1])
         # The fused CPU forward beside the LibTorch one, in the same process, and the
         # machine's measured FMA peak it is a fraction of.
-        r["fused"] = self.run_model_bench(
-            "BM_PatchTSTForward/rows:(7|56|448)/invariant:1$|BM_FusedForward/rows:(7|56|448)$|BM_Roofline")
-        r["onnx"] = self.run_onnx()
+        r["fused_rounds"] = self.fused_rounds()
         r["attention"] = self.run_model_bench(self.args.attention_filter, count_memory=True)
         r["maps_model"] = self.run_model_bench("BM_PatchTSTAttentionMaps")
         r["itr_forward"] = self.run_model_bench("BM_ITransformerForward")
@@ -524,14 +544,11 @@ def ceilings(results, on, py, overhead_us):
     return out + [""]
 
 
-def fused_table(benchmarks, onnx=None):
-    """The fused forward vs the LibTorch forward (model_bench, one thread), with the fused
-    forward's GFLOP/s as a fraction of the FMA peak model_bench measured in the same run."""
-    if not benchmarks:
-        return []
-    torch_rate, fused = {}, {}
-    roofline = None
-    for b in benchmarks:
+def fused_round(round_):
+    """{rows: (fused rows/s, LibTorch rows/s, ONNX Runtime rows/s or None, % of FMA peak)}
+    and the round's roofline benchmark, from one round of fused_rounds()."""
+    torch_rate, fused, roofline = {}, {}, None
+    for b in round_["bench"]:
         rows = forward_rows(b, "torch")
         match = re.search(r"^BM_FusedForward/rows:(\d+)$", b["name"])
         if rows:
@@ -540,29 +557,63 @@ def fused_table(benchmarks, onnx=None):
             fused[int(match.group(1))] = b
         elif b["name"].startswith("BM_Roofline"):
             roofline = b
-    out = ["## Fused CPU forward vs the LibTorch forward (bundled model, one thread, `model_bench`)", ""]
-    if roofline:
-        out += ["Measured on this machine in the same run: FMA peak %.1f GFLOP/s per core (%s), "
-                "read bandwidth %.1f GB/s (one thread; both per second of thread CPU time)." % (
-                    roofline["fma_peak_GFLOPs"], roofline.get("label", ""), roofline["read_GBs"]), ""]
-    onnx_rate = {r["rows"]: r["rows_per_s"] for r in (onnx or {}).get("results", [])}
-    out += ["| rows | LibTorch rows/s | ONNX Runtime rows/s | fused rows/s | fused / LibTorch | fused / ONNX Runtime"
-            " | fused GFLOP/s (per CPU s) | % of FMA peak |",
-            "|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for rows in sorted(fused):
-        b = fused[rows]
-        rate = rows_per_second(b, rows)
-        base = torch_rate.get(rows)
-        peer = onnx_rate.get(rows)
-        out.append("| %d | %s | %s | %.0f | %s | %s | %.1f | %.0f%% |" % (
-            rows, "%.0f" % base if base else "not run", "%.0f" % peer if peer else "not run", rate,
-            "%.1fx" % (rate / base) if base else "", "%.1fx" % (rate / peer) if peer else "",
-            b["GFLOPs"],
-            100 * b["GFLOPs"] / b["peak_GFLOPs"] if b.get("peak_GFLOPs") else float("nan")))
-    if fused:
-        any_b = next(iter(fused.values()))
-        out += ["", "FLOPs per row: %.2f M (model FLOPs, no padding); kernels: %s." % (
-            any_b["MFLOP_per_row"], any_b.get("label", ""))]
+    onnx_rate = {r["rows"]: r["rows_per_s"] for r in (round_.get("onnx") or {}).get("results", [])}
+    figures = {}
+    for rows, b in fused.items():
+        peak = roofline["fma_peak_GFLOPs"] if roofline else b.get("peak_GFLOPs")
+        figures[rows] = (rows_per_second(b, rows), torch_rate.get(rows), onnx_rate.get(rows),
+                         100 * b["GFLOPs"] / peak if peak else float("nan"))
+    return figures, roofline
+
+
+def fused_medians(results):
+    """{rows: (fused / LibTorch, fused / ONNX Runtime, % of peak)}: medians over the rounds
+    of the ratios taken within each round (NaN where a side was not run)."""
+    rounds = [fused_round(r)[0] for r in results.get("fused_rounds", [])]
+    out = {}
+    for rows in sorted(set().union(*rounds)) if rounds else []:
+        per = [r[rows] for r in rounds if rows in r]
+        ratio = lambda i: statistics.median(p[0] / p[i] for p in per) if all(p[i] for p in per) else float("nan")  # noqa: E731,E501
+        out[rows] = (ratio(1), ratio(2), statistics.median(p[3] for p in per))
+    return out
+
+
+def fused_table(results):
+    """The fused forward vs the LibTorch forward and ONNX Runtime (one thread each), with the
+    fused forward's GFLOP/s as a fraction of the FMA peak measured in the same round."""
+    rounds = results.get("fused_rounds", [])
+    if not rounds:
+        return []
+    out = ["## Fused CPU forward vs the LibTorch forward and ONNX Runtime (bundled model, one thread)",
+           "",
+           "%d rounds; in each, `model_bench` (LibTorch forward, fused forward, FMA peak) then ONNX"
+           " Runtime, one after the other, so that the ratios are taken within a round. Rows/s and"
+           " GFLOP/s are per second of thread CPU time." % len(rounds), "",
+           "| round | rows | LibTorch rows/s | ONNX Runtime rows/s | fused rows/s | fused / LibTorch"
+           " | fused / ONNX Runtime | % of FMA peak | FMA peak GFLOP/s |",
+           "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    fmt = lambda v: "%.0f" % v if v else "not run"  # noqa: E731
+    ratio = lambda a, b: "%.1fx" % (a / b) if b else ""  # noqa: E731
+    label = ""
+    for i, round_ in enumerate(rounds):
+        figures, roofline = fused_round(round_)
+        for rows in sorted(figures):
+            rate, base, peer, peak_pct = figures[rows]
+            out.append("| %d | %d | %s | %s | %.0f | %s | %s | %.0f%% | %s |" % (
+                i + 1, rows, fmt(base), fmt(peer), rate, ratio(rate, base), ratio(rate, peer), peak_pct,
+                "%.1f" % roofline["fma_peak_GFLOPs"] if roofline else ""))
+        label = roofline.get("label", "") if roofline else label
+    medians = fused_medians(results)
+    out += ["", "Medians over the rounds: " + "; ".join(
+        "%d rows %.1fx LibTorch, %.1fx ONNX Runtime, %.0f%% of peak" % (rows, m[0], m[1], m[2])
+        for rows, m in medians.items()) + "."]
+    any_fused = next((b for b in rounds[0]["bench"] if b["name"].startswith("BM_FusedForward")), None)
+    if any_fused:
+        out += ["", "FLOPs per row: %.2f M (model FLOPs, no padding); kernels: %s; the peak is an FMA"
+                " loop on every vector register (%s), read bandwidth %.1f GB/s in the first round." % (
+                    any_fused["MFLOP_per_row"], any_fused.get("label", ""), label,
+                    fused_round(rounds[0])[1]["read_GBs"] if fused_round(rounds[0])[1] else float("nan"))]
+    onnx = rounds[0].get("onnx")
     if onnx:
         out += ["ONNX Runtime %s (onnxruntime-node, CPU, one thread; `tests/bench/onnx`), its output "
                 "within %.1e of PyTorch's." % (onnx["onnxruntime"], onnx["max_error_vs_pytorch"])]
@@ -610,6 +661,44 @@ def overhead_table(results, overhead_us, tiny_overhead_us):
                overhead_us - p50_us["floor_bundled_worker"], tiny_overhead_us - p50_us["floor_tiny_worker"]),
            ""]
     return out
+
+
+def floor_bound_target(results, saturation, limit_rows_per_s):
+    """The saturation target against what the machine allows once gRPC, protobuf and the
+    client (on the same cores) take their share: the floor server (no model) at tsserve's
+    saturating concurrency carries F calls/s with both cores, the model alone L rows/s, so a
+    call of r rows needs at least 1/F + r/L of the machine's seconds."""
+    floor = (results.get("floor_bundled_saturation") or [None])[0]
+    if not floor:
+        return []
+    rows_per_call = saturation["rows_per_second"] / saturation["throughput_rps"]
+    bound_rps = 1 / (1 / floor["throughput_rps"] + rows_per_call / limit_rows_per_s)
+    ratio = saturation["throughput_rps"] / bound_rps
+    return [("Server throughput at saturation / the machine's bound with gRPC's floor and the"
+             " client on the same cores", ">= 0.9",
+             "%.0f requests/s / %.0f requests/s (the gRPC floor server at concurrency %d: %.0f calls/s"
+             " with no model; the model: %.0f rows/s; 1 / (1/%.0f + %.1f/%.0f)) = **%.2f**" % (
+                 saturation["throughput_rps"], bound_rps, floor["concurrency"], floor["throughput_rps"],
+                 limit_rows_per_s, floor["throughput_rps"], rows_per_call, limit_rows_per_s, ratio),
+             ratio >= 0.9)]
+
+
+def fused_targets(results):
+    """The fused forward's targets, from the medians of the alternating rounds."""
+    medians = fused_medians(results)
+    if not medians:
+        return []
+    listed = lambda i, fmt: ", ".join(("%d rows " + fmt) % (rows, m[i]) for rows, m in medians.items())  # noqa: E731
+    basis = " (one thread, median of %d alternating rounds)" % len(results["fused_rounds"])
+    at448 = medians.get(448, (float("nan"),) * 3)
+    return [
+        ("Fused forward vs the LibTorch forward at 7, 56, 448 rows" + basis, ">= 3x",
+         "**%s**" % listed(0, "%.1fx"), all(m[0] >= 3 for m in medians.values())),
+        ("Fused forward vs ONNX Runtime at 7, 56, 448 rows" + basis, ">= 2x",
+         "**%s**" % listed(1, "%.1fx"), all(m[1] >= 2 for m in medians.values())),
+        ("Fused forward at 448 rows: share of the measured FMA peak" + basis, ">= 30%",
+         "**%.0f%%**" % at448[2], at448[2] >= 30),
+    ]
 
 
 def report(results, args, images_rel):
@@ -683,6 +772,7 @@ def report(results, args, images_rel):
              saturation["rows_per_second"], saturation["concurrency"], sat_rows, limit_rows_per_s,
              limit_how, saturation["rows_per_second"] / limit_rows_per_s),
          saturation["rows_per_second"] / limit_rows_per_s >= 0.9),
+    ] + floor_bound_target(results, saturation, limit_rows_per_s) + fused_targets(results) + [
         ("tsserve's own share at concurrency 1 (p50 minus the fused forward minus the gRPC worker floor)",
          "<= 100 us",
          "bundled model: %.0f us - %.0f us - %.0f us = **%.0f us**; tiny model: p50 minus its"
@@ -747,7 +837,7 @@ def report(results, args, images_rel):
             " concurrency 1: p50 %.0f us, p99 %.0f us." % (
                 tiny_us or float("nan"), tiny["latency_ms"]["p50"] * 1e3, tiny["latency_ms"]["p99"] * 1e3), ""]
 
-    out += fused_table(results.get("fused", []), results.get("onnx"))
+    out += fused_table(results)
     out += overhead_table(results, overhead_us, tiny_overhead_us)
     out += ceilings(results, on, py, overhead_us)
 

@@ -111,11 +111,44 @@ TEST(FusedForward, RowAloneEqualsRowInBatchesOf7And64Bitwise) {
   }
 }
 
-TEST(FusedForward, RefusesProbSparseByName) {
-  ModelConfig config = default_model_shape(AttentionKind::kProb);
-  EXPECT_NE(fused_unsupported_reason(config).find("Full attention only"), std::string::npos);
-  PatchTST model(config);
-  EXPECT_THROW(FusedPatchTST fused(*model), ModelError);
+// ProbSparse on the fused path: TSLib's context layout (the fixture) and the canonical
+// one (the bundled checkpoint with its attention switched, as `--attention prob` does).
+TEST(FusedForward, ProbSparseMatchesReferenceInBothLayouts) {
+  {
+    const ReferenceFixture fixture = load_reference_fixture("patchtst_prob_tslib");
+    PatchTST model = make_patchtst(fixture);
+    ASSERT_EQ(model->config().prob_layout, ProbLayout::kTslib);
+    const FusedPatchTST fused(*model);
+    const at::Tensor& x = fixture.input("x");
+    const at::Tensor forecast = from_rows(fused.forecast_rows(to_rows(x)), x.size(0));
+    EXPECT_LE(relative_error(forecast, fixture.output("forecast")), kParityTolerance);
+  }
+  const ReferenceFixture fixture = load_reference_fixture("bundled_model");
+  ModelConfig prob_config = load_model_config(config_path_for(kBundled));
+  prob_config.attention = AttentionKind::kProb;
+  PatchTST model = load_patchtst(kBundled, prob_config);
+  ASSERT_EQ(model->config().prob_layout, ProbLayout::kCanonical);
+  const FusedPatchTST fused(*model);
+  const at::Tensor& x = fixture.input("x");
+  const at::Tensor forecast = from_rows(fused.forecast_rows(to_rows(x)), x.size(0));
+  EXPECT_LE(relative_error(forecast, fixture.output("forecast_prob")), kParityTolerance);
+  // The LibTorch ProbSparse path gives a different answer from Full attention here, so
+  // the comparison above could not pass on a fused path that ignored the attention kind.
+  EXPECT_GT(relative_error(fixture.output("forecast_prob"), fixture.output("forecast")), 1e-4);
+}
+
+TEST(FusedForward, ProbSparseRowAloneEqualsRowInABatchBitwise) {
+  torch::manual_seed(5);
+  PatchTST model(default_model_shape(AttentionKind::kProb));
+  const FusedPatchTST fused(*model);
+  const at::Tensor batch = torch::randn({24, 336}) * 3 - 1;
+  const at::Tensor all = fused.forecast_rows(batch);
+  for (int64_t row : {0, 7, 8, 23}) {
+    EXPECT_TRUE(at::equal(fused.forecast_rows(batch.narrow(0, row, 1))[0], all[row])) << row;
+  }
+  // And it agrees with the LibTorch ProbSparse module on random weights.
+  at::InferenceMode guard;
+  EXPECT_LE(relative_error(all, model->forecast_rows(batch).forecast), kParityTolerance);
 }
 
 TEST(FusedForward, RejectsSeriesOfTheWrongLength) {

@@ -38,16 +38,18 @@ TEST(RowForecaster, FusedAnswersForecastsAndLibTorchAnswersAttentionMaps) {
   EXPECT_FALSE(maps.encoder_output.defined());
 }
 
-TEST(RowForecaster, ProbSparseFallsBackToLibTorchAndSaysWhy) {
+TEST(RowForecaster, ProbSparseRunsOnTheFusedKernels) {
   torch::manual_seed(22);
   PatchTST model(default_model_shape(AttentionKind::kProb));
   const RowForecaster forecaster(model, CpuKernels::kFused);
-  EXPECT_FALSE(forecaster.uses_fused_kernels());
-  EXPECT_NE(forecaster.fallback_reason().find("Full attention only"), std::string::npos);
+  EXPECT_TRUE(forecaster.uses_fused_kernels());
+  EXPECT_EQ(forecaster.fallback_reason(), "");
   const at::Tensor series = torch::randn({3, 336});
   at::InferenceMode guard;
-  EXPECT_TRUE(
-      at::equal(forecaster.forecast_rows(series).forecast, model->forecast_rows(series).forecast));
+  const RowForecast fused = forecaster.forecast_rows(series);
+  EXPECT_FALSE(fused.encoder_output.defined());  // the fused path answered
+  EXPECT_LE(relative_error(fused.forecast, model->forecast_rows(series).forecast),
+            kParityTolerance);
 }
 
 TEST(RowForecaster, TorchKernelsNeverUseTheFusedPath) {

@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "server_harness.h"
+#include "tsserve/model/checkpoint_loader.h"
 
 namespace tsserve::server::testing {
 namespace {
@@ -37,6 +38,18 @@ ServerConfig with_kernels(const std::string& kernels) {
   return config;
 }
 
+// The project's parity bar: 1e-5 relative to the output's scale (its largest magnitude).
+void expect_within_parity(const std::vector<float>& got, const std::vector<float>& libtorch) {
+  ASSERT_EQ(got.size(), libtorch.size());
+  double scale = 0;
+  double worst = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    scale = std::max(scale, std::abs(double(libtorch[i])));
+    worst = std::max(worst, std::abs(double(got[i]) - libtorch[i]));
+  }
+  EXPECT_LE(worst, 1e-5 * scale) << "scale " << scale;
+}
+
 TEST(CpuKernels, FusedServerIsWithin1e5OfTheLibTorchModel) {
   ServerHarness harness;  // the default kernels
   const v1::ModelInfo info = model_info(harness);
@@ -49,15 +62,7 @@ TEST(CpuKernels, FusedServerIsWithin1e5OfTheLibTorchModel) {
   const std::vector<float> got = floats(forecast_expecting_ok(harness, request).forecast());
   const std::vector<float> libtorch =
       forecast_of(reference_forecaster(model::CpuKernels::kTorch), request);
-  ASSERT_EQ(got.size(), libtorch.size());
-  // The project's parity bar: 1e-5 relative to the output's scale (its largest magnitude).
-  double scale = 0;
-  double worst = 0;
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    scale = std::max(scale, std::abs(double(libtorch[i])));
-    worst = std::max(worst, std::abs(double(got[i]) - libtorch[i]));
-  }
-  EXPECT_LE(worst, 1e-5 * scale) << "scale " << scale;
+  expect_within_parity(got, libtorch);
   // ...and not the LibTorch answer itself, or this test would not tell the paths apart.
   EXPECT_NE(got, libtorch);
 }
@@ -77,14 +82,22 @@ TEST(CpuKernels, TorchServerEqualsTheLibTorchModelBitForBit) {
                                libtorch.data_ptr<float>() + libtorch.numel()));
 }
 
-TEST(CpuKernels, ProbSparseFallsBackToTorchAndSaysWhy) {
+TEST(CpuKernels, ProbSparseServesOnTheFusedKernelsWithin1e5OfTheLibTorchModel) {
   ServerConfig config = test_config();  // fused asked for
   config.model.attention = "prob";
   ServerHarness harness(config);
   const v1::ModelInfo info = model_info(harness);
-  EXPECT_EQ(info.forward_kernels(), "torch");
-  EXPECT_NE(info.forward_fallback_reason().find("Full attention only"), std::string::npos)
-      << info.forward_fallback_reason();
+  EXPECT_EQ(info.forward_kernels().rfind("fused-", 0), 0u) << info.forward_kernels();
+  EXPECT_EQ(info.forward_fallback_reason(), "");
+
+  v1::ForecastRequest request = forecast_request(7, 336, 73);
+  request.set_scaler_mode(v1::SCALER_MODE_NONE);
+  model::ModelConfig prob = model::load_model_config(model::config_path_for(config.model.model));
+  prob.attention = model::AttentionKind::kProb;
+  const model::RowForecaster libtorch(model::load_patchtst(config.model.model, prob),
+                                      model::CpuKernels::kTorch);
+  expect_within_parity(floats(forecast_expecting_ok(harness, request).forecast()),
+                       forecast_of(libtorch, request));
 }
 
 class EveryKernels : public ::testing::TestWithParam<model::CpuKernels> {};

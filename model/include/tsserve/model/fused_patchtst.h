@@ -2,12 +2,11 @@
 // The LibTorch side of the fused CPU forward: packs a loaded PatchTST's weights once
 // (fused_weights.h) and runs fused_forward.h on [rows, seq_len] tensors.
 //
-// Covered: Full attention, gelu or relu, final LayerNorm, BatchNorm or none, any
-// d_model/n_heads/d_ff/patching the config validates. Not covered, and refused by
-// fused_unsupported_reason() / the constructor: ProbSparse attention (use the LibTorch
-// path; row_forecaster.h falls back to it on its own). Attention maps and the encoder
-// output are not produced here; row_forecaster.h routes requests that need them to the
-// LibTorch module.
+// Covered: Full and ProbSparse attention (both context layouts), gelu or relu, final
+// LayerNorm, BatchNorm or none, any d_model/n_heads/d_ff/patching the config validates.
+// fused_unsupported_reason() names anything else (row_forecaster.h then falls back to
+// the LibTorch path on its own). Attention maps and the encoder output are not produced
+// here; row_forecaster.h routes requests that need them to the LibTorch module.
 
 #include <ATen/core/Tensor.h>
 

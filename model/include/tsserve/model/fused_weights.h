@@ -15,6 +15,7 @@ namespace tsserve::model {
 
 enum class FusedActivation { kRelu, kGelu };
 enum class FusedFinalNorm { kNone, kLayer, kBatch };
+enum class FusedAttention { kFull, kProbSparse };
 
 struct FusedLayerWeights {
   std::vector<float> qkv_weight;                // [3D][D]: query, key, value projections stacked
@@ -42,6 +43,15 @@ struct FusedWeights {
   int64_t padded_pred = 0;     // pred_len rounded up to a multiple of kFusedPad
   FusedActivation activation = FusedActivation::kGelu;
   FusedFinalNorm final_norm = FusedFinalNorm::kNone;
+
+  FusedAttention attention = FusedAttention::kFull;
+  // ProbSparse only (prob_attention.h): u queries per head get full attention, chosen by
+  // a measure over U_part sampled keys each; the sample is prob_sample_index() of the
+  // model's seed, the same for every row and head.
+  int64_t prob_active = 0;                 // u
+  int64_t prob_samples = 0;                // U_part
+  std::vector<int32_t> prob_sample_index;  // [patches][prob_samples], key positions
+  bool prob_tslib_layout = false;          // the context read back as TSLib's view
 
   std::vector<float> embed_weight;         // [D][patch_len], no bias
   std::vector<float> position_transposed;  // [D][padded_patches], zero padded
