@@ -91,9 +91,10 @@ void BM_NaiveProbAttention(benchmark::State& state) {
 
 // The bundled model itself, its weights and its config, as the server loads it (trained
 // weights, not a random initialisation of the same shape: the limit is this model's).
-PatchTST bundled_model(bool batch_invariant) {
+PatchTST bundled_model(bool batch_invariant, AttentionKind attention = AttentionKind::kFull) {
   ModelConfig config = load_model_config(config_path_for(TSSERVE_DEFAULT_MODEL));
   config.batch_invariant = batch_invariant;
+  config.attention = attention;
   return load_patchtst(TSSERVE_DEFAULT_MODEL, config);
 }
 
@@ -148,6 +149,26 @@ void BM_FusedForward(benchmark::State& state) {
   state.counters["peak_GFLOPs"] = peak;
   state.counters["MFLOP_per_row"] = flops.total() / 1e6;
   state.SetLabel(fused_instruction_set());
+}
+
+// The bundled model with ProbSparse attention (as `--attention prob` serves it), on the
+// fused kernels or LibTorch's batch-invariant path: both paths, side by side.
+void BM_ProbSparseForward(benchmark::State& state) {
+  const int64_t rows = state.range(0);
+  PatchTST model = bundled_model(true, AttentionKind::kProb);
+  const FusedPatchTST fused(*model);
+  torch::manual_seed(0);
+  const at::Tensor series = torch::randn({rows, model->config().seq_len});
+  at::InferenceMode guard;
+  if (state.range(1) != 0) {
+    for (auto _ : state) benchmark::DoNotOptimize(fused.forecast_rows(series));
+    state.SetLabel(std::string("fused ") + fused_instruction_set());
+  } else {
+    for (auto _ : state) benchmark::DoNotOptimize(model->forecast_rows(series).forecast);
+    state.SetLabel("torch");
+  }
+  state.counters["rows_per_s"] =
+      benchmark::Counter(static_cast<double>(rows), benchmark::Counter::kIsIterationInvariantRate);
 }
 
 // The tiny model (tiny_model_shape): the forward time a served tiny model's latency is
@@ -214,6 +235,10 @@ BENCHMARK(BM_FusedForward)
     ->Arg(7)
     ->Arg(56)
     ->Arg(448)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ProbSparseForward)
+    ->ArgNames({"rows", "fused"})
+    ->ArgsProduct({{7, 56, 448}, {0, 1}})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Roofline)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_TinyForward)->ArgName("rows")->Arg(1)->Unit(benchmark::kMicrosecond);

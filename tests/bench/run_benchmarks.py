@@ -256,6 +256,7 @@ class Bench:
         # The fused CPU forward beside the LibTorch one, in the same process, and the
         # machine's measured FMA peak it is a fraction of.
         r["fused_rounds"] = self.fused_rounds()
+        r["prob_forward"] = self.run_model_bench("BM_ProbSparseForward")
         r["attention"] = self.run_model_bench(self.args.attention_filter, count_memory=True)
         r["maps_model"] = self.run_model_bench("BM_PatchTSTAttentionMaps")
         r["itr_forward"] = self.run_model_bench("BM_ITransformerForward")
@@ -621,6 +622,26 @@ def fused_table(results):
     return out
 
 
+def prob_forward_table(benchmarks):
+    """The bundled model with ProbSparse attention: LibTorch's path and the fused one."""
+    rates = {}
+    for b in benchmarks or []:
+        match = re.search(r"^BM_ProbSparseForward/rows:(\d+)/fused:(\d)$", b["name"])
+        if match:
+            rows = int(match.group(1))
+            rates[(rows, match.group(2) == "1")] = rows_per_second(b, rows)
+    if not rates:
+        return []
+    out = ["### ProbSparse: the bundled model with `--attention prob` (one thread)", "",
+           "| rows | LibTorch rows/s | fused rows/s | fused / LibTorch |", "|---:|---:|---:|---:|"]
+    for rows in sorted({r for r, _ in rates}):
+        torch_rate, fused_rate = rates.get((rows, False)), rates.get((rows, True))
+        out.append("| %d | %s | %s | %s |" % (
+            rows, "%.0f" % torch_rate if torch_rate else "", "%.0f" % fused_rate if fused_rate else "",
+            "%.1fx" % (fused_rate / torch_rate) if torch_rate and fused_rate else ""))
+    return out + [""]
+
+
 def head_to_head_table(rounds):
     """The three servers at concurrency 32, one after the other in each round."""
     if not rounds:
@@ -838,6 +859,7 @@ def report(results, args, images_rel):
                 tiny_us or float("nan"), tiny["latency_ms"]["p50"] * 1e3, tiny["latency_ms"]["p99"] * 1e3), ""]
 
     out += fused_table(results)
+    out += prob_forward_table(results.get("prob_forward"))
     out += overhead_table(results, overhead_us, tiny_overhead_us)
     out += ceilings(results, on, py, overhead_us)
 
