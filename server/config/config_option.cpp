@@ -333,8 +333,8 @@ std::vector<ConfigOption> make_options() {
       [](auto& c) -> auto& { return c.model.device; }, check_device));
   options.push_back(text_option(
       {"cpu_kernels", "Model", "KERNELS",
-       "Forward on the CPU: fused (tsserve's own kernels; ProbSparse, attention maps and GPUs "
-       "use LibTorch) | torch (LibTorch's operators)"},
+       "Forward on the CPU: fused (tsserve's own kernels, Full and ProbSparse attention; "
+       "attention maps and GPUs use LibTorch) | torch (LibTorch's operators)"},
       [](auto& c) -> auto& { return c.model.cpu_kernels; }, one_of({"fused", "torch"})));
   options.push_back(integer_or_auto_option(
       {"threads", "Model", "INT|auto",
