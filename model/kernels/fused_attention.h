@@ -27,10 +27,9 @@ namespace {
 // scores[s][l] <- exp(scale * scores[s][l] - max_s), sums[l] <- sum over s: softmax over
 // keys per query column, left unnormalised (the context is divided by the sum instead).
 // exp(scale * (z - top)) = 2^(z * c - top * c) with c = scale * log2(e), one FMA.
-TSSERVE_STAGE void softmax_columns(float* scores, float* sums, int keys, int width,
-                                   int e_width) {
-  const vf c = splat(static_cast<float>(1.4426950408889634 /
-                                        std::sqrt(static_cast<double>(e_width))));
+TSSERVE_STAGE void softmax_columns(float* scores, float* sums, int keys, int width, int e_width) {
+  const vf c =
+      splat(static_cast<float>(1.4426950408889634 / std::sqrt(static_cast<double>(e_width))));
   for (int j = 0; j < width; j += kLanes) {
     vf top = load(scores + j);
     for (int key = 1; key < keys; ++key) {
@@ -103,7 +102,9 @@ TSSERVE_STAGE void attend_prob(const FusedWeights& w, const HeadAttention& full,
     float sum = 0.0f;
     for (int j = 0; j < samples; ++j) {
       float dot = 0.0f;
-      for (int e = 0; e < e_width; ++e) dot += full.q[e * width + l] * full.k[e * width + picked[j]];
+      for (int e = 0; e < e_width; ++e) {
+        dot += full.q[e * width + l] * full.k[e * width + picked[j]];
+      }
       top = std::max(top, dot);
       sum += dot;
     }
@@ -145,8 +146,8 @@ TSSERVE_STAGE void attend_prob(const FusedWeights& w, const HeadAttention& full,
 // transposing (prob_attention.h, ProbLayout::kTslib): position l, feature f of the
 // output is element l * D + f of the [H][L][E] array. From the canonical transposed
 // context [D][width] (feature h * E + e) into `out` [D][width], padding columns zero.
-TSSERVE_STAGE void tslib_context_view(const float* context, int d_model, int e_width,
-                                      int patches, int width, float* out) {
+TSSERVE_STAGE void tslib_context_view(const float* context, int d_model, int e_width, int patches,
+                                      int width, float* out) {
   for (int f = 0; f < d_model; ++f) {
     for (int l = 0; l < patches; ++l) {
       const int flat = l * d_model + f;

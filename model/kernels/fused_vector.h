@@ -4,9 +4,9 @@
 // by the kernel sources, each compiled once per instruction set (model/CMakeLists.txt),
 // so everything here lands in that copy's namespace and is inlined into it.
 
-#include <cstring>
-
 #include <immintrin.h>
+
+#include <cstring>
 
 #ifndef TSSERVE_FUSED_LANES
 #error "TSSERVE_FUSED_LANES must be defined by the build"

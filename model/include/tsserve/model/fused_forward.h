@@ -1,13 +1,14 @@
 #pragma once
-// The fused CPU forward of PatchTST (Full attention): instance norm, patch embedding,
-// encoder layers, final norm, flatten head and de-normalisation in one pass per series
-// row, with no LibTorch operator in between. No LibTorch types here either.
+// The fused CPU forward of PatchTST (Full or ProbSparse attention): instance norm, patch
+// embedding, encoder layers, final norm, flatten head and de-normalisation in one pass per
+// series row, with no LibTorch operator in between. No LibTorch types here either.
 //
 // Exactness: every output element is one fixed sequence of float operations that
 // depends only on its own row (rows are processed one at a time; the head runs over a
 // block of rows whose elements do not mix), so a row's forecast is bitwise the same
 // whatever else is in the batch, on a given machine. Across machines the instruction set
-// chosen at run time (AVX-512, AVX2+FMA, or SSE2) may change the last bits.
+// chosen at run time (AVX-512, AVX2+FMA, or SSE2) may change the last bits, and so may
+// the CPU's reciprocal estimate (erf's division uses one, refined by a Newton step).
 //
 // Thread safety: concurrent calls are safe; each thread reuses its own scratch buffers.
 
