@@ -36,9 +36,10 @@ import urllib.request
 from offline_accuracy import offline_accuracy
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-CSV = os.path.join(os.environ.get("TSSERVE_DATA", "/work/shared/data"), "ETTh1.csv")
-if not os.path.exists(CSV):
-    CSV = os.path.join(ROOT, "data", "ETTh1.csv")
+# The dataset lives beside the project (../shared/data, as the calibration tests read it);
+# --data names another copy.
+DEFAULT_CSV = os.path.join(os.path.dirname(ROOT), "shared", "data", "ETTh1.csv")
+CSV = DEFAULT_CSV
 CONFIG = os.path.join(ROOT, "model", "default", "patchtst_etth1.json")
 PROMETHEUS = "/usr/bin/prometheus"
 LEVELS = ("0.8", "0.95")  # calibrated levels of the bundled model the replay asks for
@@ -197,9 +198,12 @@ def main():
     parser.add_argument("--tsserve", required=True)
     parser.add_argument("--client", required=True)
     parser.add_argument("--work", required=True)
+    parser.add_argument("--data", default=DEFAULT_CSV, help="ETTh1.csv (default: %(default)s)")
     parser.add_argument("--stride", type=int, default=24)
     parser.add_argument("--limit", type=int, default=0)
     opts = parser.parse_args()
+    global CSV  # read by replay() and the offline computation
+    CSV = opts.data
     if not os.path.exists(PROMETHEUS):
         print("skipped: %s is absent (Debian package `prometheus`)" % PROMETHEUS)
         sys.exit(77)
