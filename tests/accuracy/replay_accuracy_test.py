@@ -39,7 +39,6 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 # The dataset lives beside the project (../shared/data, as the calibration tests read it);
 # --data names another copy.
 DEFAULT_CSV = os.path.join(os.path.dirname(ROOT), "shared", "data", "ETTh1.csv")
-CSV = DEFAULT_CSV
 CONFIG = os.path.join(ROOT, "model", "default", "patchtst_etth1.json")
 PROMETHEUS = "/usr/bin/prometheus"
 LEVELS = ("0.8", "0.95")  # calibrated levels of the bundled model the replay asks for
@@ -100,8 +99,8 @@ def wait_for(web_port, expr, want, what, limit=60):
     raise AssertionError("%s: Prometheus says %s, expected %s after %ds" % (what, got, want, limit))
 
 
-def replay(client, grpc_port, work, args):
-    command = [client, "replay", CSV, "--target", "127.0.0.1:%d" % grpc_port] + args
+def replay(opts, grpc_port, work, args):
+    command = [opts.client, "replay", opts.data, "--target", "127.0.0.1:%d" % grpc_port] + args
     started = time.time()
     done = subprocess.run(command, capture_output=True, text=True, timeout=600)
     print(done.stdout.strip())
@@ -121,11 +120,11 @@ def accuracy_equals_offline(opts):
     prometheus, web_port = start_prometheus(work, metrics_port)
     try:
         forecasts = os.path.join(work, "forecasts.jsonl")
-        seconds = replay(opts.client, grpc_port, work,
+        seconds = replay(opts, grpc_port, work,
                          ["--start", str(TEST_ROWS[0]), "--end", str(TEST_ROWS[1]),
                           "--stride", str(opts.stride), "--limit", str(opts.limit),
                           "--intervals", ",".join(LEVELS), "--out", forecasts])
-        offline = offline_accuracy(forecasts, CSV, CONFIG)
+        offline = offline_accuracy(forecasts, opts.data, CONFIG)
         total = sum(s["points"] for s in offline.values())
         wait_for(web_port, "sum(tsserve_forecast_scored_points_total)", total, "scored points")
         print("replay over ETTh1 test rows %d..%d, stride %d: %.1f s, %d points scored"
@@ -179,7 +178,7 @@ def store_stays_bounded(opts):
     prometheus, web_port = start_prometheus(work, metrics_port)
     try:
         wait_for(web_port, "count(up == 1)", 1, "first scrape")
-        replay(opts.client, grpc_port, work,
+        replay(opts, grpc_port, work,
                ["--start", str(TEST_ROWS[0]), "--stride", "1", "--limit", str(forecasts),
                 "--keys", str(keys)])
         wait_for(web_port, 'sum(tsserve_forecast_store_dropped_total{reason="evicted"})',
@@ -202,8 +201,6 @@ def main():
     parser.add_argument("--stride", type=int, default=24)
     parser.add_argument("--limit", type=int, default=0)
     opts = parser.parse_args()
-    global CSV  # read by replay() and the offline computation
-    CSV = opts.data
     if not os.path.exists(PROMETHEUS):
         print("skipped: %s is absent (Debian package `prometheus`)" % PROMETHEUS)
         sys.exit(77)

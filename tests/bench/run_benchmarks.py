@@ -603,12 +603,13 @@ def fused_table(results):
     out += ["", "Medians over the rounds: " + "; ".join(
         "%d rows %.1fx LibTorch, %.1fx ONNX Runtime, %.0f%% of peak" % (rows, m[0], m[1], m[2])
         for rows, m in medians.items()) + "."]
+    first_roofline = fused_round(rounds[0])[1]
     any_fused = next((b for b in rounds[0]["bench"] if b["name"].startswith("BM_FusedForward")), None)
     if any_fused:
         out += ["", "FLOPs per row: %.2f M (model FLOPs, no padding); kernels: %s; the peak is an FMA"
                 " loop on every vector register (%s), read bandwidth %.1f GB/s in the first round." % (
                     any_fused["MFLOP_per_row"], any_fused.get("label", ""), label,
-                    fused_round(rounds[0])[1]["read_GBs"] if fused_round(rounds[0])[1] else float("nan"))]
+                    first_roofline["read_GBs"] if first_roofline else float("nan"))]
     onnx = rounds[0].get("onnx")
     if onnx:
         out += ["ONNX Runtime %s (onnxruntime-node, CPU, one thread; `tests/bench/onnx`), its output "
