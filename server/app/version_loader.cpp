@@ -105,6 +105,7 @@ ModelRegistry::Loader version_loader(const ServerConfig& config, ServerMetrics* 
     batcher.max_queue_rows = static_cast<std::size_t>(batching.max_queue_rows);
     batcher.max_queue_wait = milliseconds(batching.max_queue_wait_ms);
     batcher.workers = static_cast<std::size_t>(parallelism.instances);
+    batcher.idle_spin = std::chrono::microseconds(batching.idle_spin_us);
 
     ModelVersion::Parts parts;
     parts.name = model.name;

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "server/batching/idle_spin.h"
+
 // Admission in time: under overload an admitted task waits about max_queue_wait plus the
 // batch running at most, and a refusal costs a few arithmetic steps under the lock.
 // A task over max_batch_rows is refused rather than split: splitting would make one
@@ -61,6 +63,9 @@ std::string BatcherOptions::validate() const {
   if (!problems.empty()) return problems.front();
   if (workers < 1) {
     return "workers is 0; it must be at least 1";
+  }
+  if (idle_spin < std::chrono::nanoseconds::zero()) {
+    return "idle_spin is negative; it must be 0 (no spin) or more";
   }
   return "";
 }
@@ -126,11 +131,13 @@ SubmitResult DynamicBatcher::submit(std::unique_ptr<BatchTask>& task) {
     }
     // A waiting worker's decision changes only when the queue stops being empty (a new
     // oldest task to time) or the rows reach a full batch; other arrivals need no wake-up.
-    wake = queue_.empty() ||
+    // A spinning worker sees the arrival by itself, so it costs no futex wake-up.
+    wake = (queue_.empty() && !spinning_) ||
            (queued_rows_ < full_batch_rows() && queued_rows_ + rows >= full_batch_rows());
     task->enqueued_at_ = clock_.now();
     queued_rows_ += rows;
     queue_.push_back(Queued{std::move(task), rows});
+    arrivals_.fetch_add(1, std::memory_order_release);
   }
   if (wake) {
     work_available_.notify_one();
@@ -142,6 +149,7 @@ void DynamicBatcher::shutdown() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
+    arrivals_.fetch_add(1, std::memory_order_release);
   }
   work_available_.notify_all();
   std::lock_guard<std::mutex> join_lock(join_mutex_);
@@ -169,7 +177,9 @@ void DynamicBatcher::work() {
       if (stopping_) {
         return;
       }
-      clock_.wait_until(lock, work_available_, Clock::time_point::max());
+      if (!spin_for_work(lock)) {
+        clock_.wait_until(lock, work_available_, Clock::time_point::max());
+      }
       continue;
     }
     // Draining closes batches at once: nothing more is coming to fill them.
@@ -206,6 +216,20 @@ void DynamicBatcher::work() {
       wait_estimate_.record_batch(batch.rows, finished - batch.started);
     }
   }
+}
+
+bool DynamicBatcher::spin_for_work(std::unique_lock<std::mutex>& lock) {
+  if (options_.idle_spin <= std::chrono::nanoseconds::zero() || spinning_) {
+    return false;
+  }
+  spinning_ = true;
+  const std::uint64_t seen = arrivals_.load(std::memory_order_acquire);
+  lock.unlock();
+  spin_until_changed(arrivals_, seen, options_.idle_spin);
+  lock.lock();
+  spinning_ = false;
+  // Under the lock again: a task that came after the poll ended has notified no waiter.
+  return !queue_.empty() || stopping_;
 }
 
 std::size_t DynamicBatcher::full_batch_rows() const {

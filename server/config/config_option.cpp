@@ -20,6 +20,12 @@
 //    gained). A GPU, where wide batches are cheaper per row, may want a few milliseconds.
 //  - max_queue_wait_ms 0 (off): max_queue_rows alone bounds the queue; 8192 rows at this
 //    CPU model's ~5000 rows/s is 1.6 s of queue.
+//  - idle_spin_us 1000: a forward that starts on a thread that has just slept runs ~50 %
+//    slower on this machine (7 rows: 371 us hot, 568 us after a 1 ms sleep, 404-412 us
+//    after a 1 ms spin; model_bench BM_FusedForwardAfterIdle), and at low load every batch
+//    starts so. 1 ms covers a loopback or LAN round trip between a client's calls; one
+//    worker per model version spins at a time and yields to any runnable thread, and an
+//    idle server stops spinning 1 ms after its last batch.
 
 namespace tsserve::server::config_detail {
 namespace {
@@ -374,6 +380,11 @@ std::vector<ConfigOption> make_options() {
   options.push_back(integer_option(
       {"max_encode_tokens", "Batching", "INT", "Patch tokens in one Encode batch at most"},
       [](auto& c) -> auto& { return c.batching.max_encode_tokens; }, 1));
+  options.push_back(integer_option(
+      {"idle_spin_us", "Batching", "US",
+       "After its last batch, how long one idle worker polls the queue before it sleeps "
+       "(microseconds): a forward on a thread that just slept runs slower; 0 = sleep at once"},
+      [](auto& c) -> auto& { return c.batching.idle_spin_us; }, 0, 1000000));
   // Server
   options.push_back(text_option(
       {"grpc_address", "Server", "HOST:PORT", "gRPC listen address (port 0 = any free port)"},

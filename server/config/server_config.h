@@ -96,6 +96,9 @@ struct BatchingOptions {
   double max_queue_wait_ms = 0.0;
   // Patch tokens in one Encode batch at most.
   int max_encode_tokens = 4096;
+  // How long one idle batcher worker polls its queue before it sleeps (microseconds);
+  // 0 = it sleeps at once. Why this default: config_option.cpp.
+  int idle_spin_us = 1000;
 };
 
 struct NetworkOptions {

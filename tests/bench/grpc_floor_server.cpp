@@ -5,15 +5,20 @@
 // measures what gRPC on loopback, protobuf and the client cost, which no server of this
 // protocol can go below on this machine.
 //
-//   grpc_floor_server --answer inline|worker [--horizon 96]
+//   grpc_floor_server --answer inline|worker [--horizon 96] [--idle-spin-us 0]
 //
 //   inline: Finish inside the handler, on gRPC's thread (no hand-off at all);
 //   worker: the handler queues the call and one worker thread answers it: the hand-off
 //           tsserve makes (gRPC thread -> batcher worker -> Finish), without the batcher.
+//           --idle-spin-us: the worker polls for that long before it blocks, as tsserve's
+//           batcher workers do (--idle-spin-us, server/batching/idle_spin.h).
 // Prints "grpc_port=N" once listening on 127.0.0.1:0; serves until SIGTERM or SIGINT.
 #include <grpcpp/grpcpp.h>
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -22,6 +27,7 @@
 #include <string>
 #include <thread>
 
+#include "server/batching/idle_spin.h"
 #include "tsserve/v1/forecast_service.grpc.pb.h"
 
 namespace {
@@ -45,15 +51,17 @@ struct PendingCall {
   ForecastResponse* response;
 };
 
-// One worker answering queued calls in order, woken by a condition variable as tsserve's
-// batcher worker is.
+// One worker answering queued calls in order, polling then woken by a condition variable
+// as tsserve's batcher worker is.
 class Worker {
  public:
-  explicit Worker(int horizon) : horizon_(horizon), thread_([this] { run(); }) {}
+  Worker(int horizon, std::chrono::microseconds idle_spin)
+      : horizon_(horizon), idle_spin_(idle_spin), thread_([this] { run(); }) {}
   ~Worker() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       stopping_ = true;
+      arrivals_.fetch_add(1, std::memory_order_release);
     }
     wake_.notify_one();
     thread_.join();
@@ -62,6 +70,7 @@ class Worker {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       queue_.push_back(call);
+      arrivals_.fetch_add(1, std::memory_order_release);
     }
     wake_.notify_one();
   }
@@ -70,6 +79,12 @@ class Worker {
   void run() {
     std::unique_lock<std::mutex> lock(mutex_);
     while (true) {
+      if (queue_.empty() && !stopping_) {
+        const std::uint64_t seen = arrivals_.load(std::memory_order_acquire);
+        lock.unlock();
+        tsserve::server::spin_until_changed(arrivals_, seen, idle_spin_);
+        lock.lock();
+      }
       wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
       if (queue_.empty()) return;  // stopping, nothing left
       const PendingCall call = queue_.front();
@@ -82,6 +97,8 @@ class Worker {
   }
 
   const int horizon_;
+  const std::chrono::microseconds idle_spin_;
+  std::atomic<std::uint64_t> arrivals_{0};  // bumped under mutex_ by submit and stop
   std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<PendingCall> queue_;
@@ -112,7 +129,8 @@ class FloorService final : public tsserve::v1::ForecastService::CallbackService 
 };
 
 int usage() {
-  std::fprintf(stderr, "usage: grpc_floor_server --answer inline|worker [--horizon N]\n");
+  std::fprintf(stderr,
+               "usage: grpc_floor_server --answer inline|worker [--horizon N] [--idle-spin-us N]\n");
   return 2;
 }
 
@@ -121,16 +139,22 @@ int usage() {
 int main(int argc, char** argv) {
   std::string answer;
   int horizon = 96;
+  int idle_spin_us = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--answer") == 0) {
       answer = argv[i + 1];
     } else if (std::strcmp(argv[i], "--horizon") == 0) {
       horizon = std::atoi(argv[i + 1]);
+    } else if (std::strcmp(argv[i], "--idle-spin-us") == 0) {
+      idle_spin_us = std::atoi(argv[i + 1]);
     } else {
       return usage();
     }
   }
-  if ((answer != "inline" && answer != "worker") || horizon <= 0 || argc % 2 == 0) return usage();
+  if ((answer != "inline" && answer != "worker") || horizon <= 0 || idle_spin_us < 0 ||
+      argc % 2 == 0) {
+    return usage();
+  }
 
   // Signals are taken synchronously by this thread (sigwait), so nothing runs in a handler.
   sigset_t stop_signals;
@@ -140,7 +164,9 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);  // before any thread starts
 
   std::unique_ptr<Worker> worker;
-  if (answer == "worker") worker = std::make_unique<Worker>(horizon);
+  if (answer == "worker") {
+    worker = std::make_unique<Worker>(horizon, std::chrono::microseconds(idle_spin_us));
+  }
   FloorService service(horizon, worker.get());
   int port = 0;
   grpc::ServerBuilder builder;

@@ -18,7 +18,10 @@
 #include <benchmark/benchmark.h>
 #include <torch/torch.h>
 
+#include <chrono>
 #include <cstdlib>
+#include <thread>
+#include <vector>
 #include <sstream>
 #include <string>
 
@@ -246,6 +249,42 @@ BENCHMARK(BM_PatchTSTAttentionMaps)
     ->ArgNames({"rows", "prob", "maps"})
     ->ArgsProduct({{64}, {0, 1}, {0, 1}})
     ->Unit(benchmark::kMillisecond);
+
+// The fused forward as a server at concurrency 1 runs it: after the thread slept (a
+// request's round trip) and, optionally, after other work streamed `sweep_kib` of memory
+// through this core's caches (gRPC and protobuf between two forwards). Manual time: only
+// the forward is timed.
+void BM_FusedForwardAfterIdle(benchmark::State& state) {
+  const int64_t rows = state.range(0);
+  const auto idle = std::chrono::microseconds(state.range(1));
+  const size_t sweep_bytes = static_cast<size_t>(state.range(2)) * 1024;
+  PatchTST model = bundled_model(true);
+  const FusedPatchTST fused(*model);
+  torch::manual_seed(0);
+  const at::Tensor series = torch::randn({rows, model->config().seq_len});
+  std::vector<char> sweep(std::max<size_t>(sweep_bytes, 64), 1);
+  for (auto _ : state) {
+    if (idle.count() > 0 && state.range(3) == 0) std::this_thread::sleep_for(idle);
+    if (idle.count() > 0 && state.range(3) == 1) {
+      const auto until = std::chrono::steady_clock::now() + idle;
+      while (std::chrono::steady_clock::now() < until) {}
+    }
+    if (idle.count() > 0 && state.range(3) == 2) {
+      const auto until = std::chrono::steady_clock::now() + idle;
+      while (std::chrono::steady_clock::now() < until) std::this_thread::yield();
+    }
+    for (size_t i = 0; i < sweep_bytes; i += 64) sweep[i] = static_cast<char>(sweep[i] + 1);
+    benchmark::ClobberMemory();
+    const auto start = std::chrono::steady_clock::now();
+    benchmark::DoNotOptimize(fused.forecast_rows(series));
+    state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+}
+BENCHMARK(BM_FusedForwardAfterIdle)
+    ->ArgsProduct({{7}, {0, 300, 1000}, {0, 1024}, {0, 1, 2}})
+    ->ArgNames({"rows", "idle_us", "sweep_kib", "spin"})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

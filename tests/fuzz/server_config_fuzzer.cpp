@@ -113,6 +113,8 @@ void check_accepted(const ServerConfig& config) {
                  batching.preferred_batch_rows <= batching.max_batch_rows,
              "preferred_batch_rows outside 0..max_batch_rows");
   check_duration(batching.max_queue_delay_ms, 1e-3, "max_queue_delay_ms");
+  FUZZ_CHECK(batching.idle_spin_us >= 0 && batching.idle_spin_us <= 1000000,
+             "idle_spin_us outside 0..1000000");
   check_duration(batching.max_queue_wait_ms, 1e-3, "max_queue_wait_ms");
 
   const auto& server = config.server;

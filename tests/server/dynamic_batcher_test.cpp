@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -728,6 +729,64 @@ TEST(DynamicBatcherTest, TwoWorkersProcessConcurrentlyWithoutLosingOrDuplicating
   EXPECT_EQ(outcomes.count(), kTasks);
   std::lock_guard<std::mutex> lock(mutex);
   EXPECT_EQ(max_active, 2) << "the two workers never processed batches at the same time";
+}
+
+TEST(BatcherOptionsTest, IdleSpinIsOffByDefaultAndNeverNegative) {
+  EXPECT_EQ(BatcherOptions{}.idle_spin, std::chrono::nanoseconds::zero());
+  BatcherOptions options;
+  options.idle_spin = -1us;
+  EXPECT_THAT(options.validate(), HasSubstr("idle_spin is negative"));
+}
+
+// With an idle spin far longer than the test, the worker polls and never waits on the
+// clock: each task, submitted one at a time, is taken without a notification.
+TEST(DynamicBatcherTest, APollingWorkerTakesEveryTaskWithoutBlocking) {
+  FakeClock clock;
+  Outcomes outcomes;
+  Recorder recorder;
+  BatcherOptions options = options_with(8, 0ms);
+  options.idle_spin = 24h;
+  auto batcher = std::make_unique<DynamicBatcher>(options, recorder.processor(), clock);
+  constexpr int kTasks = 20;
+  for (int id = 0; id < kTasks; ++id) {
+    ASSERT_EQ(submit(*batcher, id, 1, outcomes), SubmitResult::kAccepted);
+    ASSERT_TRUE(outcomes.await_count(static_cast<std::size_t>(id) + 1)) << "task " << id;
+    EXPECT_THAT(outcomes.codes(id), ElementsAre(TaskCode::kOk)) << "task " << id;
+  }
+  EXPECT_EQ(clock.blocked_waits(), 0u) << "the worker blocked instead of polling";
+  // Shutdown reaches the polling worker too: joined within the bound, not after 24 h.
+  auto joined = std::async(std::launch::async, [&batcher] { batcher.reset(); });
+  EXPECT_EQ(joined.wait_for(kBound), std::future_status::ready) << "shutdown missed the poller";
+}
+
+// Of two idle workers only one polls; the other blocks on the clock.
+TEST(DynamicBatcherTest, OneIdleWorkerPollsTheOthersBlock) {
+  FakeClock clock;
+  Outcomes outcomes;
+  Recorder recorder;
+  BatcherOptions options = options_with(8, 0ms);
+  options.workers = 3;
+  options.idle_spin = 24h;
+  DynamicBatcher batcher(options, recorder.processor(), clock);
+  ASSERT_TRUE(clock.await_waiters(2, kBound));
+  ASSERT_EQ(submit(batcher, 1, 1, outcomes), SubmitResult::kAccepted);
+  ASSERT_TRUE(outcomes.await_count(1));
+  EXPECT_THAT(outcomes.codes(1), ElementsAre(TaskCode::kOk));
+}
+
+// The poll is bounded: after its idle spin a worker blocks on the clock like any other.
+TEST(DynamicBatcherTest, AnIdleWorkerWaitsOnceItsSpinIsOver) {
+  FakeClock clock;
+  Outcomes outcomes;
+  Recorder recorder;
+  BatcherOptions options = options_with(8, 0ms);
+  options.idle_spin = 1ms;
+  DynamicBatcher batcher(options, recorder.processor(), clock);
+  ASSERT_TRUE(clock.await_waiters(1, kBound));
+  ASSERT_EQ(submit(batcher, 1, 1, outcomes), SubmitResult::kAccepted);
+  ASSERT_TRUE(outcomes.await_count(1));
+  ASSERT_TRUE(clock.await_blocked_waits(2, kBound)) << "the worker kept polling after its spin";
+  EXPECT_THAT(outcomes.codes(1), ElementsAre(TaskCode::kOk));
 }
 
 TEST(BatcherOptionsTest, MaxQueueWaitIsOffByDefaultAndNeverNegative) {

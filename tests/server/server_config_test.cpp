@@ -74,6 +74,7 @@ TEST(ServerConfigTest, DefaultsWithoutArgumentsOrEnvironment) {
   EXPECT_EQ(config.batching.max_queue_delay_ms, 0.0);
   EXPECT_EQ(config.batching.max_queue_rows, 8192);
   EXPECT_EQ(config.batching.max_encode_tokens, 4096);
+  EXPECT_EQ(config.batching.idle_spin_us, 1000);
   EXPECT_EQ(config.server.grpc_address, "0.0.0.0:50051");
   EXPECT_EQ(config.server.metrics_address, "0.0.0.0:9464");
   EXPECT_EQ(config.server.max_message_bytes, 16 * 1024 * 1024);
@@ -327,7 +328,7 @@ TEST(ServerConfigTest, HelpListsEveryOptionWithItsDefaultAndEnvironmentVariable)
   EXPECT_THAT(help, HasSubstr("TSSERVE_CONFIG"));
   // Every option is a key of the config JSON.
   const nlohmann::json defaults = nlohmann::json::parse(to_config_json(ServerConfig{}));
-  ASSERT_EQ(defaults.size(), 31u);
+  ASSERT_EQ(defaults.size(), 32u);
   for (const auto& [key, value] : defaults.items()) {
     SCOPED_TRACE(key);
     std::string flag = "--" + key;
@@ -362,6 +363,15 @@ TEST(ServerConfigTest, MaxQueueWaitIsOffByDefaultAndNeverNegative) {
   EXPECT_EQ(load_ok({}, {{"TSSERVE_MAX_QUEUE_WAIT_MS", "2.5"}}).batching.max_queue_wait_ms, 2.5);
   EXPECT_THAT(load_error({"--max-queue-wait-ms", "-1"}),
               HasSubstr("--max-queue-wait-ms must be at least 0"));
+}
+
+TEST(ServerConfigTest, IdleSpinIsMicrosecondsFromZeroToOneSecond) {
+  EXPECT_EQ(load_ok({"--idle-spin-us", "0"}).batching.idle_spin_us, 0);
+  EXPECT_EQ(load_ok({}, {{"TSSERVE_IDLE_SPIN_US", "250"}}).batching.idle_spin_us, 250);
+  EXPECT_THAT(load_error({"--idle-spin-us", "-1"}), HasSubstr("--idle-spin-us must be at least 0"));
+  EXPECT_THAT(load_error({"--idle-spin-us", "1000001"}),
+              HasSubstr("--idle-spin-us must be at most 1000000"));
+  EXPECT_THAT(load_error({"--idle-spin-us", "1.5"}), HasSubstr("--idle-spin-us"));
 }
 
 }  // namespace
