@@ -9,7 +9,9 @@
 //    per sample, comparable with PatchTST's rows/s: both forecast one variable per row).
 //  - the fused CPU forward (fused_patchtst.h) of the bundled model at {1, 7, 56, 448} rows:
 //    rows/s, GFLOP/s and the fraction of this core's measured FMA peak (BM_Roofline:
-//    FMA peak and memory read bandwidth, measured here, not from a data sheet).
+//    FMA peak and memory read bandwidth, measured here, not from a data sheet);
+//  - the fused forward of 7 rows after the thread slept or polled for 1 ms
+//    (BM_FusedForwardAfterIdle: why the batcher's idle workers poll).
 // Threads: TSSERVE_BENCH_THREADS (default 1), the LibTorch intra-op thread count.
 //
 //   build/tests/bench/model_bench --benchmark_min_time=1
@@ -250,39 +252,46 @@ BENCHMARK(BM_PatchTSTAttentionMaps)
     ->ArgsProduct({{64}, {0, 1}, {0, 1}})
     ->Unit(benchmark::kMillisecond);
 
-// The fused forward as a server at concurrency 1 runs it: after the thread slept (a
-// request's round trip) and, optionally, after other work streamed `sweep_kib` of memory
-// through this core's caches (gRPC and protobuf between two forwards). Manual time: only
-// the forward is timed.
+// The fused forward as a server at concurrency 1 runs it: after the thread waited 1 ms
+// for the next request (idle_us) by sleeping (wait 0), by a busy poll (1) or by a poll
+// that yields (2, as the batcher's workers do: server/batching/idle_spin.h), and, with
+// sweep_kib, after other work streamed that much memory through this core's caches (gRPC
+// and protobuf between two forwards). Only the forward is timed (manual time). Compare
+// with --benchmark_repetitions and --benchmark_enable_random_interleaving: this
+// machine's speed drifts more than these differences from one minute to the next.
 void BM_FusedForwardAfterIdle(benchmark::State& state) {
   const int64_t rows = state.range(0);
   const auto idle = std::chrono::microseconds(state.range(1));
-  const size_t sweep_bytes = static_cast<size_t>(state.range(2)) * 1024;
+  const int64_t wait = state.range(2);
+  const size_t sweep_bytes = static_cast<size_t>(state.range(3)) * 1024;
   PatchTST model = bundled_model(true);
   const FusedPatchTST fused(*model);
   torch::manual_seed(0);
   const at::Tensor series = torch::randn({rows, model->config().seq_len});
   std::vector<char> sweep(std::max<size_t>(sweep_bytes, 64), 1);
   for (auto _ : state) {
-    if (idle.count() > 0 && state.range(3) == 0) std::this_thread::sleep_for(idle);
-    if (idle.count() > 0 && state.range(3) == 1) {
+    if (idle.count() > 0 && wait == 0) std::this_thread::sleep_for(idle);
+    if (idle.count() > 0 && wait > 0) {
       const auto until = std::chrono::steady_clock::now() + idle;
-      while (std::chrono::steady_clock::now() < until) {}
-    }
-    if (idle.count() > 0 && state.range(3) == 2) {
-      const auto until = std::chrono::steady_clock::now() + idle;
-      while (std::chrono::steady_clock::now() < until) std::this_thread::yield();
+      while (std::chrono::steady_clock::now() < until) {
+        if (wait == 2) std::this_thread::yield();
+      }
     }
     for (size_t i = 0; i < sweep_bytes; i += 64) sweep[i] = static_cast<char>(sweep[i] + 1);
     benchmark::ClobberMemory();
     const auto start = std::chrono::steady_clock::now();
     benchmark::DoNotOptimize(fused.forecast_rows(series));
-    state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    state.SetIterationTime(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
 }
 BENCHMARK(BM_FusedForwardAfterIdle)
-    ->ArgsProduct({{7}, {0, 300, 1000}, {0, 1024}, {0, 1, 2}})
-    ->ArgNames({"rows", "idle_us", "sweep_kib", "spin"})
+    ->ArgNames({"rows", "idle_us", "wait", "sweep_kib"})
+    ->Args({7, 0, 0, 0})
+    ->Args({7, 0, 0, 1024})
+    ->Args({7, 1000, 0, 0})
+    ->Args({7, 1000, 1, 0})
+    ->Args({7, 1000, 2, 0})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 
