@@ -34,7 +34,7 @@ TSSERVE_STAGE void softmax_columns(float* scores, float* sums, int keys, int wid
     vf top = load(scores + j);
     for (int key = 1; key < keys; ++key) {
       const vf z = load(scores + key * width + j);
-      top = z > top ? z : top;
+      top = vmax(z, top);
     }
     const vf top_c = top * c;
     vf sum{};
