@@ -731,13 +731,6 @@ TEST(DynamicBatcherTest, TwoWorkersProcessConcurrentlyWithoutLosingOrDuplicating
   EXPECT_EQ(max_active, 2) << "the two workers never processed batches at the same time";
 }
 
-TEST(BatcherOptionsTest, IdleSpinIsOffByDefaultAndNeverNegative) {
-  EXPECT_EQ(BatcherOptions{}.idle_spin, std::chrono::nanoseconds::zero());
-  BatcherOptions options;
-  options.idle_spin = -1us;
-  EXPECT_THAT(options.validate(), HasSubstr("idle_spin is negative"));
-}
-
 // With an idle spin far longer than the test, the worker polls and never waits on the
 // clock: each task, submitted one at a time, is taken without a notification.
 TEST(DynamicBatcherTest, APollingWorkerTakesEveryTaskWithoutBlocking) {
@@ -789,11 +782,15 @@ TEST(DynamicBatcherTest, AnIdleWorkerWaitsOnceItsSpinIsOver) {
   EXPECT_THAT(outcomes.codes(1), ElementsAre(TaskCode::kOk));
 }
 
-TEST(BatcherOptionsTest, MaxQueueWaitIsOffByDefaultAndNeverNegative) {
+TEST(BatcherOptionsTest, MaxQueueWaitAndIdleSpinAreOffByDefaultAndNeverNegative) {
   EXPECT_EQ(BatcherOptions{}.max_queue_wait, Clock::duration::zero());
+  EXPECT_EQ(BatcherOptions{}.idle_spin, std::chrono::nanoseconds::zero());
   BatcherOptions options;
   options.max_queue_wait = -1ms;
   EXPECT_THAT(options.validate(), HasSubstr("max_queue_wait is negative"));
+  options.max_queue_wait = 0ms;
+  options.idle_spin = -1us;
+  EXPECT_THAT(options.validate(), HasSubstr("idle_spin is negative"));
 }
 
 // The time bound: the first batch teaches the batcher 1 ms per row (its processor moves
