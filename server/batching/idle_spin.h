@@ -18,16 +18,15 @@
 
 namespace tsserve::server {
 
-// Polls `signal` until it is no longer `seen` or `budget` has passed. Returns whether it
-// changed. A zero or negative budget returns at once.
-inline bool spin_until_changed(const std::atomic<std::uint64_t>& signal, std::uint64_t seen,
+// Polls `signal` until it is no longer `seen` or `budget` has passed; callers re-check
+// their state under their lock afterwards. A zero or negative budget returns at once.
+inline void spin_until_changed(const std::atomic<std::uint64_t>& signal, std::uint64_t seen,
                                std::chrono::nanoseconds budget) {
   const auto until = std::chrono::steady_clock::now() + budget;
-  while (signal.load(std::memory_order_acquire) == seen) {
-    if (std::chrono::steady_clock::now() >= until) return false;
+  while (signal.load(std::memory_order_acquire) == seen &&
+         std::chrono::steady_clock::now() < until) {
     std::this_thread::yield();
   }
-  return true;
 }
 
 }  // namespace tsserve::server
