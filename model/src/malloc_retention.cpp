@@ -1,6 +1,5 @@
 #include "tsserve/model/malloc_retention.h"
 
-#include <cstdlib>
 #include <cstring>
 
 #if defined(__GLIBC__)
@@ -30,8 +29,7 @@ std::string mib(std::size_t bytes) { return std::to_string(bytes >> 20) + " MiB"
 
 MallocRetentionResult keep_freed_memory_for_reuse(const MallocRetentionSettings& settings,
                                                   const EnvironmentLookup& lookup) {
-  const EnvironmentLookup environment =
-      lookup ? lookup : [](const char* name) -> const char* { return std::getenv(name); };
+  const EnvironmentLookup environment = environment_or(lookup);
   if (const char* name = operator_threshold_setting(environment)) {
     return {false, std::string("left as set by ") + name + " in the environment"};
   }

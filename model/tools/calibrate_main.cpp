@@ -12,7 +12,6 @@
 // forecast +- the stored quantile held the actual value, per level: the check that the
 // intervals keep their promise on data the calibration never saw.
 
-#include <ATen/Parallel.h>
 #include <torch/torch.h>
 
 #include <cstdio>
@@ -25,6 +24,7 @@
 #include "calibration_windows.h"
 #include "tsserve/model/calibration_json.h"
 #include "tsserve/model/checkpoint_loader.h"
+#include "tsserve/model/intra_op_threads.h"
 #include "tsserve/model/model_error.h"
 
 namespace {
@@ -140,7 +140,7 @@ int main(int argc, char** argv) {
   if (checkpoint.empty() || data_path.empty()) return usage();
 
   try {
-    at::set_num_threads(threads);
+    tsserve::model::set_intra_op_threads(threads);
     const std::string config_path = tsserve::model::config_path_for(checkpoint);
     const ModelConfig config = tsserve::model::load_model_config(config_path);
     const tools::DatasetSplit split = tools::parse_split(split_text);

@@ -3,7 +3,6 @@
 //
 //   tsserve-forecast-csv [--model CHECKPOINT] [--threads N] CSV
 
-#include <ATen/Parallel.h>
 #include <torch/torch.h>
 
 #include <cstdio>
@@ -13,6 +12,7 @@
 #include "tsserve/csv/csv_window.h"
 #include "tsserve/model/checkpoint_loader.h"
 #include "tsserve/model/malloc_retention.h"
+#include "tsserve/model/intra_op_threads.h"
 #include "tsserve/model/model_error.h"
 #include "tsserve/model/standard_scaler.h"
 
@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
   if (csv_path.empty()) return usage();
 
   try {
-    at::set_num_threads(threads);
+    tsserve::model::set_intra_op_threads(threads);
     tsserve::model::keep_freed_memory_for_reuse();  // as the server does
     tsserve::model::PatchTST model = tsserve::model::load_patchtst(model_path);
     const auto& config = model->config();

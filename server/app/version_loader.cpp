@@ -9,6 +9,7 @@
 #include "server/config/parallelism.h"
 #include "server/runtime/model_loading.h"
 #include "server/runtime/served_model.h"
+#include "tsserve/model/intra_op_threads.h"
 
 namespace tsserve::server {
 namespace {
@@ -60,9 +61,10 @@ void log_forward(const std::string& name, int64_t version, const ServedModel& se
     spdlog::warn("{} v{}: forecasts run on the torch kernels, not fused: {}", name, version,
                  kernels.fallback_reason);
   }
-  spdlog::info("{} v{}: {} instance(s){} x {} intra-op thread(s){} on {} usable core(s)", name,
-               version, parallelism.instances, options.instances == kAuto ? " (auto)" : "",
-               parallelism.threads, options.threads == kAuto ? " (auto)" : "", cores);
+  spdlog::info("{} v{}: {} instance(s){} x {} intra-op thread(s){} on {} usable core(s); {}",
+               name, version, parallelism.instances, options.instances == kAuto ? " (auto)" : "",
+               parallelism.threads, options.threads == kAuto ? " (auto)" : "", cores,
+               model::describe_blas_pool());
 }
 
 }  // namespace

@@ -1,11 +1,11 @@
 #include "server/runtime/itransformer_runner.h"
 
 #include <ATen/ATen.h>
-#include <ATen/Parallel.h>
 #include <c10/core/InferenceMode.h>
 
 #include <algorithm>
 
+#include "tsserve/model/intra_op_threads.h"
 #include "tsserve/model/model_error.h"
 
 namespace tsserve::server {
@@ -20,7 +20,7 @@ at::Tensor on(const at::Tensor& t, at::Device device) { return t.defined() ? t.t
 ITransformerRunner::ITransformerRunner(model::ITransformer model, const RunnerOptions& options)
     : model_(std::move(model)), device_(parse_device(options.device)), threads_(options.threads) {
   if (options.threads < 1) throw model::ModelError("threads must be at least 1");
-  at::set_num_threads(options.threads);
+  tsserve::model::set_intra_op_threads(options.threads);
   device_name_ = device_.str();
   model_->to(device_);
   model_->eval();

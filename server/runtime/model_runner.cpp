@@ -1,11 +1,11 @@
 #include "server/runtime/model_runner.h"
 
 #include <ATen/ATen.h>
-#include <ATen/Parallel.h>
 #include <c10/core/InferenceMode.h>
 #include <torch/cuda.h>
 
 #include "tsserve/model/fused_forward.h"
+#include "tsserve/model/intra_op_threads.h"
 #include "tsserve/model/model_error.h"
 
 namespace tsserve::server {
@@ -46,7 +46,7 @@ at::Device parse_device(const std::string& text) {
 ModelRunner::ModelRunner(model::PatchTST model, const RunnerOptions& options)
     : model_(std::move(model)), device_(parse_device(options.device)), threads_(options.threads) {
   if (options.threads < 1) throw model::ModelError("threads must be at least 1");
-  at::set_num_threads(options.threads);
+  tsserve::model::set_intra_op_threads(options.threads);
   device_name_ = device_.str();
   model_->to(device_);
   model_->eval();

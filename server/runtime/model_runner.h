@@ -29,7 +29,8 @@ namespace tsserve::server {
 struct RunnerOptions {
   // "cpu", "cuda", "cuda:N", or "auto" (cuda when LibTorch sees a GPU, else cpu).
   std::string device = "cpu";
-  // LibTorch intra-op threads. Process-wide in LibTorch, so the last runner made wins.
+  // Intra-op threads, LibTorch's and the BLAS's (intra_op_threads.h). Process-wide in
+  // both, so the last runner made wins.
   int threads = 1;
   // Largest batch the warm-up runs, so first requests do not pay for allocations.
   int64_t warm_up_rows = 64;

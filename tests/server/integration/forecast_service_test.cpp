@@ -11,6 +11,7 @@
 
 #include "server_harness.h"
 #include "server/service/happens_before.h"
+#include "tsserve/model/intra_op_threads.h"
 #include "tsserve/model/normalisation_limit.h"
 
 namespace tsserve::server::testing {
@@ -417,6 +418,20 @@ TEST(ServerStartup, CudaWithoutCudaFailsClearly) {
   } catch (const std::exception& e) {
     EXPECT_NE(std::string(e.what()).find("no CUDA support"), std::string::npos) << e.what();
   }
+}
+
+// One intra-op thread means one in OpenBLAS too: its own pool (a thread per core) left
+// as it was, two batcher instances calling sgemm at once stall each other for hundreds of
+// milliseconds (intra_op_threads.h).
+TEST(ServerStartup, TheIntraOpThreadsSizeOpenBlassPoolToo) {
+  if (!model::blas_pool_threads()) GTEST_SKIP() << "the process's BLAS is not OpenBLAS";
+  if (std::getenv("OPENBLAS_NUM_THREADS") || std::getenv("GOTO_NUM_THREADS"))
+    GTEST_SKIP() << "the environment sizes OpenBLAS's pool, which the server then keeps";
+  model::set_intra_op_threads(2);
+  ASSERT_EQ(model::blas_pool_threads(), 2);
+  ServerHarness harness;  // test_config(): 1 intra-op thread
+  EXPECT_EQ(model::blas_pool_threads(), 1);
+  EXPECT_EQ(at::get_num_threads(), 1);
 }
 
 TEST(ServerStartup, ABadCheckpointIsRefusedWithItsKey) {

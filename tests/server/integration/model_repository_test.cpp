@@ -276,6 +276,9 @@ TEST(ModelRepository, SwapUnderLoadLosesNoCallAndEachAnswerIsThatOfTheVersionItN
   std::atomic<int> steady_left{kClients};
   std::mutex steady_mutex;
   std::condition_variable steady_done;
+  // The load runs until the newest version has answered, however slow the machine.
+  bool newest_answered = false;  // guarded by `mutex`
+  std::condition_variable newest_answer;
   std::vector<std::thread> clients;
   for (int c = 0; c < kClients; ++c) {
     clients.emplace_back([&, c] {
@@ -296,6 +299,10 @@ TEST(ModelRepository, SwapUnderLoadLosesNoCallAndEachAnswerIsThatOfTheVersionItN
         if (i > 0) (during_swaps ? swap_ms : steady_ms).push_back(ms);  // 0: warm-up
         answers.push_back({response.model_name(), response.model_version(),
                            response.forecast().SerializeAsString()});
+        if (response.model_name() == "a" && response.model_version() == "12") {
+          newest_answered = true;
+          newest_answer.notify_all();
+        }
       }
     });
   }
@@ -323,6 +330,12 @@ TEST(ModelRepository, SwapUnderLoadLosesNoCallAndEachAnswerIsThatOfTheVersionItN
     harness.server().poll_repository();
   }
   swapping = false;
+  {
+    std::unique_lock<std::mutex> lock(mutex);
+    EXPECT_TRUE(newest_answer.wait_for(lock, std::chrono::seconds(60),
+                                       [&] { return newest_answered; }))
+        << "no call answered by version 12 within 60 s of its load";
+  }
   stop = true;
   for (std::thread& client : clients) client.join();
 
@@ -349,7 +362,7 @@ TEST(ModelRepository, SwapUnderLoadLosesNoCallAndEachAnswerIsThatOfTheVersionItN
     ASSERT_EQ(answer.forecast, expected[answer.model + "/" + answer.version])
         << answer.model << " version " << answer.version;
   }
-  EXPECT_GE(seen.size(), 3u);  // b, and a before and after swaps at least
+  EXPECT_GE(seen.size(), 3u);  // b, and a before and after the swaps at least
   std::cout << "[ figures  ] versions answering: " << seen.size() << "\n";
   EXPECT_EQ(list_models(harness).models(0).default_version(), "12");
   // Metrics: the serving versions only (unloaded ones' series are gone), one failure.

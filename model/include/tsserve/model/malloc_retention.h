@@ -16,8 +16,9 @@
 // glibc.malloc.mmap_threshold or glibc.malloc.trim_threshold), nothing is changed.
 
 #include <cstddef>
-#include <functional>
 #include <string>
+
+#include "tsserve/model/environment_lookup.h"
 
 namespace tsserve::model {
 
@@ -35,8 +36,6 @@ struct MallocRetentionResult {
   // The settings applied, or why none were: for the start-up log.
   std::string detail;
 };
-
-using EnvironmentLookup = std::function<const char*(const char* name)>;
 
 // Process-wide; call once at start-up, before the model runs. `lookup` reads the
 // environment (std::getenv unless a test gives its own).
