@@ -20,6 +20,7 @@
 #include <benchmark/benchmark.h>
 #include <torch/torch.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <thread>
@@ -36,6 +37,7 @@
 #include "tsserve/model/fused_flops.h"
 #include "tsserve/model/fused_forward.h"
 #include "tsserve/model/fused_patchtst.h"
+#include "tsserve/model/intra_op_threads.h"
 #include "tsserve/model/itransformer.h"
 #include "tsserve/model/malloc_retention.h"
 #include "tsserve/model/patchtst.h"
@@ -295,6 +297,60 @@ BENCHMARK(BM_FusedForwardAfterIdle)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 
+// The LibTorch forward while another thread runs one too (two batcher instances, or a
+// version loading beside one serving), with OpenBLAS's pool at blas_threads: 1 (what the
+// server sets for 1 intra-op thread: tsserve/model/intra_op_threads.h) or 2 (OpenBLAS's
+// default here, a thread per core). neighbour 0 times it alone. Only the timed thread's
+// forward counts (manual time); the neighbour's forwards are reported as a rate.
+void BM_ITransformerForwardBesideAnother(benchmark::State& state) {
+  const int64_t samples = state.range(0);
+  const int blas_threads = static_cast<int>(state.range(1));
+  const bool neighbour = state.range(2) != 0;
+  ITransformer model = load_itransformer(TSSERVE_DEFAULT_ITRANSFORMER);
+  const int64_t T = model->config().seq_len;
+  torch::manual_seed(0);
+  const at::Tensor series = torch::randn({samples, model->config().enc_in, T});
+  std::vector<int64_t> stamps;
+  for (int64_t t = 0; t < T; ++t) stamps.push_back(1467331200 + 3600 * t);
+  const at::Tensor calendar = model->calendar_rows(stamps).unsqueeze(0).expand({samples, -1, -1});
+  const int torch_threads = at::get_num_threads();
+  const int blas_before = tsserve::model::blas_pool_threads().value_or(1);
+  tsserve::model::set_intra_op_threads(blas_threads, [](const char*) { return nullptr; });
+  at::set_num_threads(torch_threads);  // LibTorch's pool as the run set it; the BLAS's varies
+  std::atomic<bool> stop{false};
+  std::atomic<int64_t> neighbour_forwards{0};
+  std::thread other;
+  if (neighbour) {
+    other = std::thread([&] {
+      at::InferenceMode guard;
+      while (!stop.load()) {
+        benchmark::DoNotOptimize(model->forecast_samples(series, calendar, false).forecast);
+        neighbour_forwards.fetch_add(1);
+      }
+    });
+  }
+  at::InferenceMode guard;
+  double timed = 0;
+  for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
+    benchmark::DoNotOptimize(model->forecast_samples(series, calendar, false).forecast);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    state.SetIterationTime(seconds);
+    timed += seconds;
+  }
+  stop = true;
+  if (other.joinable()) other.join();
+  state.counters["neighbour_per_s"] = timed > 0 ? neighbour_forwards.load() / timed : 0;
+  tsserve::model::set_intra_op_threads(blas_before, [](const char*) { return nullptr; });
+  at::set_num_threads(torch_threads);
+}
+BENCHMARK(BM_ITransformerForwardBesideAnother)
+    ->ArgNames({"samples", "blas_threads", "neighbour"})
+    ->ArgsProduct({{8}, {1, 2}, {0, 1}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -304,9 +360,11 @@ int main(int argc, char** argv) {
   if (count_memory == nullptr || std::string(count_memory) != "0") CountingCpuAllocator::install();
   // The server's allocator settings (server/app/main.cpp), so the limit is measured alike.
   benchmark::AddCustomContext("malloc", tsserve::model::keep_freed_memory_for_reuse().detail);
+  // The server's intra-op setting: LibTorch's pool and OpenBLAS's alike.
   const char* threads = std::getenv("TSSERVE_BENCH_THREADS");
-  at::set_num_threads(threads ? std::atoi(threads) : 1);
+  tsserve::model::set_intra_op_threads(threads ? std::atoi(threads) : 1);
   benchmark::AddCustomContext("torch_threads", std::to_string(at::get_num_threads()));
+  benchmark::AddCustomContext("blas", tsserve::model::describe_blas_pool());
   // Extra batch sizes (e.g. the mean batches a server formed): TSSERVE_BENCH_ROWS=56,182
   if (const char* extra = std::getenv("TSSERVE_BENCH_ROWS")) {
     std::stringstream rows(extra);

@@ -275,7 +275,8 @@ class Bench:
         r["prob_forward"] = self.run_model_bench("BM_ProbSparseForward")
         r["attention"] = self.run_model_bench(self.args.attention_filter, count_memory=True)
         r["maps_model"] = self.run_model_bench("BM_PatchTSTAttentionMaps")
-        r["itr_forward"] = self.run_model_bench("BM_ITransformerForward")
+        r["itr_forward"] = self.run_model_bench("BM_ITransformerForward/")
+        r["itr_beside"] = self.run_model_bench("BM_ITransformerForwardBesideAnother")
 
 
 def measuring_options(argv):
@@ -422,6 +423,30 @@ def itransformer_section(results):
             "| benchmark | ms | samples/s |", "|---|---:|---:|"]
     out += ["| %s | %.2f | %.0f |" % (b["name"], b["real_time"], b.get("samples_per_s", 0))
             for b in results.get("itr_forward", [])]
+    out.append("")
+    out += blas_pool_table(results.get("itr_beside", []))
+    return out
+
+
+def blas_pool_table(benchmarks):
+    """The LibTorch forward beside another one, by OpenBLAS's pool size
+    (BM_ITransformerForwardBesideAnother): why the server sizes that pool with the intra-op
+    threads (model/include/tsserve/model/intra_op_threads.h)."""
+    if not benchmarks:
+        return []
+    out = ["The same forward (8 samples) while another thread runs it too, by OpenBLAS's own "
+           "pool (`BM_ITransformerForwardBesideAnother`; 1 is what the server sets for one "
+           "intra-op thread, 2 OpenBLAS's default here):", "",
+           "| OpenBLAS pool | neighbour | forward ms | neighbour's forwards/s | both, forwards/s |",
+           "|---:|---|---:|---:|---:|"]
+    for b in benchmarks:
+        fields = dict(part.split(":") for part in b["name"].split("/")[1:] if ":" in part)
+        alone = fields.get("neighbour") == "0"
+        own = 1000.0 / b["real_time"] if b["real_time"] > 0 else 0.0
+        other = b.get("neighbour_per_s", 0.0)
+        out.append("| %s | %s | %.2f | %s | %.0f |" % (
+            fields.get("blas_threads", "?"), "none" if alone else "the same forward",
+            b["real_time"], "-" if alone else "%.0f" % other, own + other))
     out.append("")
     return out
 
