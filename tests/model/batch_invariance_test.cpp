@@ -7,6 +7,7 @@
 
 #include "default_model_shape.h"
 #include "reference_fixture.h"
+#include "tsserve/model/intra_op_threads.h"
 #include "tsserve/model/patchtst.h"
 #include "tsserve/model/prob_attention.h"
 
@@ -16,13 +17,21 @@ namespace {
 using namespace tsserve::model;
 
 
+// The server's thread setting for the test's scope: LibTorch's pool and OpenBLAS's.
 class ThreadCount {
  public:
-  explicit ThreadCount(int threads) : saved_(at::get_num_threads()) { at::set_num_threads(threads); }
-  ~ThreadCount() { at::set_num_threads(saved_); }
+  explicit ThreadCount(int threads)
+      : saved_(at::get_num_threads()), saved_blas_(blas_pool_threads().value_or(saved_)) {
+    set_intra_op_threads(threads);
+  }
+  ~ThreadCount() {
+    set_intra_op_threads(saved_blas_);
+    at::set_num_threads(saved_);
+  }
 
  private:
   int saved_;
+  int saved_blas_;
 };
 
 struct InvarianceCase {

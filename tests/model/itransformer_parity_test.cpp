@@ -9,6 +9,7 @@
 
 #include "reference_fixture.h"
 #include "tsserve/model/checkpoint_loader.h"
+#include "tsserve/model/intra_op_threads.h"
 #include "tsserve/model/itransformer.h"
 
 namespace tsserve::testing {
@@ -107,15 +108,17 @@ TEST(ITransformerBatchInvariance, BundledModelSampleAloneEqualsSampleInBatchOf48
     calendar.push_back(model->calendar_rows(stamps[b]));
   }
   const int saved_threads = at::get_num_threads();
+  const int saved_blas = blas_pool_threads().value_or(saved_threads);
   at::InferenceMode guard;
   for (int threads : {1, 2}) {
-    at::set_num_threads(threads);
+    set_intra_op_threads(threads);  // both pools, as the server sets them
     const at::Tensor batched = model->forecast_samples(series, at::stack(calendar)).forecast;
     for (int64_t b = 0; b < series.size(0); b += 7) {
       EXPECT_TRUE(at::equal(model->forecast_sample(series[b], stamps[b]).forecast, batched[b]))
           << "sample " << b << ", " << threads << " threads";
     }
   }
+  set_intra_op_threads(saved_blas);
   at::set_num_threads(saved_threads);
 }
 
