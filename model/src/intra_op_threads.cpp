@@ -43,7 +43,9 @@ std::string describe_blas_pool(const EnvironmentLookup& lookup) {
   if (!threads) return "BLAS: not OpenBLAS, its threads left as they are";
   std::string text = "OpenBLAS pool: " + std::to_string(*threads) +
                      (*threads == 1 ? " thread" : " threads");
-  if (const char* name = operator_blas_setting(lookup)) text += std::string(", as ") + name + " sets";
+  if (const char* name = operator_blas_setting(lookup)) {
+    text += std::string(", as ") + name + " sets";
+  }
   return text;
 }
 

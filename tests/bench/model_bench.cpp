@@ -199,18 +199,30 @@ void BM_PatchTSTAttentionMaps(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(model->forecast_rows(series, maps).forecast);
 }
 
-// Calendar rows are computed outside the loop: the request codec computes them.
+// The bundled iTransformer's input for `samples` samples: random series, and the calendar
+// rows of hourly timestamps, computed once (the request codec computes them, not the model).
+struct ITransformerInput {
+  at::Tensor series;    // [samples, variables, seq_len]
+  at::Tensor calendar;  // [samples, calendar tokens, seq_len]
+};
+
+ITransformerInput itransformer_input(ITransformer& model, int64_t samples) {
+  const int64_t T = model->config().seq_len;
+  torch::manual_seed(0);
+  ITransformerInput input;
+  input.series = torch::randn({samples, model->config().enc_in, T});
+  std::vector<int64_t> stamps;
+  for (int64_t t = 0; t < T; ++t) stamps.push_back(1467331200 + 3600 * t);
+  input.calendar = model->calendar_rows(stamps).unsqueeze(0).expand({samples, -1, -1});
+  return input;
+}
+
 void BM_ITransformerForward(benchmark::State& state) {
   const int64_t samples = state.range(0);
   const bool maps = state.range(1) != 0;
   ITransformer model = load_itransformer(TSSERVE_DEFAULT_ITRANSFORMER);
-  const int64_t T = model->config().seq_len;
   const int64_t variables = model->config().enc_in;
-  torch::manual_seed(0);
-  const at::Tensor series = torch::randn({samples, variables, T});
-  std::vector<int64_t> stamps;
-  for (int64_t t = 0; t < T; ++t) stamps.push_back(1467331200 + 3600 * t);
-  const at::Tensor calendar = model->calendar_rows(stamps).unsqueeze(0).expand({samples, -1, -1});
+  const auto [series, calendar] = itransformer_input(model, samples);
   at::InferenceMode guard;
   for (auto _ : state) {
     benchmark::DoNotOptimize(model->forecast_samples(series, calendar, maps).forecast);
@@ -307,15 +319,13 @@ void BM_ITransformerForwardBesideAnother(benchmark::State& state) {
   const int blas_threads = static_cast<int>(state.range(1));
   const bool neighbour = state.range(2) != 0;
   ITransformer model = load_itransformer(TSSERVE_DEFAULT_ITRANSFORMER);
-  const int64_t T = model->config().seq_len;
-  torch::manual_seed(0);
-  const at::Tensor series = torch::randn({samples, model->config().enc_in, T});
-  std::vector<int64_t> stamps;
-  for (int64_t t = 0; t < T; ++t) stamps.push_back(1467331200 + 3600 * t);
-  const at::Tensor calendar = model->calendar_rows(stamps).unsqueeze(0).expand({samples, -1, -1});
+  const ITransformerInput input = itransformer_input(model, samples);
+  const tsserve::model::EnvironmentLookup no_operator_setting = [](const char*) {
+    return static_cast<const char*>(nullptr);
+  };
   const int torch_threads = at::get_num_threads();
   const int blas_before = tsserve::model::blas_pool_threads().value_or(1);
-  tsserve::model::set_intra_op_threads(blas_threads, [](const char*) { return nullptr; });
+  tsserve::model::set_intra_op_threads(blas_threads, no_operator_setting);
   at::set_num_threads(torch_threads);  // LibTorch's pool as the run set it; the BLAS's varies
   std::atomic<bool> stop{false};
   std::atomic<int64_t> neighbour_forwards{0};
@@ -324,7 +334,8 @@ void BM_ITransformerForwardBesideAnother(benchmark::State& state) {
     other = std::thread([&] {
       at::InferenceMode guard;
       while (!stop.load()) {
-        benchmark::DoNotOptimize(model->forecast_samples(series, calendar, false).forecast);
+        benchmark::DoNotOptimize(
+            model->forecast_samples(input.series, input.calendar, false).forecast);
         neighbour_forwards.fetch_add(1);
       }
     });
@@ -333,7 +344,7 @@ void BM_ITransformerForwardBesideAnother(benchmark::State& state) {
   double timed = 0;
   for (auto _ : state) {
     const auto start = std::chrono::steady_clock::now();
-    benchmark::DoNotOptimize(model->forecast_samples(series, calendar, false).forecast);
+    benchmark::DoNotOptimize(model->forecast_samples(input.series, input.calendar, false).forecast);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     state.SetIterationTime(seconds);
@@ -342,7 +353,7 @@ void BM_ITransformerForwardBesideAnother(benchmark::State& state) {
   stop = true;
   if (other.joinable()) other.join();
   state.counters["neighbour_per_s"] = timed > 0 ? neighbour_forwards.load() / timed : 0;
-  tsserve::model::set_intra_op_threads(blas_before, [](const char*) { return nullptr; });
+  tsserve::model::set_intra_op_threads(blas_before, no_operator_setting);
   at::set_num_threads(torch_threads);
 }
 BENCHMARK(BM_ITransformerForwardBesideAnother)
