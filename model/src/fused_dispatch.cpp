@@ -1,7 +1,9 @@
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
 #include "tsserve/model/fused_forward.h"
+#include "tsserve/model/model_error.h"
 
 namespace tsserve::model {
 
@@ -36,9 +38,30 @@ bool has_avx2() {
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 }
 
+// TSSERVE_FUSED_ISA forces one copy: tests run each copy the CPU has through the whole
+// forward, and a fleet of mixed CPUs can run one instruction set (and so the same bits)
+// everywhere. A copy the CPU cannot run is refused, never replaced by another.
+Kernels forced_kernels(const std::string& name) {
+  if (name == "avx512") {
+    if (!has_avx512()) {
+      throw ModelError("TSSERVE_FUSED_ISA=avx512, but this CPU lacks AVX-512 F/VL/BW/DQ");
+    }
+    return {fused_avx512::forecast_rows, "avx512"};
+  }
+  if (name == "avx2") {
+    if (!has_avx2()) throw ModelError("TSSERVE_FUSED_ISA=avx2, but this CPU lacks AVX2 and FMA");
+    return {fused_avx2::forecast_rows, "avx2"};
+  }
+  if (name == "sse2") return {fused_sse2::forecast_rows, "sse2"};
+  throw ModelError("TSSERVE_FUSED_ISA must be avx512, avx2 or sse2 (or unset: the CPU's best), "
+                   "got \"" + name + "\"");
+}
+
 // Chosen once per process, so every call on this machine runs the same instructions
 // (which the bitwise batch invariance relies on).
 Kernels select_kernels() {
+  const char* forced = std::getenv(kFusedIsaVariable);
+  if (forced != nullptr && *forced != '\0') return forced_kernels(forced);
   if (has_avx512()) return {fused_avx512::forecast_rows, "avx512"};
   if (has_avx2()) return {fused_avx2::forecast_rows, "avx2"};
   return {fused_sse2::forecast_rows, "sse2"};
@@ -57,6 +80,14 @@ void fused_forecast_rows(const FusedWeights& weights, const float* series, int64
 }
 
 const char* fused_instruction_set() { return kernels().name; }
+
+std::vector<const char*> fused_instruction_sets_on_this_cpu() {
+  std::vector<const char*> sets;
+  if (has_avx512()) sets.push_back("avx512");
+  if (has_avx2()) sets.push_back("avx2");
+  sets.push_back("sse2");
+  return sets;
+}
 
 bool fused_forecast_rows_with(const char* instruction_set, const FusedWeights& weights,
                               const float* series, int64_t rows, float* forecast) {

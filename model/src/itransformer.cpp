@@ -6,6 +6,7 @@
 #include "tsserve/model/instance_norm.h"
 #include "tsserve/model/model_error.h"
 #include "tsserve/model/row_linear.h"
+#include "tsserve/model/unit_passes.h"
 
 namespace tsserve::model {
 namespace {
@@ -59,6 +60,17 @@ SampleForecast ITransformerImpl::forecast_samples(const at::Tensor& series,
   } else if (calendar.defined()) {
     throw ModelError("this iTransformer has no calendar tokens, but calendar rows were given");
   }
+  if (!runs_unit_by_unit(config_.batch_invariant, series)) {
+    return forecast_batch(series, calendar, need_attention);
+  }
+  return forecast_unit_by_unit<SampleForecast>(series.size(0), [&](int64_t sample) {
+    return forecast_batch(unit_input(series, sample), unit_input(calendar, sample),
+                          need_attention);
+  });
+}
+
+SampleForecast ITransformerImpl::forecast_batch(const at::Tensor& series,
+                                                const at::Tensor& calendar, bool need_attention) {
   const int64_t variables = series.size(1);
   const NormalisedSeries normalised = normalise_over_time(series);
   EncoderOutput encoded =

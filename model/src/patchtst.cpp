@@ -6,6 +6,7 @@
 #include "tsserve/model/instance_norm.h"
 #include "tsserve/model/model_error.h"
 #include "tsserve/model/row_linear.h"
+#include "tsserve/model/unit_passes.h"
 
 namespace tsserve::model {
 FlattenHeadImpl::FlattenHeadImpl(int64_t inputs, int64_t pred_len) {
@@ -35,6 +36,15 @@ RowForecast PatchTSTImpl::forecast_rows(const at::Tensor& series, bool need_atte
     throw ModelError("forecast_rows expects [rows, " + std::to_string(config_.seq_len) + "], got " +
                      c10::str(series.sizes()));
   }
+  if (!runs_unit_by_unit(config_.batch_invariant, series)) {
+    return forecast_batch(series, need_attention);
+  }
+  return forecast_unit_by_unit<RowForecast>(series.size(0), [&](int64_t row) {
+    return forecast_batch(unit_input(series, row), need_attention);
+  });
+}
+
+RowForecast PatchTSTImpl::forecast_batch(const at::Tensor& series, bool need_attention) {
   const int64_t rows = series.size(0);
   const NormalisedSeries normalised = normalise_over_time(series);
   EncoderOutput encoded =
@@ -61,6 +71,24 @@ EncoderOutput PatchTSTImpl::encode(const at::Tensor& tokens, const AttentionMask
     throw ModelError("encode expects tokens [batch, length, " + std::to_string(config_.d_model) +
                      "], got " + c10::str(tokens.sizes()));
   }
+  if (!runs_unit_by_unit(config_.batch_invariant, tokens)) {
+    return encode_batch(tokens, mask, need_attention);
+  }
+  std::vector<at::Tensor> joined = run_unit_by_unit(tokens.size(0), [&](int64_t sequence) {
+    AttentionMask own{mask.causal, unit_input(mask.key_padding, sequence)};
+    EncoderOutput one = encode_batch(unit_input(tokens, sequence), own, need_attention);
+    std::vector<at::Tensor> parts{std::move(one.output)};
+    for (at::Tensor& layer : one.weights) parts.push_back(std::move(layer));
+    return parts;
+  });
+  EncoderOutput out{std::move(joined[0]), {}};
+  out.weights.assign(std::make_move_iterator(joined.begin() + 1),
+                     std::make_move_iterator(joined.end()));
+  return out;
+}
+
+EncoderOutput PatchTSTImpl::encode_batch(const at::Tensor& tokens, const AttentionMask& mask,
+                                         bool need_attention) {
   return encoder->forward(tokens, mask, need_attention);
 }
 

@@ -10,6 +10,7 @@
 
 #include "stop_signals.h"
 
+#include "tsserve/model/kernel_choices.h"
 #include "tsserve/model/malloc_retention.h"
 
 #include "server/app/inference_server.h"
@@ -43,6 +44,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   spdlog::info("malloc: {}", retention.detail);
+  // Which kernels computed the answers (they differ in the last bits across CPUs).
+  spdlog::info("kernels: {}", tsserve::model::describe(tsserve::model::kernel_choices()));
   // One line on stdout for scripts and tests that start the server on port 0.
   std::printf("tsserve listening grpc_port=%d metrics_port=%d\n", server->grpc_port(),
               server->metrics_port());

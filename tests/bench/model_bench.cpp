@@ -39,6 +39,7 @@
 #include "tsserve/model/fused_patchtst.h"
 #include "tsserve/model/intra_op_threads.h"
 #include "tsserve/model/itransformer.h"
+#include "tsserve/model/kernel_choices.h"
 #include "tsserve/model/malloc_retention.h"
 #include "tsserve/model/patchtst.h"
 #include "tsserve/model/prob_attention.h"
@@ -217,10 +218,14 @@ ITransformerInput itransformer_input(ITransformer& model, int64_t samples) {
   return input;
 }
 
+// invariant 1: each sample a pass of its own (unit_passes.h, the served path on the CPU);
+// 0: the batch at once (batch_invariant: false), to price the invariance.
 void BM_ITransformerForward(benchmark::State& state) {
   const int64_t samples = state.range(0);
   const bool maps = state.range(1) != 0;
-  ITransformer model = load_itransformer(TSSERVE_DEFAULT_ITRANSFORMER);
+  ModelConfig config = load_model_config(config_path_for(TSSERVE_DEFAULT_ITRANSFORMER));
+  config.batch_invariant = state.range(2) != 0;
+  ITransformer model = load_itransformer(TSSERVE_DEFAULT_ITRANSFORMER, config);
   const int64_t variables = model->config().enc_in;
   const auto [series, calendar] = itransformer_input(model, samples);
   at::InferenceMode guard;
@@ -245,8 +250,8 @@ BENCHMARK(BM_PatchTSTForward)
     ->ArgsProduct({{1, 7, 56, 64, 448}, {1, 0}})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ITransformerForward)
-    ->ArgNames({"samples", "maps"})
-    ->ArgsProduct({{1, 8, 64}, {0, 1}})
+    ->ArgNames({"samples", "maps", "invariant"})
+    ->ArgsProduct({{1, 8, 64}, {0, 1}, {1, 0}})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FusedForward)
     ->ArgName("rows")
@@ -376,6 +381,8 @@ int main(int argc, char** argv) {
   tsserve::model::set_intra_op_threads(threads ? std::atoi(threads) : 1);
   benchmark::AddCustomContext("torch_threads", std::to_string(at::get_num_threads()));
   benchmark::AddCustomContext("blas", tsserve::model::describe_blas_pool());
+  benchmark::AddCustomContext("kernels",
+                              tsserve::model::describe(tsserve::model::kernel_choices()));
   // Extra batch sizes (e.g. the mean batches a server formed): TSSERVE_BENCH_ROWS=56,182
   if (const char* extra = std::getenv("TSSERVE_BENCH_ROWS")) {
     std::stringstream rows(extra);

@@ -123,7 +123,12 @@ class Bench:
             [self.model_bench, "--benchmark_filter=" + pattern, "--benchmark_format=json",
              "--benchmark_min_time=%g" % self.args.min_time],
             check=True, capture_output=True, text=True, env=env).stdout
-        return json.loads(out)["benchmarks"]
+        parsed = json.loads(out)
+        # Which kernels ran (CPU flags, fused ISA, ATen capability, OpenBLAS core type).
+        kernels = parsed.get("context", {}).get("kernels")
+        if kernels:
+            self.results.setdefault("machine", {})["kernels"] = kernels
+        return parsed["benchmarks"]
 
     def export_onnx(self):
         """The bundled model exported to ONNX (checked against PyTorch by the exporter), or
@@ -819,6 +824,8 @@ def report(results, args, images_rel):
            " thread(s) in every server and in-process measurement." % (
                m["cpu"], m["cores"], m["memory"], m["os"], m["kernel"], m["compiler"], m["torch"],
                m["device"], m["threads"]), ""]
+    if m.get("kernels"):
+        out += ["Kernels: %s." % m["kernels"], ""]
 
     # Targets.
     saturation, sat_rows = saturation_rows(results["tsserve"])

@@ -94,28 +94,37 @@ INSTANTIATE_TEST_SUITE_P(Cases, ITransformerParity,
                                            "itr_gelu_plain_n12", "itr_prob_every_query"));
 
 // The bundled model at the batch sizes a server forms, at 1 and 2 intra-op threads: each
-// sample alone equals the same sample in a batch of 48 distinct samples, bitwise.
-TEST(ITransformerBatchInvariance, BundledModelSampleAloneEqualsSampleInBatchOf48) {
+// sample alone (a batch of 1) equals the same sample in batches of 7, 48 and 64 distinct
+// samples, bitwise. tests/CMakeLists.txt runs this under each kernel choice the CPU has
+// (run_with_kernels.sh: OpenBLAS core types, ATen capabilities).
+TEST(ITransformerBatchInvariance, BundledModelSampleAloneEqualsSampleInBatchesOf7_48And64) {
   ITransformer model =
       load_itransformer(std::string(TSSERVE_SOURCE_DIR) + "/model/default/itransformer_etth1.pt");
   const int64_t T = model->config().seq_len;
+  const int64_t kSamples = 64;
   torch::manual_seed(5);
-  const at::Tensor series = torch::randn({48, 7, T}) * 4 + 2;
-  std::vector<std::vector<int64_t>> stamps(48);
+  const at::Tensor series = torch::randn({kSamples, 7, T}) * 4 + 2;
+  std::vector<std::vector<int64_t>> stamps(kSamples);
   std::vector<at::Tensor> calendar;
   for (size_t b = 0; b < stamps.size(); ++b) {
     for (int64_t t = 0; t < T; ++t) stamps[b].push_back(1467331200 + 3600 * (37 * b + t));
     calendar.push_back(model->calendar_rows(stamps[b]));
   }
+  const at::Tensor calendars = at::stack(calendar);
   const int saved_threads = at::get_num_threads();
   const int saved_blas = blas_pool_threads().value_or(saved_threads);
   at::InferenceMode guard;
   for (int threads : {1, 2}) {
     set_intra_op_threads(threads);  // both pools, as the server sets them
-    const at::Tensor batched = model->forecast_samples(series, at::stack(calendar)).forecast;
-    for (int64_t b = 0; b < series.size(0); b += 7) {
-      EXPECT_TRUE(at::equal(model->forecast_sample(series[b], stamps[b]).forecast, batched[b]))
-          << "sample " << b << ", " << threads << " threads";
+    for (int64_t batch : {7, 48, 64}) {
+      const at::Tensor batched =
+          model->forecast_samples(series.narrow(0, 0, batch), calendars.narrow(0, 0, batch))
+              .forecast;
+      for (int64_t b : {0, 3, 6, 7, 21, 40, 47, 48, 63}) {
+        if (b >= batch) continue;
+        EXPECT_TRUE(at::equal(model->forecast_sample(series[b], stamps[b]).forecast, batched[b]))
+            << "sample " << b << " of a batch of " << batch << ", " << threads << " threads";
+      }
     }
   }
   set_intra_op_threads(saved_blas);

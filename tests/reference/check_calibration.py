@@ -12,7 +12,9 @@ moves by at most what its inputs move, and the two implementations' forecasts di
 float32 rounding: measured worst 1.9e-6 for the bundled PatchTST, 2.4e-5 for the bundled
 iTransformer, whose d_model 256 sums are longer; the quantiles themselves are 0.06 to 4.4),
 (2) the block records the rows, windows, split and dataset the reference used, and (3) the
-calibration committed beside CHECKPOINT is what the tool writes now (reproducible).
+calibration committed beside CHECKPOINT is what the tool writes now (reproducible): every
+field equal, the quantiles within the same 5e-5 (another CPU's kernels move their last
+digits, so never bit for bit).
 Also checks the tool refuses a level outside (0, 1) naming --levels. Exit status 0 = pass.
 """
 
@@ -36,6 +38,26 @@ import patchtst_reference as ref  # noqa: E402
 import tslib_timefeatures as tf  # noqa: E402
 
 N_TRAIN, N_VAL = 8640, 2880
+# How far a quantile may move between two float32 computations of the same residuals
+# (see the docstring); the bar for the reference and for the committed block alike.
+TOLERANCE = 5e-5
+
+
+def committed_drift(committed, written):
+    """Largest |committed - written| quantile, or None when any other field differs.
+
+    The quantiles are float32 order statistics written to 7 digits: another CPU's kernels
+    (OpenBLAS's AVX-512 ones, say) round the forecasts differently and move the last
+    digit, so they are compared within TOLERANCE, never bit for bit."""
+    if committed is None or set(committed) != set(written):
+        return None
+    if any(committed[key] != written[key] for key in written if key != "quantiles"):
+        return None
+    old, new = committed["quantiles"], written["quantiles"]
+    if np.shape(old) != np.shape(new):
+        return None
+    return float(np.max(np.abs(np.asarray(old, dtype=np.float64) -
+                               np.asarray(new, dtype=np.float64)), initial=0.0))
 
 
 def conformal_rank(n, level):
@@ -110,13 +132,21 @@ def main():
         expected = ordered[conformal_rank(n, level) - 1].double()
         diff = (torch.tensor(stored, dtype=torch.float64) - expected).abs().max().item()
         worst = max(worst, diff)
-        if diff > 5e-5:
+        if diff > TOLERANCE:
             failures.append("level %g: quantiles differ from the reference by %.3g" % (level, diff))
     print("%s: %d windows, levels %s, max |tool - reference| = %.3g" %
           (os.path.basename(args.model), n, block["levels"], worst))
-    if committed != block:
-        failures.append("the calibration committed in %s.json is not what the tool writes now: "
-                        "rerun tsserve-calibrate and commit it" % stem)
+    drift = committed_drift(committed, block)
+    if drift is None:
+        failures.append("the calibration committed in %s.json is not what the tool writes now "
+                        "(fields other than the quantiles differ): rerun tsserve-calibrate and "
+                        "commit it" % stem)
+    elif drift > TOLERANCE:
+        failures.append("the calibration committed in %s.json differs from what the tool writes "
+                        "now by %.3g (> %g): rerun tsserve-calibrate and commit it" %
+                        (stem, drift, TOLERANCE))
+    else:
+        print("committed calibration: within %.3g of what the tool writes now" % drift)
 
     bad = subprocess.run([args.tool, "--model", args.model, "--data", args.data, "--levels",
                           "0.8,1.2", "--out", os.path.join(args.out, "never.json")],

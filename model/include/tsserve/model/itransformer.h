@@ -13,7 +13,8 @@
 // The batch unit is a sample (all N variables of one window): unlike PatchTST, variables of
 // one request interact. The weights fix no N, so any N >= 1 runs; samples of equal N can
 // share a batch, and with config.batch_invariant (the default) a sample's result is bitwise
-// the same alone or batched.
+// the same alone or batched: on the CPU each sample runs as a pass of its own
+// (unit_passes.h); on a GPU the batch runs at once and the promise is not made.
 //
 // Thread safety: as PatchTST (forward calls may run concurrently; no mutable state).
 
@@ -84,6 +85,10 @@ class ITransformerImpl : public torch::nn::Module {
   torch::nn::Linear projection{nullptr};
 
  private:
+  // The whole batch in one pass: what each unit-by-unit pass runs on its one sample.
+  SampleForecast forecast_batch(const at::Tensor& series, const at::Tensor& calendar,
+                                bool need_attention);
+
   ModelConfig config_;
   std::vector<TimeFeature> calendar_;
 };

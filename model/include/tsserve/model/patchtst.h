@@ -6,7 +6,8 @@
 // The batch unit is a series row: every variable of every sample runs through the
 // network on its own (channel independence), so rows of different requests can share a
 // batch. With config.batch_invariant (the default) a row's result is bitwise the same
-// whatever else is in the batch.
+// whatever else is in the batch: on the CPU each row runs as a pass of its own
+// (unit_passes.h); on a GPU the batch runs at once and the promise is not made.
 //
 // Thread safety: forward calls on one instance may run concurrently (no mutable state),
 // but LibTorch's intra-op thread pool is process-wide.
@@ -49,6 +50,7 @@ class PatchTSTImpl : public torch::nn::Module {
   at::Tensor forward(const at::Tensor& x);
 
   // The raw patch-token entry point: tokens [B, L, d_model] -> encoder output [B, L, D].
+  // With batch_invariant on the CPU, each sequence runs as a pass of its own.
   EncoderOutput encode(const at::Tensor& tokens, const AttentionMask& mask = {},
                        bool need_attention = false);
 
@@ -59,6 +61,11 @@ class PatchTSTImpl : public torch::nn::Module {
   FlattenHead head{nullptr};
 
  private:
+  // The whole batch in one pass: what each unit-by-unit pass runs on its one row.
+  RowForecast forecast_batch(const at::Tensor& series, bool need_attention);
+  EncoderOutput encode_batch(const at::Tensor& tokens, const AttentionMask& mask,
+                             bool need_attention);
+
   ModelConfig config_;
 };
 TORCH_MODULE(PatchTST);

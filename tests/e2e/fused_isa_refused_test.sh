@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# TSSERVE_FUSED_ISA naming no instruction set, or one this CPU lacks, is refused at start
+# with the variable named, never silently replaced by another set (kernel_choices.h).
+#   tests/e2e/fused_isa_refused_test.sh TSSERVE_BINARY
+set -euo pipefail
+tsserve=$1
+root=$(cd "$(dirname "$0")/../.." && pwd)
+model=$root/model/default/patchtst_etth1.pt
+
+# $1: the variable's value; $2: what the refusal must say.
+expect_refused() {
+  local output status=0
+  output=$(TSSERVE_FUSED_ISA="$1" timeout 120 "$tsserve" --model "$model" \
+    --grpc-address 127.0.0.1:0 --metrics-address 127.0.0.1:0 2>&1) || status=$?
+  if [ "$status" -eq 0 ] || [ "$status" -eq 124 ]; then
+    echo "FAIL: TSSERVE_FUSED_ISA=$1 was not refused at start (exit $status)"
+    exit 1
+  fi
+  if ! grep -qF -- "$2" <<<"$output"; then
+    echo "FAIL: TSSERVE_FUSED_ISA=$1 refused without saying '$2':"
+    echo "$output"
+    exit 1
+  fi
+  echo "refused as it should be: TSSERVE_FUSED_ISA=$1 (exit $status)"
+}
+
+expect_refused neon 'TSSERVE_FUSED_ISA must be avx512, avx2 or sse2'
+if grep -qw avx512f /proc/cpuinfo; then
+  echo "this CPU has AVX-512: TSSERVE_FUSED_ISA=avx512 is served, not refused (not checked)"
+else
+  expect_refused avx512 'TSSERVE_FUSED_ISA=avx512, but this CPU lacks AVX-512'
+fi
+echo PASS
