@@ -388,7 +388,7 @@ int main(int argc, char** argv) {
     std::stringstream rows(extra);
     for (std::string item; std::getline(rows, item, ',');) {
       benchmark::RegisterBenchmark("BM_PatchTSTForwardAt", BM_PatchTSTForward)
-          ->Args({std::stoll(item), 1})
+          ->Args({std::stoll(item), 0})
           ->ArgNames({"rows", "invariant"})
           ->Unit(benchmark::kMillisecond);
       // The server's default forward (--cpu-kernels fused) at the same batch.
