@@ -53,8 +53,10 @@ Kernels forced_kernels(const std::string& name) {
     return {fused_avx2::forecast_rows, "avx2"};
   }
   if (name == "sse2") return {fused_sse2::forecast_rows, "sse2"};
-  throw ModelError("TSSERVE_FUSED_ISA must be avx512, avx2 or sse2 (or unset: the CPU's best), "
-                   "got \"" + name + "\"");
+  throw ModelError(
+      "TSSERVE_FUSED_ISA must be avx512, avx2 or sse2 (or unset: the CPU's best), "
+      "got \"" +
+      name + "\"");
 }
 
 // Chosen once per process, so every call on this machine runs the same instructions

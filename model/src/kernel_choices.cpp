@@ -15,8 +15,8 @@ namespace tsserve::model {
 namespace {
 
 // The flags that decide which kernels run (fused_dispatch.cpp, ATen, OpenBLAS).
-const char* const kFlagsThatMatter[] = {"avx2", "fma", "avx512f", "avx512vl", "avx512bw",
-                                        "avx512dq", "avx512_bf16"};
+const char* const kFlagsThatMatter[] = {"avx2",     "fma",      "avx512f",    "avx512vl",
+                                        "avx512bw", "avx512dq", "avx512_bf16"};
 
 std::string cpuinfo_field(const std::string& field) {
   std::ifstream cpuinfo("/proc/cpuinfo");
@@ -84,12 +84,13 @@ std::string describe(const KernelChoices& choices) {
   std::string flags;
   for (const std::string& flag : choices.cpu_flags) flags += (flags.empty() ? "" : " ") + flag;
   const auto& present = choices.cpu_flags;
-  if (std::find(present.begin(), present.end(), "avx512f") == present.end()) flags += flags.empty() ? "no avx512f" : "; no avx512f";
+  if (std::find(present.begin(), present.end(), "avx512f") == present.end())
+    flags += flags.empty() ? "no avx512f" : "; no avx512f";
   std::string forced;
   for (const std::string& each : choices.forced) forced += (forced.empty() ? "" : ", ") + each;
-  return "CPU " + (choices.cpu_model.empty() ? std::string("unknown") : choices.cpu_model) +
-         " (" + flags + "); fused kernels " + choices.fused_isa + "; ATen " +
-         choices.aten_capability + "; " +
+  return "CPU " + (choices.cpu_model.empty() ? std::string("unknown") : choices.cpu_model) + " (" +
+         flags + "); fused kernels " + choices.fused_isa + "; ATen " + choices.aten_capability +
+         "; " +
          (choices.blas_core.empty() ? std::string("BLAS not OpenBLAS")
                                     : "OpenBLAS " + choices.blas_core) +
          "; forced: " + (forced.empty() ? std::string("none") : forced);

@@ -14,12 +14,12 @@
 namespace tsserve::model {
 
 struct KernelChoices {
-  std::string cpu_model;                // /proc/cpuinfo's "model name"; "" when unknown
-  std::vector<std::string> cpu_flags;   // of avx2, fma, avx512f/vl/bw/dq, the ones present
-  std::string fused_isa;                // "avx512", "avx2" or "sse2"; an error's text if refused
-  std::string aten_capability;          // as ATen names it: "AVX512", "AVX2", "NO AVX"
-  std::string blas_core;                // OpenBLAS's core type; "" when the BLAS is another
-  std::vector<std::string> forced;      // "VARIABLE=value" for each forcing variable set
+  std::string cpu_model;               // /proc/cpuinfo's "model name"; "" when unknown
+  std::vector<std::string> cpu_flags;  // of avx2, fma, avx512f/vl/bw/dq, the ones present
+  std::string fused_isa;               // "avx512", "avx2" or "sse2"; an error's text if refused
+  std::string aten_capability;         // as ATen names it: "AVX512", "AVX2", "NO AVX"
+  std::string blas_core;               // OpenBLAS's core type; "" when the BLAS is another
+  std::vector<std::string> forced;     // "VARIABLE=value" for each forcing variable set
 };
 
 // Reads every choice (it makes ATen and the fused dispatcher decide, if they have not).
