@@ -31,6 +31,14 @@ std::string cpuinfo_field(const std::string& field) {
   return "";
 }
 
+// Every flag /proc/cpuinfo lists for the first CPU.
+std::vector<std::string> cpu_flags() {
+  std::istringstream line(cpuinfo_field("flags"));
+  std::vector<std::string> flags;
+  for (std::string each; line >> each;) flags.push_back(each);
+  return flags;
+}
+
 // ATen does not export its capability; at::show_config() prints it on one line.
 std::string aten_capability() {
   const std::string config = at::show_config();
@@ -50,19 +58,18 @@ std::string openblas_core() {
 }  // namespace
 
 bool cpu_has(const std::string& flag) {
-  std::istringstream flags(cpuinfo_field("flags"));
-  std::string each;
-  while (flags >> each) {
-    if (each == flag) return true;
-  }
-  return false;
+  const std::vector<std::string> flags = cpu_flags();
+  return std::find(flags.begin(), flags.end(), flag) != flags.end();
 }
 
 KernelChoices kernel_choices() {
   KernelChoices choices;
   choices.cpu_model = cpuinfo_field("model name");
+  const std::vector<std::string> flags = cpu_flags();  // one read of /proc/cpuinfo
   for (const char* flag : kFlagsThatMatter) {
-    if (cpu_has(flag)) choices.cpu_flags.emplace_back(flag);
+    if (std::find(flags.begin(), flags.end(), flag) != flags.end()) {
+      choices.cpu_flags.emplace_back(flag);
+    }
   }
   try {
     choices.fused_isa = fused_instruction_set();
