@@ -20,6 +20,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev prometheus python3-matplotlib
   # fuzzing (tests/fuzz/run.sh): clang with libFuzzer and the sanitizer runtimes
   clang-14 libclang-rt-14-dev
+  # static checks (tests/static): clang-tidy with Clang's thread-safety analysis
+  clang-tidy-14
   # security tests make a throw-away CA and certificates
   openssl
   # Python reference, fixtures and training (only /usr/bin/python3 sees these)

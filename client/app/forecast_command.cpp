@@ -10,7 +10,7 @@
 #include "exit_codes.h"
 #include "forecast_pictures.h"
 #include "tsserve/client/forecast_output.h"
-#include "tsserve/client/row_time.h"
+#include "tsserve/csv/row_time.h"
 
 namespace tsserve::client::cli {
 namespace {
@@ -99,7 +99,7 @@ int run_forecast(const ForecastFlags& flags) {
   const std::vector<int64_t> times(response.forecast_timestamps().begin(),
                                    response.forecast_timestamps().end());
   if (!window.row_labels.empty()) {
-    result.step_labels = format_row_times(times, window.row_labels.back());
+    result.step_labels = csv::format_row_times(times, window.row_labels.back());
   }
   if (!response.forecast_timestamps_note().empty()) {
     std::cerr << "note: " << response.forecast_timestamps_note() << "\n";

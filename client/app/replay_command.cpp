@@ -15,7 +15,7 @@
 #include "exit_codes.h"
 #include "tsserve/client/forecast_call.h"
 #include "tsserve/client/replay_plan.h"
-#include "tsserve/client/row_time.h"
+#include "tsserve/csv/row_time.h"
 
 namespace tsserve::client::cli {
 namespace {
@@ -83,7 +83,7 @@ int run_replay(const ReplayFlags& flags) {
   CsvSelection selection;
   selection.columns = flags.columns;
   const csv::CsvWindow table = read_csv_window(flags.csv, selection);
-  const auto times = parse_row_times(table.row_labels);
+  const auto times = csv::parse_row_times(table.row_labels);
   if (!times) {
     throw std::invalid_argument("csv: the first column must hold increasing row times "
                                 "(e.g. 2016-07-01 00:00:00): actuals are matched by time");

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "tsserve/client/row_time.h"
+#include "tsserve/csv/row_time.h"
 
 namespace tsserve::client {
 
@@ -40,7 +40,7 @@ v1::ForecastRequest build_forecast_request(const CsvWindow& window,
   for (const auto& column : window.values) {
     for (double value : column) series.values.push_back(static_cast<float>(value));
   }
-  const auto times = parse_row_times(window.row_labels);
+  const auto times = csv::parse_row_times(window.row_labels);
   return build_forecast_request(series, window.columns, times ? *times : std::vector<int64_t>{},
                                 options);
 }

@@ -7,7 +7,6 @@
 
 #include "tsserve/model/calibration_json.h"
 #include "tsserve/model/model_error.h"
-#include "tsserve/model/patch_embedding.h"
 
 namespace tsserve::model {
 namespace {
@@ -151,11 +150,11 @@ std::string ModelConfig::validation_error() const {
   }
   // Checked here, not first at the first forecast (or the warm-up): the table is part of
   // the weights, so such a config describes no model that can run.
-  if (patch_count() > PositionalEmbeddingImpl::kMaxLength) {
+  if (patch_count() > kMaxPositions) {
     return "seq_len " + std::to_string(seq_len) + ", patch_len " + std::to_string(patch_len) +
            " and stride " + std::to_string(stride) + " give " + std::to_string(patch_count()) +
            " patches; the position embedding covers at most " +
-           std::to_string(PositionalEmbeddingImpl::kMaxLength);
+           std::to_string(kMaxPositions);
   }
   return "";
 }

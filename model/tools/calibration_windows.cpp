@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "tsserve/client/row_time.h"
+#include "tsserve/csv/row_time.h"
 #include "tsserve/csv/csv_window.h"
 #include "tsserve/model/checkpoint_loader.h"
 #include "tsserve/model/standard_scaler.h"
@@ -53,7 +53,7 @@ ScaledDataset read_scaled_dataset(const std::string& path, const model::ModelCon
     }
   }
   if (!config.calendar_features().empty()) {
-    auto times = client::parse_row_times(table.row_labels);
+    auto times = csv::parse_row_times(table.row_labels);
     if (!times) {
       throw std::invalid_argument(path + ": the '" + table.label_column +
                                   "' column must hold increasing dates (the iTransformer's "

@@ -99,7 +99,7 @@ AccuracyMetrics::LevelSeries* AccuracyMetrics::level_locked(VersionSeries& serie
 }
 
 void AccuracyMetrics::prepare(const std::string& model, const std::string& version) {
-  const std::lock_guard<std::mutex> lock(mutex_);
+  const MutexLock lock(mutex_);
   series_locked(model, version);
 }
 
@@ -107,7 +107,7 @@ void AccuracyMetrics::record_scored(const ScoredPoint& point) {
   const IssuedForecast& forecast = point.forecast;
   const double error = point.forecast_value - point.actual;
   const auto bucket = static_cast<std::size_t>(horizon_bucket(point.step));
-  const std::lock_guard<std::mutex> lock(mutex_);
+  const MutexLock lock(mutex_);
   VersionSeries& series = series_locked(forecast.model, forecast.version);
   series.abs_error[bucket]->Increment(std::fabs(error));
   series.squared_error[bucket]->Increment(error * error);

@@ -34,7 +34,6 @@
 #include <array>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -42,6 +41,7 @@
 #include "server/accuracy/forecast_store.h"
 #include "server/accuracy/horizon_buckets.h"
 #include "server/request/actuals_report.h"
+#include "server/sync/mutex.h"
 
 namespace tsserve::server {
 
@@ -73,9 +73,10 @@ class AccuracyMetrics {
     std::array<prometheus::Counter*, kHorizonBucketCount> abs_error{}, squared_error{}, points{};
     std::vector<LevelSeries> levels;  // at most kMaxIntervalLevels
   };
-  VersionSeries& series_locked(const std::string& model, const std::string& version);
+  VersionSeries& series_locked(const std::string& model, const std::string& version)
+      TSSERVE_REQUIRES(mutex_);
   LevelSeries* level_locked(VersionSeries& series, const std::string& model,
-                            const std::string& version, double level);
+                            const std::string& version, double level) TSSERVE_REQUIRES(mutex_);
 
   // Constant after construction.
   prometheus::Family<prometheus::Counter>& abs_error_;
@@ -95,8 +96,9 @@ class AccuracyMetrics {
   prometheus::Counter* expired_ = nullptr;
   prometheus::Counter* refused_no_timestamps_ = nullptr;
 
-  std::mutex mutex_;
-  std::map<std::pair<std::string, std::string>, VersionSeries> by_version_;  // guarded
+  Mutex mutex_;
+  std::map<std::pair<std::string, std::string>, VersionSeries> by_version_
+      TSSERVE_GUARDED_BY(mutex_);
 };
 
 }  // namespace tsserve::server

@@ -11,7 +11,7 @@ ForecastStore::ForecastStore(ForecastStoreLimits limits, const Clock& clock)
     : limits_(limits), clock_(clock) {}
 
 std::size_t ForecastStore::entries() const {
-  const std::lock_guard<std::mutex> lock(mutex_);
+  const MutexLock lock(mutex_);
   return lru_.size();
 }
 
@@ -35,7 +35,7 @@ void ForecastStore::expire_locked(StoreDrops* drops) {
 
 StoreDrops ForecastStore::add(IssuedForecast forecast) {
   StoreDrops drops;
-  const std::lock_guard<std::mutex> lock(mutex_);
+  const MutexLock lock(mutex_);
   expire_locked(&drops);
   const std::size_t points = forecast.values.size();
   lru_.push_front(Entry{std::move(forecast), clock_.now(), next_id_++,
@@ -54,7 +54,7 @@ ActualsOutcome ForecastStore::match(const ActualsReport& report, const ScoreSink
                                     StoreDrops* drops) {
   ActualsOutcome outcome;
   const auto variables = static_cast<int64_t>(report.variable_names.size());
-  const std::lock_guard<std::mutex> lock(mutex_);
+  const MutexLock lock(mutex_);
   expire_locked(drops);
   const auto key = by_key_.find(report.series_key);
   if (key == by_key_.end()) {

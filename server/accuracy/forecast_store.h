@@ -22,7 +22,6 @@
 #include <functional>
 #include <list>
 #include <map>
-#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -30,6 +29,7 @@
 #include "server/accuracy/issued_forecast.h"
 #include "server/batching/clock.h"
 #include "server/request/actuals_report.h"
+#include "server/sync/mutex.h"
 
 namespace tsserve::server {
 
@@ -80,16 +80,17 @@ class ForecastStore {
   };
   using EntryList = std::list<Entry>;
 
-  void remove_locked(EntryList::iterator entry);
-  void expire_locked(StoreDrops* drops);
+  void remove_locked(EntryList::iterator entry) TSSERVE_REQUIRES(mutex_);
+  void expire_locked(StoreDrops* drops) TSSERVE_REQUIRES(mutex_);
 
   const ForecastStoreLimits limits_;
   const Clock& clock_;
-  mutable std::mutex mutex_;
-  EntryList lru_;  // most recently used first; guarded by mutex_
-  std::unordered_map<std::string, std::vector<EntryList::iterator>> by_key_;  // guarded
-  std::map<uint64_t, EntryList::iterator> by_issue_;  // oldest first; guarded
-  uint64_t next_id_ = 0;                               // guarded
+  mutable Mutex mutex_;
+  EntryList lru_ TSSERVE_GUARDED_BY(mutex_);  // most recently used first
+  std::unordered_map<std::string, std::vector<EntryList::iterator>> by_key_
+      TSSERVE_GUARDED_BY(mutex_);
+  std::map<uint64_t, EntryList::iterator> by_issue_ TSSERVE_GUARDED_BY(mutex_);  // oldest first
+  uint64_t next_id_ TSSERVE_GUARDED_BY(mutex_) = 0;
 };
 
 }  // namespace tsserve::server

@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <fstream>
-#include <mutex>
 #include <set>
 #include <sstream>
 
@@ -20,6 +19,7 @@
 #include "server/registry/model_repository.h"
 #include "server/service/forecast_service.h"
 #include "server/service/oip_service.h"
+#include "server/sync/mutex.h"
 
 namespace tsserve::server {
 namespace {
@@ -133,9 +133,6 @@ class InferenceServerImpl final : public InferenceServer {
     }
 
     ServiceContext context;
-    context.limits.max_series_rows = config.batching.max_batch_rows;
-    context.limits.max_encode_tokens = config.batching.max_encode_tokens;
-    context.limits.max_response_bytes = config.server.max_message_bytes;
     context.repository = repository_.get();
     context.registry = &repository_->registry();
     context.metrics = metrics_.get();
@@ -185,7 +182,7 @@ class InferenceServerImpl final : public InferenceServer {
   void poll_repository() override { repository_->poll_once(); }
 
   bool shutdown(std::chrono::milliseconds timeout) override {
-    std::lock_guard<std::mutex> lock(shutdown_mutex_);
+    MutexLock lock(shutdown_mutex_);
     if (stopped_) return drained_;
     const auto deadline = std::chrono::system_clock::now() + timeout;
     const auto [forecast_rows, encode_rows] = repository_->registry().queued_rows();
@@ -237,7 +234,7 @@ class InferenceServerImpl final : public InferenceServer {
   // every configured model has a ready version; each model's name while it has one. Runs
   // after every repository change and every serving change.
   void update_readiness() {
-    std::lock_guard<std::mutex> lock(health_mutex_);
+    MutexLock lock(health_mutex_);
     if (!server_) return;  // the first scan runs before the server exists
     const bool serving = state_.serving();
     const bool ready = serving && repository_->registry().all_ready();
@@ -267,12 +264,13 @@ class InferenceServerImpl final : public InferenceServer {
   std::unique_ptr<grpc::Server> server_;
   int grpc_port_ = 0;
 
-  std::mutex health_mutex_;
-  std::set<std::string> health_names_;  // guarded by health_mutex_: every name ever reported
+  Mutex health_mutex_;
+  // Every name ever reported.
+  std::set<std::string> health_names_ TSSERVE_GUARDED_BY(health_mutex_);
 
-  std::mutex shutdown_mutex_;
-  bool stopped_ = false;  // guarded by shutdown_mutex_
-  bool drained_ = false;  // guarded by shutdown_mutex_
+  Mutex shutdown_mutex_;
+  bool stopped_ TSSERVE_GUARDED_BY(shutdown_mutex_) = false;
+  bool drained_ TSSERVE_GUARDED_BY(shutdown_mutex_) = false;
 };
 
 }  // namespace

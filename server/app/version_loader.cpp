@@ -10,6 +10,7 @@
 #include "server/runtime/model_loading.h"
 #include "server/runtime/served_model.h"
 #include "tsserve/model/intra_op_threads.h"
+#include "tsserve/model/model_error.h"
 
 namespace tsserve::server {
 namespace {
@@ -41,7 +42,7 @@ class MetricsObserver final : public BatchObserver {
 };
 
 // What the batchers' processors run on, kept alive by the ModelVersion until after them.
-struct LoadedModel {
+struct VersionResources {
   std::unique_ptr<ServedModel> served;
   std::unique_ptr<MetricsObserver> observer;
 };
@@ -67,6 +68,20 @@ void log_forward(const std::string& name, int64_t version, const ServedModel& se
                model::describe_blas_pool());
 }
 
+// LibTorch's intra-op pool and OpenBLAS's are process-wide (intra_op_threads.h): a model
+// cannot keep a thread count of its own, and the last one loaded would set it for all. So
+// a model.json "threads" is accepted only where it is what the server runs with.
+void refuse_other_threads(const Parallelism& model, const ServerConfig& config, int cores,
+                          bool on_cuda) {
+  const int server_threads = resolve_parallelism(config.model, cores, on_cuda).threads;
+  if (model.threads == server_threads) return;
+  throw model::ModelError(
+      "model.json: threads " + std::to_string(model.threads) + " differs from the server's " +
+      std::to_string(server_threads) +
+      "; LibTorch's and OpenBLAS's thread pools are process-wide, so every model runs with "
+      "the server's --threads (remove the key, or set --threads)");
+}
+
 }  // namespace
 
 ModelRegistry::Loader version_loader(const ServerConfig& config, ServerMetrics* metrics) {
@@ -87,15 +102,16 @@ ModelRegistry::Loader version_loader(const ServerConfig& config, ServerMetrics* 
     if (settings.max_queue_wait_ms) batching.max_queue_wait_ms = *settings.max_queue_wait_ms;
 
     const int cores = usable_cpu_cores();
-    const Parallelism parallelism =
-        resolve_parallelism(options, cores, parse_device(options.device).is_cuda());
+    const bool on_cuda = parse_device(options.device).is_cuda();
+    const Parallelism parallelism = resolve_parallelism(options, cores, on_cuda);
+    if (settings.threads) refuse_other_threads(parallelism, config, cores, on_cuda);
     RunnerOptions runner_options;
     runner_options.device = options.device;
     runner_options.threads = parallelism.threads;
     runner_options.warm_up_rows = std::min<int64_t>(batching.max_batch_rows, 64);
     runner_options.cpu_kernels = model::parse_cpu_kernels(options.cpu_kernels, "cpu_kernels");
 
-    auto loaded = std::make_shared<LoadedModel>();
+    auto loaded = std::make_shared<VersionResources>();
     loaded->served = ServedModel::load(options, runner_options);
     const ServedModel& served = *loaded->served;
     log_forward(model.name, version.version, served, options, parallelism, cores);
@@ -115,6 +131,9 @@ ModelRegistry::Loader version_loader(const ServerConfig& config, ServerMetrics* 
     parts.shape = model_shape_of(served.config());
     parts.shape.name = model.name;
     parts.shape.version = std::to_string(version.version);
+    parts.limits.max_series_rows = batching.max_batch_rows;
+    parts.limits.max_encode_tokens = batching.max_encode_tokens;
+    parts.limits.max_response_bytes = config.server.max_message_bytes;
     ServerConfig effective = config;
     effective.batching = batching;
     parts.info = model_info_of(served.config(), served, effective);

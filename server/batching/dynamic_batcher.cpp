@@ -116,7 +116,7 @@ SubmitResult DynamicBatcher::submit(std::unique_ptr<BatchTask>& task) {
   }
   bool wake = false;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(mutex_);
     if (stopping_) {
       return SubmitResult::kShuttingDown;
     }
@@ -147,12 +147,12 @@ SubmitResult DynamicBatcher::submit(std::unique_ptr<BatchTask>& task) {
 
 void DynamicBatcher::shutdown() {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(mutex_);
     stopping_ = true;
     arrivals_.fetch_add(1, std::memory_order_release);
   }
   work_available_.notify_all();
-  std::lock_guard<std::mutex> join_lock(join_mutex_);
+  MutexLock join_lock(join_mutex_);
   for (std::thread& worker : workers_) {
     if (worker.joinable()) {
       worker.join();
@@ -161,24 +161,24 @@ void DynamicBatcher::shutdown() {
 }
 
 std::size_t DynamicBatcher::queued_rows() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   return queued_rows_;
 }
 
 std::size_t DynamicBatcher::queued_tasks() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   return queue_.size();
 }
 
 void DynamicBatcher::work() {
-  std::unique_lock<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   for (;;) {
     if (queue_.empty()) {
       if (stopping_) {
         return;
       }
       if (!spin_for_work(lock)) {
-        clock_.wait_until(lock, work_available_, Clock::time_point::max());
+        clock_.wait_until(lock.native(), work_available_, Clock::time_point::max());
       }
       continue;
     }
@@ -187,7 +187,7 @@ void DynamicBatcher::work() {
       const Clock::time_point close_at =
           saturating_add(queue_.front().task->enqueued_at(), options_.max_queue_delay);
       if (clock_.now() < close_at) {
-        clock_.wait_until(lock, work_available_, close_at);
+        clock_.wait_until(lock.native(), work_available_, close_at);
         continue;
       }
     }
@@ -218,15 +218,13 @@ void DynamicBatcher::work() {
   }
 }
 
-bool DynamicBatcher::spin_for_work(std::unique_lock<std::mutex>& lock) {
+bool DynamicBatcher::spin_for_work(MutexLock& lock) {
   if (options_.idle_spin <= std::chrono::nanoseconds::zero() || spinning_) {
     return false;
   }
   spinning_ = true;
   const std::uint64_t seen = arrivals_.load(std::memory_order_acquire);
-  lock.unlock();
-  spin_until_changed(arrivals_, seen, options_.idle_spin);
-  lock.lock();
+  lock.run_unlocked([&] { spin_until_changed(arrivals_, seen, options_.idle_spin); });
   spinning_ = false;
   // Under the lock again: a task that came after the poll ended has notified no waiter.
   return !queue_.empty() || stopping_;

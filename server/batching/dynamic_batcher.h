@@ -37,7 +37,6 @@
 #include <deque>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <type_traits>
@@ -46,6 +45,7 @@
 #include "server/batching/batch_task.h"
 #include "server/batching/clock.h"
 #include "server/batching/queue_wait_estimate.h"
+#include "server/sync/mutex.h"
 
 namespace tsserve::server {
 
@@ -161,13 +161,14 @@ class DynamicBatcher {
   void work();
   // Polls for a submit() or shutdown() for options_.idle_spin with `lock` released, unless
   // another worker is already spinning. Returns whether there is something to act on
-  // (a queued task or stopping_), checked under `lock` again. REQUIRES: `lock` holds mutex_.
-  bool spin_for_work(std::unique_lock<std::mutex>& lock);
+  // (a queued task or stopping_), checked under `lock` again. `lock` is the caller's hold
+  // on mutex_ (MutexLock::run_unlocked releases it for the poll).
+  bool spin_for_work(MutexLock& lock) TSSERVE_REQUIRES(mutex_);
   // The rows at which a batch is full: preferred_batch_rows, else max_batch_rows.
   std::size_t full_batch_rows() const;
   // Moves the tasks of the next batch out of queue_ into `batch`, and the cancelled and
-  // expired tasks met on the way into `dropped`. REQUIRES: mutex_ held.
-  void take_batch(Batch& batch, std::vector<Dropped>& dropped);
+  // expired tasks met on the way into `dropped`.
+  void take_batch(Batch& batch, std::vector<Dropped>& dropped) TSSERVE_REQUIRES(mutex_);
   // Runs the processor and completes what it left. Never throws.
   void process(Batch& batch) noexcept;
 
@@ -176,21 +177,22 @@ class DynamicBatcher {
   const Processor processor_;
   Clock& clock_;
 
-  mutable std::mutex mutex_;
+  mutable Mutex mutex_;
   // Notified when a worker may have something to do: a task arrives in an empty queue,
   // the queued rows reach a full batch, tasks remain after a batch was taken, shutdown.
   std::condition_variable work_available_;
-  std::deque<Queued> queue_;         // guarded by mutex_
-  std::size_t queued_rows_ = 0;      // guarded by mutex_; sum of queue_[i].rows
-  bool stopping_ = false;            // guarded by mutex_
-  bool spinning_ = false;            // guarded by mutex_; a worker is in spin_for_work
+  std::deque<Queued> queue_ TSSERVE_GUARDED_BY(mutex_);
+  std::size_t queued_rows_ TSSERVE_GUARDED_BY(mutex_) = 0;  // sum of queue_[i].rows
+  bool stopping_ TSSERVE_GUARDED_BY(mutex_) = false;
+  bool spinning_ TSSERVE_GUARDED_BY(mutex_) = false;  // a worker is in spin_for_work
   // Bumped by every submit() and by shutdown(), so a spinning worker sees them without the
   // lock.
   std::atomic<std::uint64_t> arrivals_{0};
-  QueueWaitEstimate wait_estimate_;  // guarded by mutex_; fed by every processed batch
+  QueueWaitEstimate wait_estimate_ TSSERVE_GUARDED_BY(mutex_);  // fed by every processed batch
 
-  std::mutex join_mutex_;             // serialises shutdown()'s joins
-  std::vector<std::thread> workers_;  // guarded by join_mutex_ once constructed
+  Mutex join_mutex_;  // serialises shutdown()'s joins
+  // Filled by the constructor (exempt from the analysis), joined under join_mutex_.
+  std::vector<std::thread> workers_ TSSERVE_GUARDED_BY(join_mutex_);
 };
 
 }  // namespace tsserve::server

@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "server/config/server_config.h"
+#include "server/config/server_options.h"
 
 namespace tsserve::server::config_detail {
 

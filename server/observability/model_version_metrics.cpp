@@ -25,7 +25,7 @@ void ModelVersionMetrics::set_version(const std::string& model, int64_t version,
                                       const std::string& state, double load_seconds,
                                       int64_t resident_bytes) {
   const std::string number = std::to_string(version);
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   Series& series = versions_[{model, version}];
   if (series.state != state) {
     if (series.state_gauge) state_->Remove(series.state_gauge);
@@ -48,7 +48,7 @@ void ModelVersionMetrics::count_load_failure(const std::string& model) {
 }
 
 void ModelVersionMetrics::remove_version(const std::string& model, int64_t version) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   auto it = versions_.find({model, version});
   if (it == versions_.end()) return;
   remove_locked(it->second);

@@ -14,7 +14,6 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <utility>
 
@@ -22,6 +21,8 @@
 #include <prometheus/family.h>
 #include <prometheus/gauge.h>
 #include <prometheus/registry.h>
+
+#include "server/sync/mutex.h"
 
 namespace tsserve::server {
 
@@ -44,7 +45,7 @@ class ModelVersionMetrics {
     prometheus::Gauge* load_seconds = nullptr;
     prometheus::Gauge* resident_bytes = nullptr;
   };
-  void remove_locked(Series& series);
+  void remove_locked(Series& series) TSSERVE_REQUIRES(mutex_);
 
   // Constant after construction.
   prometheus::Family<prometheus::Gauge>* state_;
@@ -52,8 +53,8 @@ class ModelVersionMetrics {
   prometheus::Family<prometheus::Gauge>* resident_bytes_;
   prometheus::Family<prometheus::Counter>* load_failures_;
 
-  std::mutex mutex_;
-  std::map<std::pair<std::string, int64_t>, Series> versions_;  // guarded by mutex_
+  Mutex mutex_;
+  std::map<std::pair<std::string, int64_t>, Series> versions_ TSSERVE_GUARDED_BY(mutex_);
 };
 
 }  // namespace tsserve::server

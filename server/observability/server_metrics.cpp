@@ -205,7 +205,7 @@ void ServerMetrics::record_request(Method method, const std::string& model, int 
   if (status_code < 0 || status_code >= kStatusCodeCount) status_code = kUnknownCode;
   const auto code = static_cast<std::size_t>(status_code);
   const std::size_t index = index_of(method);
-  std::lock_guard<std::mutex> lock(models_mutex_);
+  MutexLock lock(models_mutex_);
   RequestSeries& series = request_series_locked(model);
   const std::string& label = &series == &unresolved_ ? std::string() : model;
   if (series.requests[index][code] == nullptr)
@@ -233,10 +233,11 @@ std::shared_ptr<ServerMetrics::VersionSeries> ServerMetrics::add_version(
   series->batch_rows_ = &batch_rows_family_->Add(labels, batch_rows_buckets());
   series->inference_rows_ = &inference_rows_family_->Add(labels);
   series->queue_depth_rows_ = &queue_depth_rows_family_->Add(labels);
-  series->model_info_ = &model_info_family_->Add(
+  prometheus::Gauge& model_info = model_info_family_->Add(
       {{"name", model}, {"version", version}, {"attention", attention}, {"device", device}});
-  series->model_info_->Set(1.0);
-  std::lock_guard<std::mutex> lock(models_mutex_);
+  model_info.Set(1.0);  // before `series` holds it: its children are used under its mutex_
+  series->model_info_ = &model_info;
+  MutexLock lock(models_mutex_);
   ++models_[model].versions;
   versions_[{model, version}] = series;
   return series;
@@ -245,7 +246,7 @@ std::shared_ptr<ServerMetrics::VersionSeries> ServerMetrics::add_version(
 void ServerMetrics::remove_version(const std::string& model, const std::string& version) {
   std::shared_ptr<VersionSeries> series;
   {
-    std::lock_guard<std::mutex> lock(models_mutex_);
+    MutexLock lock(models_mutex_);
     auto it = versions_.find({model, version});
     if (it == versions_.end()) return;
     series = it->second.lock();
@@ -255,7 +256,7 @@ void ServerMetrics::remove_version(const std::string& model, const std::string& 
 }
 
 void ServerMetrics::release_model(const std::string& model) {
-  std::lock_guard<std::mutex> lock(models_mutex_);
+  MutexLock lock(models_mutex_);
   for (auto it = versions_.begin(); it != versions_.end();) {
     it = it->second.expired() ? versions_.erase(it) : std::next(it);
   }
@@ -274,7 +275,7 @@ ServerMetrics::VersionSeries::~VersionSeries() { retire(); }
 
 void ServerMetrics::VersionSeries::retire() {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(mutex_);
     if (retired_) return;
     retired_ = true;
     metrics_.queue_wait_family_->Remove(queue_wait_);
@@ -288,7 +289,7 @@ void ServerMetrics::VersionSeries::retire() {
 }
 
 void ServerMetrics::VersionSeries::record_batch(int rows, double compute_seconds) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   if (retired_) return;
   batch_rows_->Observe(rows);
   inference_rows_->Increment(rows);
@@ -296,17 +297,17 @@ void ServerMetrics::VersionSeries::record_batch(int rows, double compute_seconds
 }
 
 void ServerMetrics::VersionSeries::record_queue_wait(double seconds) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   if (!retired_) queue_wait_->Observe(seconds);
 }
 
 void ServerMetrics::VersionSeries::set_queue_depth_rows(std::int64_t rows) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   if (!retired_) queue_depth_rows_->Set(static_cast<double>(rows));
 }
 
 std::string ServerMetrics::answered_summary() const {
-  std::lock_guard<std::mutex> lock(models_mutex_);
+  MutexLock lock(models_mutex_);
   std::string summary;
   for (Method method : kMethods) {
     std::string codes;

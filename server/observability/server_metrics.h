@@ -44,12 +44,12 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "server/observability/metrics_http_endpoint.h"
+#include "server/sync/mutex.h"
 #include "tsserve/status/status_code_names.h"  // kStatusCodeCount, status_code_name
 
 namespace tsserve::server {
@@ -130,14 +130,14 @@ class ServerMetrics {
     const std::string model_;
     // The children below are set before the object is shared, then only removed (under
     // mutex_, which every record holds, so no record touches a removed child).
-    std::mutex mutex_;
-    bool retired_ = false;  // guarded by mutex_
-    prometheus::Histogram* queue_wait_ = nullptr;
-    prometheus::Histogram* compute_ = nullptr;
-    prometheus::Histogram* batch_rows_ = nullptr;
-    prometheus::Counter* inference_rows_ = nullptr;
-    prometheus::Gauge* queue_depth_rows_ = nullptr;
-    prometheus::Gauge* model_info_ = nullptr;
+    Mutex mutex_;
+    bool retired_ TSSERVE_GUARDED_BY(mutex_) = false;
+    prometheus::Histogram* queue_wait_ TSSERVE_PT_GUARDED_BY(mutex_) = nullptr;
+    prometheus::Histogram* compute_ TSSERVE_PT_GUARDED_BY(mutex_) = nullptr;
+    prometheus::Histogram* batch_rows_ TSSERVE_PT_GUARDED_BY(mutex_) = nullptr;
+    prometheus::Counter* inference_rows_ TSSERVE_PT_GUARDED_BY(mutex_) = nullptr;
+    prometheus::Gauge* queue_depth_rows_ TSSERVE_PT_GUARDED_BY(mutex_) = nullptr;
+    prometheus::Gauge* model_info_ TSSERVE_PT_GUARDED_BY(mutex_) = nullptr;
   };
   // The series of version `version` of `model` (model_info = 1 with `attention` and
   // `device`). REQUIRES: this ServerMetrics outlives the result; one per loaded version.
@@ -193,7 +193,7 @@ class ServerMetrics {
   };
   // One fewer version holds `model`'s request series; the last one removes them.
   void release_model(const std::string& model);
-  RequestSeries& request_series_locked(const std::string& model);
+  RequestSeries& request_series_locked(const std::string& model) TSSERVE_REQUIRES(models_mutex_);
 
   // Constant after construction.
   std::shared_ptr<prometheus::Registry> registry_;
@@ -212,14 +212,16 @@ class ServerMetrics {
 
   // Guards models_ and the lazy creation of their children (and their removal, so a
   // record never touches a removed child).
-  mutable std::mutex models_mutex_;
-  std::map<std::string, ModelSeries> models_;
+  mutable Mutex models_mutex_;
+  std::map<std::string, ModelSeries> models_ TSSERVE_GUARDED_BY(models_mutex_);
   // The live VersionSeries by (model, version), for remove_version. Guarded likewise.
-  std::map<std::pair<std::string, std::string>, std::weak_ptr<VersionSeries>> versions_;
+  std::map<std::pair<std::string, std::string>, std::weak_ptr<VersionSeries>> versions_
+      TSSERVE_GUARDED_BY(models_mutex_);
   // Calls answered since start by method and code, over every model: what the stop line
   // reports (answered_summary). Kept apart from the series, which leave with their model
   // (the drain unloads every version before the stop line is written). Guarded likewise.
-  std::array<std::array<std::int64_t, kStatusCodeCount>, kMethodCount> answered_{};
+  std::array<std::array<std::int64_t, kStatusCodeCount>, kMethodCount> answered_
+      TSSERVE_GUARDED_BY(models_mutex_){};
 };
 
 }  // namespace tsserve::server

@@ -41,10 +41,10 @@ ModelRegistry::ModelRegistry(Loader loader, Options options)
 ModelRegistry::~ModelRegistry() { unload_all(); }
 
 void ModelRegistry::unload_all() {
-  std::lock_guard<std::mutex> serial(apply_mutex_);
+  MutexLock serial(apply_mutex_);
   std::vector<Key> loaded;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(mutex_);
     for (const auto& [key, entry] : entries_)
       if (entry.loaded) loaded.push_back(key);
   }
@@ -62,7 +62,7 @@ ModelRegistry::Resolution ModelRegistry::resolve(const std::string& model,
                    "\" is not a version; expected \"\" (the newest ready) or a positive integer";
     return result;
   }
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   auto first = entries_.lower_bound({model, 0});
   auto last = entries_.upper_bound({model, INT64_MAX});
   // The newest ready version, or the one asked for if ready.
@@ -104,10 +104,10 @@ ModelRegistry::Resolution ModelRegistry::resolve(const std::string& model,
 }
 
 void ModelRegistry::apply(const RepositoryScan& scan) {
-  std::lock_guard<std::mutex> serial(apply_mutex_);
+  MutexLock serial(apply_mutex_);
   std::set<std::string> names;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(mutex_);
     configured_.clear();
     for (const auto& [key, entry] : entries_) names.insert(key.first);
     // A model folder with no valid version is a refusal, not a model the server waits
@@ -121,10 +121,10 @@ void ModelRegistry::apply(const RepositoryScan& scan) {
 }
 
 void ModelRegistry::apply_model(const RepositoryScan& scan, const std::string& name) {
-  std::lock_guard<std::mutex> serial(apply_mutex_);
+  MutexLock serial(apply_mutex_);
   const RepositoryModel* model = scan.find(name);
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(mutex_);
     auto it = std::find(configured_.begin(), configured_.end(), name);
     if (model && it == configured_.end()) configured_.push_back(name);
     if (!model && it != configured_.end()) configured_.erase(it);
@@ -133,10 +133,10 @@ void ModelRegistry::apply_model(const RepositoryScan& scan, const std::string& n
 }
 
 bool ModelRegistry::unload_model(const std::string& name) {
-  std::lock_guard<std::mutex> serial(apply_mutex_);
+  MutexLock serial(apply_mutex_);
   bool had = false;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(mutex_);
     configured_.erase(std::remove(configured_.begin(), configured_.end(), name),
                       configured_.end());
     had = entries_.lower_bound({name, 0}) != entries_.upper_bound({name, INT64_MAX});
@@ -150,7 +150,7 @@ void ModelRegistry::apply_locked_model(const RepositoryModel* model, const std::
   for (int64_t number : selected) {
     const RepositoryVersion& version = model->version(number);
     {
-      std::lock_guard<std::mutex> lock(mutex_);
+      MutexLock lock(mutex_);
       auto it = entries_.find({name, number});
       if (it != entries_.end() && (it->second.status.state != VersionState::kFailed ||
                                    it->second.fingerprint == version.fingerprint))
@@ -161,7 +161,7 @@ void ModelRegistry::apply_locked_model(const RepositoryModel* model, const std::
   std::vector<Key> to_unload;
   std::vector<Key> to_forget;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(mutex_);
     auto first = entries_.lower_bound({name, 0});
     auto last = entries_.upper_bound({name, INT64_MAX});
     auto is_selected = [&](int64_t number) {
@@ -188,7 +188,7 @@ void ModelRegistry::load(const RepositoryModel& model, const RepositoryVersion& 
   const int64_t estimate = checkpoint_bytes(version);
   std::string refusal;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(mutex_);
     if (options_.max_loaded_bytes > 0) {
       int64_t held = 0;
       for (const auto& [other, entry] : entries_) held += entry.status.resident_bytes;
@@ -213,7 +213,7 @@ void ModelRegistry::load(const RepositoryModel& model, const RepositoryVersion& 
                   version.directory, refusal);
     VersionStatus status;
     {
-      std::lock_guard<std::mutex> lock(mutex_);
+      MutexLock lock(mutex_);
       status = entries_[key].status;
     }
     notify(status);
@@ -235,7 +235,7 @@ void ModelRegistry::load(const RepositoryModel& model, const RepositoryVersion& 
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   VersionStatus status;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(mutex_);
     Entry& entry = entries_[key];
     entry.status.load_seconds = seconds;
     if (error.empty()) {
@@ -262,7 +262,7 @@ void ModelRegistry::load(const RepositoryModel& model, const RepositoryVersion& 
 void ModelRegistry::unload(const Key& key) {
   std::shared_ptr<ModelVersion> version;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(mutex_);
     auto it = entries_.find(key);
     if (it == entries_.end() || !it->second.loaded) return;
     version = it->second.loaded;
@@ -272,7 +272,7 @@ void ModelRegistry::unload(const Key& key) {
                version->forecast_batcher().queued_rows() + version->encode_batcher().queued_rows());
   version->drain();
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(mutex_);
     entries_.erase(key);
   }
   if (options_.observer) options_.observer->on_removed(key.first, key.second);
@@ -282,7 +282,7 @@ void ModelRegistry::unload(const Key& key) {
 
 void ModelRegistry::erase_failed(const Key& key) {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(mutex_);
     entries_.erase(key);
   }
   if (options_.observer) options_.observer->on_removed(key.first, key.second);
@@ -291,7 +291,7 @@ void ModelRegistry::erase_failed(const Key& key) {
 void ModelRegistry::set_state(const Key& key, VersionState state, const std::string& reason) {
   VersionStatus status;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(mutex_);
     auto it = entries_.find(key);
     if (it == entries_.end()) return;
     it->second.status.state = state;
@@ -325,19 +325,19 @@ std::string ModelRegistry::served_summary() const {
 }
 
 std::vector<VersionStatus> ModelRegistry::statuses() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   std::vector<VersionStatus> out;
   for (const auto& [key, entry] : entries_) out.push_back(entry.status);
   return out;
 }
 
 std::vector<std::string> ModelRegistry::configured_models() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   return configured_;
 }
 
 bool ModelRegistry::all_ready() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   for (const std::string& name : configured_) {
     bool ready = false;
     for (auto it = entries_.lower_bound({name, 0}); it != entries_.upper_bound({name, INT64_MAX});
@@ -349,7 +349,7 @@ bool ModelRegistry::all_ready() const {
 }
 
 std::pair<std::size_t, std::size_t> ModelRegistry::queued_rows() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   std::pair<std::size_t, std::size_t> rows{0, 0};
   for (const auto& [key, entry] : entries_) {
     if (!entry.loaded) continue;

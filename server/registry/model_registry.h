@@ -27,13 +27,13 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "server/registry/model_version.h"
 #include "server/repository/repository_scan.h"
+#include "server/sync/mutex.h"
 
 namespace tsserve::server {
 
@@ -125,23 +125,28 @@ class ModelRegistry {
   };
   using Key = std::pair<std::string, int64_t>;
 
-  void apply_locked_model(const RepositoryModel* model, const std::string& name);
-  void load(const RepositoryModel& model, const RepositoryVersion& version);
-  void unload(const Key& key);
-  void erase_failed(const Key& key);
-  void set_state(const Key& key, VersionState state, const std::string& reason = "");
+  // The steps of apply(), apply_model(), unload_model() and unload_all(): each takes
+  // mutex_ for its own short reads and writes.
+  void apply_locked_model(const RepositoryModel* model, const std::string& name)
+      TSSERVE_REQUIRES(apply_mutex_);
+  void load(const RepositoryModel& model, const RepositoryVersion& version)
+      TSSERVE_REQUIRES(apply_mutex_);
+  void unload(const Key& key) TSSERVE_REQUIRES(apply_mutex_);
+  void erase_failed(const Key& key) TSSERVE_REQUIRES(apply_mutex_);
+  void set_state(const Key& key, VersionState state, const std::string& reason = "")
+      TSSERVE_REQUIRES(apply_mutex_);
   void notify(const VersionStatus& status) const;
-  std::string served_summary() const;  // REQUIRES: mutex_ held
+  std::string served_summary() const TSSERVE_REQUIRES(mutex_);
 
   // Constant after construction.
   const Loader loader_;
   const Options options_;
 
-  std::mutex apply_mutex_;  // serialises apply, apply_model, unload_model
+  Mutex apply_mutex_;  // serialises apply, apply_model, unload_model, unload_all
 
-  mutable std::mutex mutex_;
-  std::map<Key, Entry> entries_;              // guarded by mutex_
-  std::vector<std::string> configured_;       // guarded by mutex_
+  mutable Mutex mutex_;
+  std::map<Key, Entry> entries_ TSSERVE_GUARDED_BY(mutex_);
+  std::vector<std::string> configured_ TSSERVE_GUARDED_BY(mutex_);
 };
 
 }  // namespace tsserve::server

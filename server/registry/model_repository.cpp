@@ -15,7 +15,7 @@ ModelRepository::~ModelRepository() { stop(); }
 
 void ModelRepository::stop() {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(mutex_);
     stopping_ = true;
   }
   stop_.notify_all();
@@ -25,14 +25,14 @@ void ModelRepository::stop() {
 
 RepositoryScan ModelRepository::scan_without_unloaded() {
   RepositoryScan scan = scanner_();
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   for (const RepositoryRefusal& refusal : scan.refusals) {
     if (logged_refusals_.insert(refusal.message()).second)
       spdlog::error("model repository: {} (the rest is served)", refusal.message());
   }
   refusals_ = scan.refusals;
   scan.models.erase(std::remove_if(scan.models.begin(), scan.models.end(),
-                                   [&](const RepositoryModel& model) {
+                                   [&](const RepositoryModel& model) TSSERVE_REQUIRES(mutex_) {
                                      return unloaded_.count(model.name) > 0;
                                    }),
                     scan.models.end());
@@ -47,8 +47,9 @@ void ModelRepository::poll_once() {
 void ModelRepository::start_polling(double seconds) {
   poller_ = std::thread([this, seconds] {
     const auto period = std::chrono::duration<double>(seconds);
-    std::unique_lock<std::mutex> lock(mutex_);
-    while (!stop_.wait_for(lock, period, [this] { return stopping_; })) {
+    MutexLock lock(mutex_);
+    while (!stop_.wait_for(lock.native(), period,
+                           [this]() TSSERVE_REQUIRES(mutex_) { return stopping_; })) {
       lock.unlock();
       try {
         poll_once();
@@ -62,7 +63,7 @@ void ModelRepository::start_polling(double seconds) {
 
 std::string ModelRepository::load_model(const std::string& model) {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(mutex_);
     unloaded_.erase(model);
   }
   const RepositoryScan scan = scan_without_unloaded();
@@ -86,7 +87,7 @@ std::string ModelRepository::load_model(const std::string& model) {
 
 bool ModelRepository::unload_model(const std::string& model) {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(mutex_);
     unloaded_.insert(model);
   }
   const bool had = registry_.unload_model(model);
@@ -95,7 +96,7 @@ bool ModelRepository::unload_model(const std::string& model) {
 }
 
 std::vector<RepositoryRefusal> ModelRepository::refusals() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   return refusals_;
 }
 

@@ -15,7 +15,6 @@
 #include <condition_variable>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
@@ -23,6 +22,7 @@
 
 #include "server/registry/model_registry.h"
 #include "server/repository/repository_scan.h"
+#include "server/sync/mutex.h"
 
 namespace tsserve::server {
 
@@ -69,11 +69,11 @@ class ModelRepository {
   ChangeListener listener_;  // constant once polling starts
   ModelRegistry registry_;
 
-  mutable std::mutex mutex_;
-  std::vector<RepositoryRefusal> refusals_;  // guarded by mutex_
-  std::set<std::string> logged_refusals_;    // guarded by mutex_
-  std::set<std::string> unloaded_;           // guarded by mutex_; explicitly unloaded names
-  bool stopping_ = false;                    // guarded by mutex_
+  mutable Mutex mutex_;
+  std::vector<RepositoryRefusal> refusals_ TSSERVE_GUARDED_BY(mutex_);
+  std::set<std::string> logged_refusals_ TSSERVE_GUARDED_BY(mutex_);
+  std::set<std::string> unloaded_ TSSERVE_GUARDED_BY(mutex_);  // explicitly unloaded names
+  bool stopping_ TSSERVE_GUARDED_BY(mutex_) = false;
   std::condition_variable stop_;
   std::thread poller_;
 };

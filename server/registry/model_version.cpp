@@ -19,22 +19,23 @@ ModelVersion::~ModelVersion() {
 
 void ModelVersion::drain() {
   {
-    std::unique_lock<std::mutex> lock(mutex_);
-    admissions_ended_.wait(lock, [this] { return admissions_ == 0; });
+    MutexLock lock(mutex_);
+    admissions_ended_.wait(lock.native(),
+                           [this]() TSSERVE_REQUIRES(mutex_) { return admissions_ == 0; });
   }
   parts_.forecast_batcher->shutdown();
   parts_.encode_batcher->shutdown();
 }
 
 void ModelVersion::begin_admission() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   ++admissions_;
 }
 
 void ModelVersion::end_admission() {
   bool last = false;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(mutex_);
     last = --admissions_ == 0;
   }
   if (last) admissions_ended_.notify_all();

@@ -17,11 +17,11 @@
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 
 #include "server/batching/dynamic_batcher.h"
 #include "server/request/model_shape.h"
+#include "server/sync/mutex.h"
 #include "tsserve/v1/forecast_service.pb.h"
 
 namespace tsserve::server {
@@ -33,6 +33,9 @@ class ModelVersion {
     int64_t version = 0;
     ModelShape shape;          // its name/version are set to the served ones
     v1::ModelInfo info;        // GetModelInfo's answer, likewise
+    // What a request to this version may ask: its own batcher's max_batch_rows, so a
+    // model.json allowing more (or fewer) rows than the server default is held to its own.
+    RequestLimits limits;
     int64_t resident_bytes = 0;  // the model's parameters and buffers
     std::shared_ptr<const void> model;  // what the processors run on; freed last
     // Built over `model`; both required.
@@ -48,6 +51,7 @@ class ModelVersion {
   int64_t version() const { return parts_.version; }
   const ModelShape& shape() const { return parts_.shape; }
   const v1::ModelInfo& info() const { return parts_.info; }
+  const RequestLimits& limits() const { return parts_.limits; }
   int64_t resident_bytes() const { return parts_.resident_bytes; }
   DynamicBatcher& forecast_batcher() const { return *parts_.forecast_batcher; }
   DynamicBatcher& encode_batcher() const { return *parts_.encode_batcher; }
@@ -65,9 +69,9 @@ class ModelVersion {
 
   Parts parts_;  // constant after construction (the batchers' own state is theirs)
 
-  std::mutex mutex_;
+  Mutex mutex_;
   std::condition_variable admissions_ended_;
-  int admissions_ = 0;  // guarded by mutex_
+  int admissions_ TSSERVE_GUARDED_BY(mutex_) = 0;
 };
 
 // A request's hold on the version it was admitted to. While admitting, the version cannot

@@ -6,7 +6,8 @@
 //   {"version_policy": {"latest": 2}        // the newest 2 versions (default: latest 1)
 //                    | "all"                // every version folder
 //                    | {"specific": [1, 3]},  // exactly these
-//    "instances": 2, "threads": 1,          // config/parallelism.h; 0 = auto
+//    "instances": 2, "threads": 1,          // config/parallelism.h; 0 = auto; threads
+//                                           // must equal the server's (process-wide pools)
 //    "max_batch_rows": 64, "preferred_batch_rows": 0, "max_queue_delay_ms": 1.0,
 //    "max_queue_rows": 1024, "max_queue_wait_ms": 0}
 //

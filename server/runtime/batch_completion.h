@@ -15,7 +15,7 @@
 
 #include "server/batching/dynamic_batcher.h"
 #include "server/request/request_types.h"
-#include "server/runtime/batch_processors.h"
+#include "server/runtime/batch_observer.h"
 
 namespace tsserve::server {
 

@@ -8,18 +8,11 @@
 // INTERNAL with its message; the processor logs it first.
 
 #include "server/batching/dynamic_batcher.h"
+#include "server/runtime/batch_observer.h"
 #include "server/runtime/itransformer_runner.h"
 #include "server/runtime/model_runner.h"
 
 namespace tsserve::server {
-
-// Observes batches for metrics; null means none. Called on the worker thread.
-class BatchObserver {
- public:
-  virtual ~BatchObserver() = default;
-  virtual void on_batch(std::size_t rows, double compute_seconds) = 0;
-  virtual void on_queue_wait(double seconds) = 0;
-};
 
 DynamicBatcher::Processor forecast_processor(const ModelRunner& runner, BatchObserver* observer);
 DynamicBatcher::Processor encode_processor(const ModelRunner& runner, BatchObserver* observer);

@@ -50,47 +50,11 @@ Clock::time_point steady_deadline(const grpc::CallbackServerContext& context);
 // OK, or RESOURCE_EXHAUSTED when an answer of `bytes` exceeds `max_bytes` (0: no limit).
 grpc::Status check_response_size(std::size_t bytes, int64_t max_bytes);
 
-// A Codec made of a protocol's two functions, for a protocol that keeps nothing between
-// decode and encode: StatelessCodec<decode_forecast_request, encode_forecast_response>.
-template <typename Decode>
-struct DecodeSignature;
-template <typename RequestT, typename InputT>
-struct DecodeSignature<grpc::Status (*)(const RequestT&, const ModelShape&, const RequestLimits&,
-                                        InputT*)> {
-  using Request = RequestT;
-  using Input = InputT;
-};
-template <typename Encode>
-struct EncodeSignature;
-template <typename InputT, typename OutputT, typename ResponseT>
-struct EncodeSignature<grpc::Status (*)(const InputT&, const ModelShape&, OutputT&&, ResponseT*)> {
-  using Output = OutputT;
-  using Response = ResponseT;
-};
-
-template <auto Decode, auto Encode>
-struct StatelessCodec {
-  using Request = typename DecodeSignature<decltype(Decode)>::Request;
-  using Input = typename DecodeSignature<decltype(Decode)>::Input;
-  using Output = typename EncodeSignature<decltype(Encode)>::Output;
-  using Response = typename EncodeSignature<decltype(Encode)>::Response;
-
-  grpc::Status decode(const Request& request, const ModelShape& shape, const RequestLimits& limits,
-                      Input* input) {
-    return Decode(request, shape, limits, input);
-  }
-  grpc::Status encode(const Input& input, const ModelShape& shape, Output&& output,
-                      Response* response) {
-    return Encode(input, shape, std::move(output), response);
-  }
-};
-
 // What every call of one batched method shares, whatever version it runs on.
 struct BatchedMethod {
   Method method;
   // Which of the version's batchers takes the method's tasks.
   DynamicBatcher& (ModelVersion::*batcher)() const;
-  RequestLimits limits;
   ServerMetrics* metrics;  // not owned; may be null
 };
 
@@ -131,7 +95,7 @@ class BatchedCall final : public std::enable_shared_from_this<BatchedCall<Codec>
         codec_(std::move(codec)) {}
 
   grpc::Status decode(const Request& request) {
-    return codec_.decode(request, lease_->shape(), method_.limits, &input_);
+    return codec_.decode(request, lease_->shape(), lease_->limits(), &input_);
   }
 
   void submit() {
@@ -160,11 +124,11 @@ class BatchedCall final : public std::enable_shared_from_this<BatchedCall<Codec>
 
   // Runs only when the answer wins the call's end, so the response is written once.
   grpc::Status encode(Task& done) {
-    const grpc::Status encoded =
+    grpc::Status encoded =
         codec_.encode(done.input, lease_->shape(), std::move(done.output), response_);
     if (!encoded.ok()) return encoded;
-    const grpc::Status fits =
-        check_response_size(response_->ByteSizeLong(), method_.limits.max_response_bytes);
+    grpc::Status fits =
+        check_response_size(response_->ByteSizeLong(), lease_->limits().max_response_bytes);
     if (!fits.ok()) response_->Clear();
     return fits;
   }

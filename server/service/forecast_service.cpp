@@ -1,33 +1,20 @@
 #include "server/service/forecast_service.h"
 
 #include "server/codec/common/model_selection.h"
-#include "server/codec/v1/encode_request_decoder.h"
-#include "server/codec/v1/encode_response_encoder.h"
-#include "server/codec/v1/forecast_request_decoder.h"
-#include "server/codec/v1/forecast_response_encoder.h"
 #include "server/codec/v1/report_actuals_codec.h"
+#include "server/service/encode_codec.h"
 #include "server/service/keeping_forecast_codec.h"
 #include "server/service/model_listing.h"
 #include "server/service/status_mapping.h"
 #include "server/service/unary_call.h"
 
 namespace tsserve::server {
-namespace {
-
-// tsserve.v1's messages for BatchedCall (batched_call.h).
-using EncodeCodec = StatelessCodec<decode_encode_request, encode_encode_response>;
-
-}  // namespace
 
 ForecastServiceImpl::ForecastServiceImpl(ServiceContext context)
     : context_(std::move(context)),
-      forecast_{Method::kForecast, &ModelVersion::forecast_batcher, context_.limits,
+      forecast_{Method::kForecast, &ModelVersion::forecast_batcher,
                 context_.metrics},
-      encode_{Method::kEncode, &ModelVersion::encode_batcher, context_.limits, context_.metrics} {}
-
-grpc::Status authenticate(const ServiceContext& service, const grpc::ServerContextBase& context) {
-  return service.auth ? service.auth->check(context) : grpc::Status::OK;
-}
+      encode_{Method::kEncode, &ModelVersion::encode_batcher, context_.metrics} {}
 
 grpc::ServerUnaryReactor* ForecastServiceImpl::Forecast(grpc::CallbackServerContext* context,
                                                         const v1::ForecastRequest* request,

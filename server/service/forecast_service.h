@@ -4,37 +4,18 @@
 // the caller cancels or the deadline passes first (unary_call.h). Every call ends through
 // one path that records its status code and latency.
 //
-// Both protocols' services (this one and oip_service.h) share one ServiceContext: the same
-// models (the registry, each version with its own batchers), metrics and serving state.
+// Both protocols' services (this one and oip_service.h) share one ServiceContext
+// (service_context.h): the same models, metrics and serving state.
 //
 // Thread safety: called by gRPC threads concurrently; the members are constant after
 // construction (the serving state they point to is atomic).
 
-#include "server/accuracy/accuracy_tracker.h"
-#include "server/auth/bearer_token.h"
 #include "server/batching/dynamic_batcher.h"
-#include "server/observability/server_metrics.h"
-#include "server/registry/model_registry.h"
-#include "server/registry/model_repository.h"
-#include "server/request/model_shape.h"
 #include "server/service/batched_call.h"
-#include "server/service/serving_state.h"
+#include "server/service/service_context.h"
 #include "tsserve/v1/forecast_service.grpc.pb.h"
 
 namespace tsserve::server {
-
-struct ServiceContext {
-  RequestLimits limits;
-  ModelRepository* repository = nullptr;       // not owned; the models and their versions
-  ModelRegistry* registry = nullptr;           // not owned; repository->registry()
-  ServerMetrics* metrics = nullptr;            // not owned; may be null
-  const ServingState* state = nullptr;         // not owned; new calls need serving()
-  const BearerTokenCheck* auth = nullptr;      // not owned; null = no authentication
-  AccuracyTracker* accuracy = nullptr;         // not owned; null = no ReportActuals
-};
-
-// OK when `context` may call a non-health RPC: no token is configured, or it carries it.
-grpc::Status authenticate(const ServiceContext& service, const grpc::ServerContextBase& context);
 
 class ForecastServiceImpl final : public v1::ForecastService::CallbackService {
  public:

@@ -22,7 +22,7 @@ grpc::Status KeepingForecastCodec::encode(const Input& input, const ModelShape& 
   if (accuracy != nullptr && !input.series_key.empty()) {
     issued = issued_forecast_of(input, shape, output.forecast);
   }
-  const grpc::Status encoded = encode_forecast_response(input, shape, std::move(output), response);
+  grpc::Status encoded = encode_forecast_response(input, shape, std::move(output), response);
   if (!encoded.ok() || !issued) return encoded;
 
   // The bands the response carries, in the model's space like issued->values, so the

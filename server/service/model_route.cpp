@@ -1,7 +1,7 @@
 #include "server/service/model_route.h"
 
 #include "server/codec/common/model_selection.h"
-#include "server/service/forecast_service.h"
+#include "server/service/service_context.h"
 #include "server/service/status_mapping.h"
 
 namespace tsserve::server {

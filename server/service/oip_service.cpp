@@ -4,8 +4,7 @@
 
 #include "server/codec/common/model_selection.h"
 #include "server/codec/oip/oip_model_metadata.h"
-#include "server/codec/oip/oip_request_decoder.h"
-#include "server/codec/oip/oip_response_encoder.h"
+#include "server/service/model_infer_codec.h"
 #include "server/service/status_mapping.h"
 #include "server/service/unary_call.h"
 
@@ -33,31 +32,12 @@ grpc::ServerUnaryReactor* answer_authenticated(grpc::CallbackServerContext* cont
   });
 }
 
-// ModelInfer's messages for BatchedCall (batched_call.h). The decoder decides the answer's
-// form (outputs, raw or typed, id); the worker's encoder reads it.
-struct ModelInferCodec {
-  using Request = inference::ModelInferRequest;
-  using Response = inference::ModelInferResponse;
-  using Input = ForecastInput;
-  using Output = ForecastOutput;
-  grpc::Status decode(const Request& request, const ModelShape& shape, const RequestLimits& limits,
-                      Input* input) {
-    return decode_model_infer_request(request, shape, limits, input, &reply);
-  }
-  grpc::Status encode(const Input& input, const ModelShape& shape, Output&& output,
-                      Response* response) {
-    return encode_model_infer_response(input, reply, shape, std::move(output), response);
-  }
-
-  OipReply reply;
-};
-
 }  // namespace
 
 OipServiceImpl::OipServiceImpl(ServiceContext context, OipServerInfo server)
     : context_(std::move(context)),
       server_(std::move(server)),
-      infer_{Method::kModelInfer, &ModelVersion::forecast_batcher, context_.limits,
+      infer_{Method::kModelInfer, &ModelVersion::forecast_batcher,
              context_.metrics} {}
 
 grpc::ServerUnaryReactor* OipServiceImpl::ServerLive(grpc::CallbackServerContext* context,
@@ -103,7 +83,9 @@ grpc::ServerUnaryReactor* OipServiceImpl::ServerMetadata(
   return answer_authenticated(context, context_, Method::kServerMetadata, [&](UnaryCall&) {
     response->set_name(server_.name);
     response->set_version(server_.version);
-    // No protocol extension (model repository, statistics, shared memory, ...) is served.
+    // The model repository extension's load and unload are served (below); statistics,
+    // shared memory and the others are not. The name is the one Triton advertises.
+    response->add_extensions("model_repository");
     return grpc::Status::OK;
   });
 }

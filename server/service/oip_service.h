@@ -16,7 +16,8 @@
 #include <string>
 
 #include "inference/grpc_service.grpc.pb.h"
-#include "server/service/forecast_service.h"
+#include "server/service/batched_call.h"
+#include "server/service/service_context.h"
 
 namespace tsserve::server {
 

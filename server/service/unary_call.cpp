@@ -26,7 +26,7 @@ UnaryCall::UnaryCall(ServerMetrics* metrics, Method method,
 }
 
 void UnaryCall::set_model(const std::string& model) {
-  std::lock_guard<std::mutex> lock(model_mutex_);
+  MutexLock lock(model_mutex_);
   model_ = model;
 }
 
@@ -44,7 +44,7 @@ void UnaryCall::finish(const grpc::Status& status) {
   if (metrics_) {
     std::string model;
     {
-      std::lock_guard<std::mutex> lock(model_mutex_);
+      MutexLock lock(model_mutex_);
       model = model_;
     }
     metrics_->record_request(method_, model, code, took.count());

@@ -14,10 +14,10 @@
 #include <chrono>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 
 #include "server/observability/server_metrics.h"
+#include "server/sync/mutex.h"
 
 namespace tsserve::server {
 
@@ -53,8 +53,8 @@ class UnaryCall final : public grpc::ServerUnaryReactor {
   const std::chrono::steady_clock::time_point deadline_;
   const std::chrono::steady_clock::time_point arrived_;
   std::atomic<bool> ended_{false};
-  std::mutex model_mutex_;
-  std::string model_;                // guarded by model_mutex_
+  Mutex model_mutex_;
+  std::string model_ TSSERVE_GUARDED_BY(model_mutex_);
   std::shared_ptr<UnaryCall> self_;  // gRPC's reference, released in OnDone
 };
 

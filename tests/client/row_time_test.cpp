@@ -1,8 +1,8 @@
-#include "tsserve/client/row_time.h"
+#include "tsserve/csv/row_time.h"
 
 #include <gtest/gtest.h>
 
-namespace tsserve::client {
+namespace tsserve::csv {
 namespace {
 
 TEST(RowTimeTest, ParsesDatesAndDateTimesAsUtc) {
@@ -29,4 +29,4 @@ TEST(RowTimeTest, ForecastTimesAreWrittenLikeTheRowLabels) {
 }
 
 }  // namespace
-}  // namespace tsserve::client
+}  // namespace tsserve::csv

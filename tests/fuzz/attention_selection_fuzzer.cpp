@@ -17,7 +17,7 @@
 #include "fuzz_input.h"
 #include "fuzz_target.h"
 #include "request_checks.h"
-#include "server/codec/common/attention_selection.h"
+#include "server/codec/v1/attention_options.h"
 
 namespace tsserve::fuzz {
 namespace {

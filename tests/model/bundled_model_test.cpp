@@ -22,8 +22,7 @@ TEST(BundledModel, ForecastMatchesReference) {
   ASSERT_TRUE(model->config().scaler.has_value());
   EXPECT_EQ(model->config().scaler->columns.size(), 7u);
   at::InferenceMode guard;
-  EXPECT_LE(relative_error(model->forward(fixture.input("x")), fixture.output("forecast")),
-            kParityTolerance);
+  EXPECT_TRUE(matches_reference(model->forward(fixture.input("x")), fixture.output("forecast")));
 }
 
 TEST(BundledModel, ServedWithProbSparseMatchesReference) {
@@ -33,9 +32,10 @@ TEST(BundledModel, ServedWithProbSparseMatchesReference) {
   PatchTST model = load_patchtst(kBundled, config);
   at::InferenceMode guard;
   const at::Tensor forecast = model->forward(fixture.input("x"));
-  EXPECT_LE(relative_error(forecast, fixture.output("forecast_prob")), kParityTolerance);
-  // ProbSparse is an approximation here: it must not be silently the full model.
-  EXPECT_GT(relative_error(forecast, fixture.output("forecast")), kParityTolerance);
+  EXPECT_TRUE(matches_reference(forecast, fixture.output("forecast_prob")));
+  // ProbSparse is an approximation here: it must not be silently the full model. Apart by
+  // far more than the parity bar (1e-5 of a scale of 8: 8e-5); measured 0.8.
+  EXPECT_GT(max_abs_difference(forecast, fixture.output("forecast")), 1e-2);
 }
 
 }  // namespace

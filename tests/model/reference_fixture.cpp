@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 #include <torch/serialize.h>
 
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
@@ -21,11 +24,26 @@ const at::Tensor& ReferenceFixture::output(const std::string& name) const {
   return it->second;
 }
 
+std::string fixture_dir() {
+  const char* dir = std::getenv("TSSERVE_FIXTURE_DIR");
+  return dir != nullptr && *dir != '\0' ? dir : TSSERVE_FIXTURE_DIR;
+}
+
+std::optional<std::string> fixture_skip_reason(const std::string& case_name) {
+  std::ifstream marker(fixture_dir() + "/" + case_name + ".skipped");
+  if (!marker) return std::nullopt;
+  std::string reason;
+  std::getline(marker, reason);
+  return reason;
+}
+
 ReferenceFixture load_reference_fixture(const std::string& case_name) {
-  const std::string path = std::string(TSSERVE_FIXTURE_DIR) + "/" + case_name + ".pt";
+  const std::string path = fixture_dir() + "/" + case_name + ".pt";
   std::ifstream file(path, std::ios::binary);
   if (!file) {
-    throw std::runtime_error(path + " is missing: run the make_model_fixtures test first");
+    const std::optional<std::string> skipped = fixture_skip_reason(case_name);
+    throw std::runtime_error(
+        path + " is missing: " + (skipped ? *skipped : "run the make_*fixtures tests first"));
   }
   const std::vector<char> bytes((std::istreambuf_iterator<char>(file)),
                                 std::istreambuf_iterator<char>());
@@ -47,19 +65,57 @@ ReferenceFixture load_reference_fixture(const std::string& case_name) {
   return fixture;
 }
 
-double relative_error(const at::Tensor& actual, const at::Tensor& expected) {
+namespace {
+
+// 6 significant digits: gtest's messages print doubles in full (5.0000000000000002e-05).
+std::string number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", value);
+  return text;
+}
+
+}  // namespace
+
+::testing::AssertionResult all_close(const at::Tensor& actual, const at::Tensor& expected,
+                                     Tolerance tolerance) {
   if (actual.sizes() != expected.sizes()) {
-    ADD_FAILURE() << "shape " << actual.sizes() << " != expected " << expected.sizes();
-    return 1e30;
+    return ::testing::AssertionFailure()
+           << "shape " << actual.sizes() << " != expected " << expected.sizes();
   }
-  const at::Tensor a = actual.to(at::kDouble);
-  const at::Tensor e = expected.to(at::kDouble);
+  const at::Tensor a = actual.detach().cpu().to(at::kDouble).reshape({-1});
+  const at::Tensor e = expected.detach().cpu().to(at::kDouble).reshape({-1});
   if (!at::isfinite(a).all().item<bool>()) {
-    ADD_FAILURE() << "result has non-finite values";
-    return 1e30;
+    return ::testing::AssertionFailure() << "result has non-finite values";
   }
-  const double scale = std::max(1.0, e.abs().max().item<double>());
-  return (a - e).abs().max().item<double>() / scale;
+  if (a.numel() == 0) return ::testing::AssertionSuccess();
+  const at::Tensor excess = (a - e).abs() - (tolerance.atol + tolerance.rtol * e.abs());
+  const int64_t worst = excess.argmax().item<int64_t>();
+  if (excess[worst].item<double>() <= 0) return ::testing::AssertionSuccess();
+  const double got = a[worst].item<double>();
+  const double want = e[worst].item<double>();
+  return ::testing::AssertionFailure()
+         << (excess > 0).sum().item<int64_t>() << " of " << a.numel() << " elements beyond atol "
+         << number(tolerance.atol) << " + rtol " << number(tolerance.rtol)
+         << " x |expected|; worst at flat index " << worst << ": " << number(got) << " vs expected "
+         << number(want) << ", |difference| " << number(std::abs(got - want)) << " (max|expected| "
+         << number(e.abs().max().item<double>()) << ")";
+}
+
+Tolerance parity_tolerance(const at::Tensor& expected, double fraction) {
+  const double scale = expected.numel() == 0 ? 0.0 : expected.abs().max().item<double>();
+  return {fraction * scale, 0.0};
+}
+
+::testing::AssertionResult matches_reference(const at::Tensor& actual, const at::Tensor& expected,
+                                             double fraction) {
+  return all_close(actual, expected, parity_tolerance(expected, fraction));
+}
+
+double max_abs_difference(const at::Tensor& a, const at::Tensor& b) {
+  return (a.detach().cpu().to(at::kDouble) - b.detach().cpu().to(at::kDouble))
+      .abs()
+      .max()
+      .item<double>();
 }
 
 }  // namespace tsserve::testing

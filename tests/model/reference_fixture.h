@@ -5,9 +5,11 @@
 // checkpoint reader.
 
 #include <ATen/core/Tensor.h>
+#include <gtest/gtest.h>
 
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "tsserve/model/state_dict.h"
@@ -27,10 +29,45 @@ struct ReferenceFixture {
 
 ReferenceFixture load_reference_fixture(const std::string& case_name);
 
-// max|actual - expected| / max(1, max|expected|): the error relative to the output scale.
-double relative_error(const at::Tensor& actual, const at::Tensor& expected);
+// The folder of the fixtures: $TSSERVE_FIXTURE_DIR when set (fixtures generated elsewhere,
+// e.g. by a run of the generators without the dataset), otherwise the build's.
+std::string fixture_dir();
 
-// The parity bar of the project: 1e-5 relative to the output scale.
-constexpr double kParityTolerance = 1e-5;
+// Why the generator did not write `case_name` (a case made from the dataset, which was
+// missing: its <case>.skipped marker, tests/reference/dataset_skip.py), or nullopt.
+std::optional<std::string> fixture_skip_reason(const std::string& case_name);
+
+// In a test body: skips the test, with the generator's reason, when `case_name` was not
+// generated for want of the dataset.
+#define TSSERVE_SKIP_IF_FIXTURE_SKIPPED(case_name)                                         \
+  if (const auto tsserve_skip_reason = ::tsserve::testing::fixture_skip_reason(case_name)) \
+  GTEST_SKIP() << *tsserve_skip_reason
+
+// How close a result must be to its reference: every element within
+// atol + rtol * |expected| (numpy.allclose's rule), atol in the output's own units.
+struct Tolerance {
+  double atol;
+  double rtol;
+};
+
+// Every element of `actual` finite and within `tolerance` of `expected` (same shape); the
+// failure names how many elements are out, and the worst one's index, values and bar.
+::testing::AssertionResult all_close(const at::Tensor& actual, const at::Tensor& expected,
+                                     Tolerance tolerance);
+
+// The parity bar of the project against the PyTorch reference: 1e-5 of the output's own
+// scale S = max|expected|, stated as an absolute tolerance (atol = 1e-5 S, rtol 0). Float32
+// rounding in a sum grows with the size of its terms, not with the element the sum lands
+// in, so an element near zero carries the rounding of the whole scale: hence atol, not
+// rtol. No floor: a forecast of scale 4e-3 gets atol 4e-8, not 1e-5 (0.25 % of it).
+constexpr double kParityFraction = 1e-5;
+Tolerance parity_tolerance(const at::Tensor& expected, double fraction = kParityFraction);
+
+// all_close(actual, expected, parity_tolerance(expected, fraction)).
+::testing::AssertionResult matches_reference(const at::Tensor& actual, const at::Tensor& expected,
+                                             double fraction = kParityFraction);
+
+// max|a - b|, for tests that assert two results really differ.
+double max_abs_difference(const at::Tensor& a, const at::Tensor& b);
 
 }  // namespace tsserve::testing

@@ -1,8 +1,7 @@
-#include "server/codec/common/attention_selection.h"
-
 #include <gtest/gtest.h>
 
 #include "codec_test_support.h"
+#include "server/codec/v1/attention_options.h"
 
 namespace tsserve::server {
 namespace {

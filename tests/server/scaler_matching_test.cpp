@@ -1,8 +1,7 @@
-#include "server/codec/common/scaler_matching.h"
-
 #include <gtest/gtest.h>
 
 #include "codec_test_support.h"
+#include "server/codec/v1/scaler_mode_message.h"
 #include "tsserve/v1/forecast_service.pb.h"
 
 namespace tsserve::server {

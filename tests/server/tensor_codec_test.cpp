@@ -1,11 +1,10 @@
-#include "server/codec/common/tensor_codec.h"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 
 #include "codec_test_support.h"
+#include "server/codec/v1/tensor_message.h"
 
 namespace tsserve::server {
 namespace {

@@ -165,7 +165,7 @@ std::string http_get(int port, const std::string& path) {
   return body == std::string::npos ? "" : reply.substr(body + 4);
 }
 
-double metric_value(const std::string& exposition, const std::string& series) {
+std::optional<double> metric_value(const std::string& exposition, const std::string& series) {
   std::istringstream lines(exposition);
   std::string line;
   while (std::getline(lines, line)) {
@@ -174,7 +174,7 @@ double metric_value(const std::string& exposition, const std::string& series) {
       return std::stod(line.substr(series.size() + 1));
     }
   }
-  return -1;
+  return std::nullopt;
 }
 
 double metric_sum(const std::string& exposition, const std::string& name,
@@ -215,7 +215,7 @@ double metric_total(const std::string& exposition, const std::string& series) {
     }
   }
   double total = metric_sum(exposition, name, labels);
-  if (labels.empty()) total += std::max(0.0, metric_value(exposition, name));
+  if (labels.empty()) total += metric_value(exposition, name).value_or(0.0);
   return total;
 }
 

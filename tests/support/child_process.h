@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,8 +51,10 @@ class ServerProcess {
 std::string http_get(int port, const std::string& path);
 
 // The value of the sample line `series` (name and labels as printed) in a Prometheus text
-// exposition; -1 when absent.
-double metric_value(const std::string& exposition, const std::string& series);
+// exposition; nullopt when there is no such line. A test asserts the series is there
+// before it compares the value: a missing or mislabelled series must fail, and nullopt
+// compares less than every number (EXPECT_LT(metric_value(...), bound) would pass).
+std::optional<double> metric_value(const std::string& exposition, const std::string& series);
 
 // The sum over every sample of metric `name` whose labels include all of `labels`
 // (name="value" pairs), whatever its other labels; 0 when none.

@@ -5,7 +5,14 @@ Reads every #include "..." of the .h/.cpp files under ROOT/server and prints:
   - the files that include a generated protobuf header (*.pb.h) directly, and the files
     of the lower layers (request, batching, runtime) that reach one through other headers;
   - every arrow that runs from a layer to a higher one or to a sibling of the same rank
-    (e.g. codec/oip -> codec/v1), which the layout forbids.
+    (e.g. codec/oip -> codec/v1), which the layout forbids;
+  - every include loop: a cycle among server/'s files, counting a header and its source
+    (foo.h, foo.cpp) as one unit, so foo.cpp -> bar.h -> foo.h is a loop too;
+  - every file of codec/common/ that names a protocol's generated type (includes a
+    tsserve/v1 or inference/ protobuf header, or says v1:: or inference:: outside a
+    comment): the shared rules take request/'s neutral types (AttentionRequest,
+    ScalerMode, TensorView), and each protocol adapts its own messages in codec/v1 and
+    codec/oip.
 
 Layers are the folders of server/ (see LAYERS). A tree from before the folders existed
 (server/include + server/src) is measured against the same layers: pass --folders-from
@@ -13,8 +20,10 @@ with a checkout that has them, and each old file counts in the folder its name m
 
   tests/tools/server_include_graph.py [--root DIR] [--folders-from DIR] [--check]
 
---check (CTest server_layering): exit 1 when a lower layer reaches a protobuf header or an
-arrow runs upward or sideways.
+--check (CTest server_layering): exit 1 when a lower layer reaches a protobuf header, an
+arrow runs upward or sideways, includes form a loop, or codec/common names a protocol.
+--root may be any directory with a server/ folder (server_include_graph_selftest.py plants
+broken trees to prove each check can fail).
 """
 import argparse
 import os
@@ -23,6 +32,7 @@ import sys
 
 # Folder -> rank. An include must go to a strictly lower rank, or stay in its folder.
 LAYERS = {
+    "sync": -1,  # Mutex, MutexLock: the standard library only, below every other folder
     "request": 0,
     "batching": 1, "codec/common": 1, "observability": 1, "auth": 1,
     "codec/v1": 2, "codec/oip": 2, "config": 2,  # config checks the batcher's row limits
@@ -33,6 +43,10 @@ LAYERS = {
 # Files whose name changed in the move (old name -> new name).
 RENAMED = {"forecast_task.h": "request_task.h"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+# A protocol's generated headers and namespaces, which codec/common/'s files never name.
+PROTOCOL_HEADER = re.compile(r'^(tsserve/v1/.*|inference/.*|(.*/)?grpc_service)\.(grpc\.)?pb\.h$')
+PROTOCOL_NAME = re.compile(r"(?<!\w)(v1|inference)::")
+COMMENT = re.compile(r'//[^\n]*|/\*.*?\*/', re.S)
 
 
 def server_files(root):
@@ -60,9 +74,62 @@ def resolve(root, path, name):
     return None  # generated (proto), another component's (model/, tsserve/v1), or system
 
 
+def unit_of(path):
+    """foo.h and foo.cpp are one unit: a loop may run through either half of a pair."""
+    return os.path.splitext(path)[0]
+
+
+def include_loops(includes, resolved):
+    """The include loops among units, each a sorted list of units (Tarjan's SCCs > 1)."""
+    graph = {}
+    for path in includes:
+        edges = graph.setdefault(unit_of(path), set())
+        for target in resolved[path]:
+            if unit_of(target) != unit_of(path):
+                edges.add(unit_of(target))
+    index, low, stack, on_stack, loops = {}, {}, [], set(), []
+
+    def visit(unit):  # recursive: server/'s include chains are a few dozen deep at most
+        index[unit] = low[unit] = len(index)
+        stack.append(unit)
+        on_stack.add(unit)
+        for succ in sorted(graph.get(unit, ())):
+            if succ not in index:
+                visit(succ)
+                low[unit] = min(low[unit], low[succ])
+            elif succ in on_stack:
+                low[unit] = min(low[unit], index[succ])
+        if low[unit] == index[unit]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == unit:
+                    break
+            if len(component) > 1:
+                loops.append(sorted(component))
+
+    for unit in sorted(graph):
+        if unit not in index:
+            visit(unit)
+    return sorted(loops)
+
+
+def protocol_names(text):
+    """What in a file's text names a protocol's generated code (includes, v1::, ...)."""
+    found = [n for n in INCLUDE.findall(text) if PROTOCOL_HEADER.match(n)]
+    found += sorted({m.group(0) for m in PROTOCOL_NAME.finditer(COMMENT.sub("", text))})
+    return found
+
+
+def default_root():
+    return os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--root", default=os.path.join(os.path.dirname(__file__), "..", ".."))
+    parser.add_argument("--root", default=default_root())
     parser.add_argument("--folders-from", help="a checkout with server/'s folders")
     parser.add_argument("--check", action="store_true", help="exit 1 on any layering fault")
     args = parser.parse_args()
@@ -76,10 +143,11 @@ def main():
         return names.get(RENAMED.get(base, base))
 
     files = server_files(root)
-    includes = {}
+    includes, texts = {}, {}
     for path in files:
         with open(path, encoding="utf-8") as f:
-            includes[path] = INCLUDE.findall(f.read())
+            texts[path] = f.read()
+        includes[path] = INCLUDE.findall(texts[path])
 
     rel = lambda p: os.path.relpath(p, root)
     direct = [p for p in files if any(n.endswith(".pb.h") for n in includes[p])]
@@ -122,7 +190,23 @@ def main():
           f"{':' if wrong else ''}")
     for path, source, target, dest in wrong:
         print(f"  {path} [{source}] -> {target} [{dest}]")
-    return 1 if args.check and (reached or wrong) else 0
+
+    resolved = {p: [t for t in (resolve(root, p, n) for n in includes[p]) if t in includes]
+                for p in files}
+    loops = include_loops(includes, resolved)
+    print(f"{len(loops)} include loops among server/'s files (a header and its source as one)"
+          f"{':' if loops else ''}")
+    for loop in loops:
+        print("  " + " <-> ".join(rel(u) + ".{h,cpp}" for u in loop))
+
+    common = [p for p in files if folder(p) == "codec/common"]
+    naming = [(p, protocol_names(texts[p])) for p in common]
+    naming = [(p, names) for p, names in naming if names]
+    print(f"{len(naming)} files of codec/common/ name a protocol's generated types"
+          f"{':' if naming else ''}")
+    for p, names in naming:
+        print(f"  {rel(p)}  ({', '.join(names)})")
+    return 1 if args.check and (reached or wrong or loops or naming) else 0
 
 
 if __name__ == "__main__":

@@ -9,9 +9,8 @@ namespace {
 
 // Checks `requested` against 0 .. extent-1 and without repeats, in request order so the
 // message names the first offender; then stores it sorted, or the full range when empty.
-grpc::Status resolve_indices(const google::protobuf::RepeatedField<int32_t>& requested,
-                             int64_t extent, const char* field, const char* noun,
-                             std::vector<int32_t>* out) {
+grpc::Status resolve_indices(const std::vector<int32_t>& requested, int64_t extent,
+                             const char* field, const char* noun, std::vector<int32_t>* out) {
   out->clear();
   if (requested.empty()) {
     out->resize(static_cast<std::size_t>(extent));
@@ -38,35 +37,35 @@ grpc::Status resolve_indices(const google::protobuf::RepeatedField<int32_t>& req
   return grpc::Status::OK;
 }
 
-grpc::Status resolve_common(const v1::AttentionOptions& options, int64_t e_layers,
+grpc::Status resolve_common(const AttentionRequest& options, int64_t e_layers,
                             const char* layers_field, AttentionSelection* out) {
   out->enabled = true;
-  out->average_heads = options.average_heads();
-  return resolve_indices(options.layers(), e_layers, layers_field, "layer", &out->layers);
+  out->average_heads = options.average_heads;
+  return resolve_indices(options.layers, e_layers, layers_field, "layer", &out->layers);
 }
 
 }  // namespace
 
-grpc::Status resolve_forecast_attention(const v1::AttentionOptions& options, int64_t e_layers,
+grpc::Status resolve_forecast_attention(const AttentionRequest& options, int64_t e_layers,
                                         int64_t variables, AttentionSelection* out,
                                         const AttentionFields& fields) {
   *out = AttentionSelection{};
-  if (!options.enabled()) return grpc::Status::OK;
+  if (!options.enabled) return grpc::Status::OK;
   grpc::Status status = resolve_common(options, e_layers, fields.layers, out);
   if (!status.ok()) return status;
-  return resolve_indices(options.variables(), variables, fields.variables, "variable",
+  return resolve_indices(options.variables, variables, fields.variables, "variable",
                          &out->variables);
 }
 
-grpc::Status resolve_encode_attention(const v1::AttentionOptions& options, int64_t e_layers,
+grpc::Status resolve_encode_attention(const AttentionRequest& options, int64_t e_layers,
                                       AttentionSelection* out) {
   *out = AttentionSelection{};
-  if (!options.enabled()) return grpc::Status::OK;
-  if (!options.variables().empty()) {
+  if (!options.enabled) return grpc::Status::OK;
+  if (!options.variables.empty()) {
     return {grpc::StatusCode::INVALID_ARGUMENT,
             "attention.variables: must be empty in an Encode request (its tokens are one "
             "sequence), got " +
-                std::to_string(options.variables_size()) + " indices"};
+                std::to_string(options.variables.size()) + " indices"};
   }
   grpc::Status status = resolve_common(options, e_layers, AttentionFields{}.layers, out);
   if (!status.ok()) return status;

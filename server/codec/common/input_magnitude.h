@@ -11,7 +11,7 @@
 #include <string>
 
 #include "server/codec/common/scaler_matching.h"
-#include "server/codec/common/series_rows.h"
+#include "server/codec/common/series_geometry.h"
 #include "server/codec/common/tensor_codec.h"
 #include "server/request/model_shape.h"
 

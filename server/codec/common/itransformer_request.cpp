@@ -34,19 +34,19 @@ grpc::Status check_timestamps(const int64_t* timestamps, int64_t count, const Se
                               const std::string& field) {
   if (count == 0) return grpc::Status::OK;
   if (count != g.samples * g.points) {
-    const std::string per = g.samples == 1 ? std::string()
-                                           : std::to_string(g.samples) + " samples x ";
-    return invalid(field + ": " + std::to_string(count) + " entries for " + per +
-                   std::to_string(g.points) + " input points; give one per point (T_in = " +
-                   std::to_string(g.points) + ", all of them, before the cut to the last " +
-                   std::to_string(g.used) + ") or none");
+    const std::string per =
+        g.samples == 1 ? std::string() : std::to_string(g.samples) + " samples x ";
+    return invalid(
+        field + ": " + std::to_string(count) + " entries for " + per + std::to_string(g.points) +
+        " input points; give one per point (T_in = " + std::to_string(g.points) +
+        ", all of them, before the cut to the last " + std::to_string(g.used) + ") or none");
   }
   for (int64_t i = 1; i < count; ++i) {
     if (i % g.points == 0) continue;  // a new sample starts its own sequence
     if (timestamps[i] <= timestamps[i - 1]) {
-      return invalid(field + ": entry " + std::to_string(i) + " (" +
-                     std::to_string(timestamps[i]) + ") is not after entry " +
-                     std::to_string(i - 1) + " (" + std::to_string(timestamps[i - 1]) +
+      return invalid(field + ": entry " + std::to_string(i) + " (" + std::to_string(timestamps[i]) +
+                     ") is not after entry " + std::to_string(i - 1) + " (" +
+                     std::to_string(timestamps[i - 1]) +
                      "); timestamps must be strictly increasing");
     }
   }
@@ -75,25 +75,25 @@ grpc::Status gather_calendar(const int64_t* timestamps, int64_t count, const Ser
 }
 
 grpc::Status resolve_itransformer_attention(
-    const v1::AttentionOptions& options, const SeriesGeometry& g, const ModelShape& model,
+    const AttentionRequest& options, const SeriesGeometry& g, const ModelShape& model,
     const google::protobuf::RepeatedPtrField<std::string>& variable_names, ForecastInput* out,
     const AttentionFields& fields) {
   out->attention_token_names.clear();
-  if (options.enabled() && !options.variables().empty()) {
+  if (options.enabled && !options.variables.empty()) {
     return invalid(std::string(fields.variables) +
                    ": must be empty for an iTransformer: its tokens are the variables, so each "
                    "layer has one map over all of them; got " +
-                   std::to_string(options.variables_size()) + " indices");
+                   std::to_string(options.variables.size()) + " indices");
   }
   grpc::Status status =
       resolve_forecast_attention(options, model.e_layers, 1, &out->attention, fields);
   if (!status.ok() || !out->attention.enabled) return status;
   out->attention.variables.clear();
-  for (int64_t b = 0; b < g.samples; ++b) out->attention.variables.push_back(static_cast<int32_t>(b));
+  for (int64_t b = 0; b < g.samples; ++b)
+    out->attention.variables.push_back(static_cast<int32_t>(b));
   for (int64_t n = 0; n < g.variables; ++n) {
-    out->attention_token_names.push_back(variable_names.empty()
-                                             ? std::to_string(n)
-                                             : variable_names.Get(static_cast<int>(n)));
+    out->attention_token_names.push_back(
+        variable_names.empty() ? std::to_string(n) : variable_names.Get(static_cast<int>(n)));
   }
   for (model::TimeFeature feature : model.calendar) {
     out->attention_token_names.push_back(model::time_feature_name(feature));

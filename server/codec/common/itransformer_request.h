@@ -40,8 +40,7 @@ grpc::Status check_timestamps(const int64_t* timestamps, int64_t count, const Se
 // model with calendar tokens; INVALID_ARGUMENT naming `field` when there are none (the
 // model needs them). Nothing to do for a model without. REQUIRES: check_timestamps OK.
 grpc::Status gather_calendar(const int64_t* timestamps, int64_t count, const SeriesGeometry& g,
-                             const ModelShape& model, const std::string& field,
-                             ForecastInput* out);
+                             const ModelShape& model, const std::string& field, ForecastInput* out);
 
 // The attention selection of an iTransformer request: `options` resolved with one map
 // per sample and layer (out->attention.variables = 0 .. g.samples-1);
@@ -49,7 +48,7 @@ grpc::Status gather_calendar(const int64_t* timestamps, int64_t count, const Ser
 // out->attention_token_names when enabled: `variable_names` (or "0" .. "N-1" when empty),
 // then the calendar features' names.
 grpc::Status resolve_itransformer_attention(
-    const v1::AttentionOptions& options, const SeriesGeometry& g, const ModelShape& model,
+    const AttentionRequest& options, const SeriesGeometry& g, const ModelShape& model,
     const google::protobuf::RepeatedPtrField<std::string>& variable_names, ForecastInput* out,
     const AttentionFields& fields = {});
 

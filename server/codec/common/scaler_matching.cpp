@@ -4,8 +4,6 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "tsserve/v1/forecast_service.pb.h"
-
 namespace tsserve::server {
 namespace {
 
@@ -41,20 +39,14 @@ int64_t match_by_name(const google::protobuf::RepeatedPtrField<std::string>& nam
 
 }  // namespace
 
-grpc::Status match_scaler(int scaler_mode,
+grpc::Status match_scaler(ScalerMode scaler_mode,
                           const google::protobuf::RepeatedPtrField<std::string>& variable_names,
                           int64_t variables, const ModelShape& model, ScalerMatch* out,
                           const ScalerFields& fields) {
   out->applied = false;
   out->column.clear();
-  if (!v1::ScalerMode_IsValid(scaler_mode)) {
-    return {grpc::StatusCode::INVALID_ARGUMENT,
-            "scaler_mode: unknown value " + std::to_string(scaler_mode) +
-                "; expected SCALER_MODE_UNSPECIFIED (0), SCALER_MODE_NONE (1) or "
-                "SCALER_MODE_REQUIRED (2)"};
-  }
-  if (scaler_mode == v1::SCALER_MODE_NONE) return grpc::Status::OK;
-  const bool required = scaler_mode == v1::SCALER_MODE_REQUIRED;
+  if (scaler_mode == ScalerMode::kNone) return grpc::Status::OK;
+  const bool required = scaler_mode == ScalerMode::kRequired;
   if (!model.has_scaler()) {
     if (!required) return grpc::Status::OK;
     return {grpc::StatusCode::FAILED_PRECONDITION,

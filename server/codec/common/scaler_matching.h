@@ -1,6 +1,6 @@
 #pragma once
-// ScalerMode (forecast_service.proto): whether, and with which column for each variable,
-// the model's dataset scaler applies to a Forecast request.
+// A request's ScalerMode (request/scaler_mode.h): whether, and with which column for each
+// variable, the model's dataset scaler applies to a Forecast request.
 
 #include <google/protobuf/repeated_ptr_field.h>
 #include <grpcpp/support/status.h>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "server/request/model_shape.h"
+#include "server/request/scaler_mode.h"
 
 namespace tsserve::server {
 
@@ -32,18 +33,16 @@ struct ScalerFields {
 };
 
 // Matches a request's N = `variables` series (named by `variable_names`, empty or N
-// unique names, already checked) against `model`'s scaler as `scaler_mode` (a
-// v1::ScalerMode value) says:
-//  - UNSPECIFIED (auto): applied when the model has a scaler and either every name is a
+// unique names, already checked) against `model`'s scaler as `scaler_mode` says:
+//  - kAuto: applied when the model has a scaler and either every name is a
 //    column (variable n takes the column of its name) or there are no names and N equals
 //    the column count (variable n takes column n); otherwise not applied. Names that are
 //    not all columns never fall back to the positional match.
-//  - NONE: not applied.
-//  - REQUIRED: applied as in auto, or FAILED_PRECONDITION when the model has no scaler,
+//  - kNone: not applied.
+//  - kRequired: applied as in auto, or FAILED_PRECONDITION when the model has no scaler,
 //    INVALID_ARGUMENT naming the first unknown name, or the counts when there are no names.
-// INVALID_ARGUMENT for a scaler_mode this server does not know. Messages name the fields
-// as `fields` says.
-grpc::Status match_scaler(int scaler_mode,
+// Messages name the fields as `fields` says.
+grpc::Status match_scaler(ScalerMode scaler_mode,
                           const google::protobuf::RepeatedPtrField<std::string>& variable_names,
                           int64_t variables, const ModelShape& model, ScalerMatch* out,
                           const ScalerFields& fields = {});

@@ -154,17 +154,6 @@ grpc::Status series_value_error(
 
 }  // namespace
 
-int64_t SeriesGeometry::row_of(int64_t flat) const {
-  const int64_t block = variables * points;
-  const int64_t within = flat % block;
-  return (flat / block) * variables + (by_variable ? within / points : within % variables);
-}
-
-int64_t SeriesGeometry::point_of(int64_t flat) const {
-  const int64_t within = flat % (variables * points);
-  return by_variable ? within % points : within / variables;
-}
-
 grpc::Status check_series_geometry(const SeriesGeometry& g, const SeriesNames& names,
                                    const RequestLimits& limits) {
   const std::string field = names.spec.field;

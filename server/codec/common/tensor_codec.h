@@ -1,17 +1,17 @@
 #pragma once
-// tensor.proto's Tensor <-> plain float32 data.
+// A request's tensor data as little-endian float32, whichever protocol carried it: a view
+// in place (TensorView), the finiteness checks and messages, and the output buffers'
+// sizing. Each protocol's codec finds the bytes in its own messages and checks their
+// structure (tsserve.v1's Tensor: codec/v1/tensor_message.h; the Open Inference Protocol's
+// InferTensorContents: codec/oip/oip_request_decoder.cpp), then views them here.
 //
-// Input: view_tensor() checks a Tensor's structure (one encoding, the documented rank,
-// non-negative dimensions, data matching the element count) and views its data in place,
-// whichever encoding carried it: packed `values` are already little-endian float32 bytes
-// in memory, exactly like `raw_values`, so both are read as 4-byte little-endian floats
-// through memcpy (never a reinterpret_cast to float*: raw bytes may be unaligned).
-// Finiteness is left to the consumer, which checks it while it copies, so each element
-// is read once; the bulk helpers below do that.
-//
-// Output: prepare_tensor() sizes the encoding the request asked for and returns where the
-// floats go; write_tensor() copies a ready buffer.
+// Packed float fields are already little-endian float32 bytes in memory, exactly like
+// raw bytes, so both are read as 4-byte little-endian floats through memcpy (never a
+// reinterpret_cast to float*: raw bytes may be unaligned). Finiteness is left to the
+// consumer, which checks it while it copies, so each element is read once; the bulk
+// helpers below do that.
 
+#include <google/protobuf/repeated_field.h>
 #include <grpcpp/support/status.h>
 
 #include <cstdint>
@@ -20,8 +20,6 @@
 #include <limits>
 #include <string>
 #include <vector>
-
-#include "tsserve/v1/tensor.pb.h"
 
 namespace tsserve::server {
 
@@ -57,7 +55,6 @@ class TensorView {
   }
 
  private:
-  friend grpc::Status view_tensor(const v1::Tensor&, const TensorSpec&, TensorView*);
   friend TensorView view_checked_floats(const google::protobuf::RepeatedField<int64_t>&,
                                         const unsigned char*, int64_t);
 
@@ -66,13 +63,7 @@ class TensorView {
   int64_t size_ = 0;
 };
 
-// Checks the structural rules of tensor.proto for `tensor` (rank spec.rank) and views it.
-// INVALID_ARGUMENT naming spec.field and the broken rule otherwise, e.g.
-// "series.shape: expected 2 dimensions [N, T_in], got 3".
-grpc::Status view_tensor(const v1::Tensor& tensor, const TensorSpec& spec, TensorView* out);
-
-// For protocols whose tensors are not tensor.proto's (the Open Inference Protocol): a view
-// of `bytes`, `size` little-endian floats whose structure the caller has checked (`size`
+// A view of `bytes`, `size` little-endian floats whose structure the caller has checked (`size`
 // is the product of `shape`, every dimension >= 0). `shape` and `bytes` must outlive it.
 TensorView view_checked_floats(const google::protobuf::RepeatedField<int64_t>& shape,
                                const unsigned char* bytes, int64_t size);
@@ -106,17 +97,6 @@ std::string format_index(const TensorView& view, int64_t index);
 grpc::Status non_finite_error(const TensorSpec& spec, const TensorView& view, int64_t index,
                               const std::string& note = {});
 
-// A request's output_encoding: *raw true for TENSOR_ENCODING_RAW, false for VALUES and
-// UNSPECIFIED; INVALID_ARGUMENT for a value this server does not know.
-grpc::Status resolve_output_encoding(int encoding, bool* raw);
-
-// Clears `out`, sets its shape and sizes the chosen encoding for the product of `shape`
-// elements, and returns where they go: little-endian float32, 4 bytes each, possibly
-// unaligned for float, so write them with store_float().
-// REQUIRES: non-negative dimensions whose product fits a protobuf field (< 2^29).
-unsigned char* prepare_tensor(std::initializer_list<int64_t> shape, bool raw, v1::Tensor* out);
-unsigned char* prepare_tensor(const std::vector<int64_t>& shape, bool raw, v1::Tensor* out);
-
 // Sizes one encoding for `count` floats and returns where they go (little-endian, possibly
 // unaligned for float: write them with store_float()). resize_values() leaves the new
 // elements uninitialised: the caller writes every one.
@@ -126,10 +106,5 @@ unsigned char* resize_values(google::protobuf::RepeatedField<float>* values, int
 inline void store_float(unsigned char* dst, int64_t i, float value) {
   std::memcpy(dst + 4 * i, &value, sizeof value);
 }
-
-// prepare_tensor() filled from `data` (the product of `shape` floats).
-void write_tensor(const float* data, std::initializer_list<int64_t> shape, bool raw,
-                  v1::Tensor* out);
-void write_tensor(const float* data, const std::vector<int64_t>& shape, bool raw, v1::Tensor* out);
 
 }  // namespace tsserve::server

@@ -57,13 +57,13 @@ std::vector<std::string> split_list(const std::string& text) {
 // An int64 or a string of comma-separated integers; range checks come later, against the
 // model (resolve_forecast_attention).
 grpc::Status parse_indices(const std::string& name, const Parameter& value,
-                           google::protobuf::RepeatedField<int32_t>* out) {
+                           std::vector<int32_t>* out) {
   if (value.parameter_choice_case() == Parameter::kInt64Param) {
     const int64_t index = value.int64_param();
     if (index < INT32_MIN || index > INT32_MAX) {
       return invalid(name, std::to_string(index) + " is not an index");
     }
-    out->Add(static_cast<int32_t>(index));
+    out->push_back(static_cast<int32_t>(index));
     return grpc::Status::OK;
   }
   if (value.parameter_choice_case() != Parameter::kStringParam) {
@@ -77,22 +77,22 @@ grpc::Status parse_indices(const std::string& name, const Parameter& value,
       return invalid(name, "\"" + value.string_param() +
                                "\" is not a list of comma-separated indices, e.g. \"0,2\"");
     }
-    out->Add(static_cast<int32_t>(index));
+    out->push_back(static_cast<int32_t>(index));
   }
   return grpc::Status::OK;
 }
 
-grpc::Status parse_scaler_mode(const std::string& name, const Parameter& value, int* out) {
+grpc::Status parse_scaler_mode(const std::string& name, const Parameter& value, ScalerMode* out) {
   if (value.parameter_choice_case() != Parameter::kStringParam) {
     return wrong_kind(name, value, "string_param \"auto\", \"none\" or \"required\"");
   }
   const std::string& mode = value.string_param();
   if (mode == "auto") {
-    *out = v1::SCALER_MODE_UNSPECIFIED;
+    *out = ScalerMode::kAuto;
   } else if (mode == "none") {
-    *out = v1::SCALER_MODE_NONE;
+    *out = ScalerMode::kNone;
   } else if (mode == "required") {
-    *out = v1::SCALER_MODE_REQUIRED;
+    *out = ScalerMode::kRequired;
   } else {
     return invalid(name, "\"" + mode + "\"; expected \"auto\", \"none\" or \"required\"");
   }
@@ -114,16 +114,16 @@ grpc::Status parse_one(const std::string& name, const Parameter& value, OipOptio
     return grpc::Status::OK;
   }
   if (name == "attention_layers") {
-    return parse_indices(name, value, out->attention.mutable_layers());
+    return parse_indices(name, value, &out->attention.layers);
   }
   if (name == "attention_variables") {
-    return parse_indices(name, value, out->attention.mutable_variables());
+    return parse_indices(name, value, &out->attention.variables);
   }
   if (name == "attention_average_heads") {
     if (value.parameter_choice_case() != Parameter::kBoolParam) {
       return wrong_kind(name, value, "bool_param");
     }
-    out->attention.set_average_heads(value.bool_param());
+    out->attention.average_heads = value.bool_param();
     return grpc::Status::OK;
   }
   if (name == "interval_levels") {

@@ -1,6 +1,7 @@
 #pragma once
-// ModelInferRequest.parameters (Open Inference Protocol) -> the tsserve.v1 options they
-// stand for, so both protocols go through the same option checks:
+// ModelInferRequest.parameters (Open Inference Protocol) -> the request options they stand
+// for (request/: ScalerMode, AttentionRequest), the same that tsserve.v1's codec reads from
+// its fields, so both protocols go through the same option checks:
 //
 //   scaler_mode              string "auto" (default) | "none" | "required"   ScalerMode
 //   variable_names           string "HUFL,HULL,OT": N names, comma-separated  variable_names
@@ -21,14 +22,15 @@
 #include <vector>
 
 #include "inference/grpc_service.pb.h"
-#include "tsserve/v1/forecast_service.pb.h"
+#include "server/request/attention_request.h"
+#include "server/request/scaler_mode.h"
 
 namespace tsserve::server {
 
 struct OipOptions {
-  int scaler_mode = v1::SCALER_MODE_UNSPECIFIED;
+  ScalerMode scaler_mode = ScalerMode::kAuto;
   google::protobuf::RepeatedPtrField<std::string> variable_names;
-  v1::AttentionOptions attention;  // `enabled` is left false: the outputs decide it
+  AttentionRequest attention;           // `enabled` is left false: the outputs decide it
   std::vector<double> interval_levels;  // as sent; prediction_intervals.h checks them
 };
 

@@ -63,8 +63,9 @@ grpc::Status find_inputs(const inference::ModelInferRequest& request, const Mode
   *timestamps = -1;
   for (int i = 0; i < request.inputs_size(); ++i) {
     const std::string& name = request.inputs(i).name();
-    int* slot = name == kOipSeriesInput ? series : name == kOipTimestampsInput ? timestamps
-                                                                                : nullptr;
+    int* slot = name == kOipSeriesInput       ? series
+                : name == kOipTimestampsInput ? timestamps
+                                              : nullptr;
     if (slot == nullptr) {
       return invalid("inputs[" + std::to_string(i) + "]: unknown input \"" + name + "\"; " +
                      expected_input(model));
@@ -191,7 +192,7 @@ grpc::Status decode_model_infer_request(const inference::ModelInferRequest& requ
   status = resolve_outputs(request, reply);
   if (!status.ok()) return status;
   for (OipOutput output : reply->outputs) {
-    if (output == OipOutput::kAttention) options.attention.set_enabled(true);
+    if (output == OipOutput::kAttention) options.attention.enabled = true;
   }
 
   int index = 0;
@@ -225,8 +226,8 @@ grpc::Status decode_model_infer_request(const inference::ModelInferRequest& requ
       timestamps_index < 0 ? std::string("inputs (\"timestamps\")")
                            : "inputs[" + std::to_string(timestamps_index) + "] (\"timestamps\")";
   if (timestamps_index >= 0) {
-    status = read_oip_timestamps(request, timestamps_index, g.samples, g.points,
-                                 timestamps_field, &timestamps);
+    status = read_oip_timestamps(request, timestamps_index, g.samples, g.points, timestamps_field,
+                                 &timestamps);
     if (!status.ok()) return status;
   }
   status = check_timestamps(timestamps.data(), static_cast<int64_t>(timestamps.size()), g,
@@ -242,8 +243,8 @@ grpc::Status decode_model_infer_request(const inference::ModelInferRequest& requ
   const AttentionFields attention_fields{"parameters[\"attention_layers\"]",
                                          "parameters[\"attention_variables\"]"};
   if (model.is_itransformer()) {
-    status = gather_calendar(timestamps.data(), static_cast<int64_t>(timestamps.size()), g,
-                             model, timestamps_field, input);
+    status = gather_calendar(timestamps.data(), static_cast<int64_t>(timestamps.size()), g, model,
+                             timestamps_field, input);
     if (!status.ok()) return status;
     // One map per sample and layer: the selection's "variables" are the samples.
     status = resolve_itransformer_attention(options.attention, g, model, options.variable_names,

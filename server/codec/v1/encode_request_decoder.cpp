@@ -1,8 +1,8 @@
 #include "server/codec/v1/encode_request_decoder.h"
 
-#include "server/codec/common/attention_selection.h"
 #include "server/codec/common/request_id.h"
-#include "server/codec/common/tensor_codec.h"
+#include "server/codec/v1/attention_options.h"
+#include "server/codec/v1/tensor_message.h"
 
 namespace tsserve::server {
 namespace {

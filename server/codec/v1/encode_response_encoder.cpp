@@ -3,8 +3,9 @@
 #include <string>
 
 #include "response_common.h"
+#include "server/codec/common/attention_maps.h"
 #include "server/codec/common/finite_answer.h"
-#include "server/codec/common/tensor_codec.h"
+#include "server/codec/v1/tensor_message.h"
 
 namespace tsserve::server {
 

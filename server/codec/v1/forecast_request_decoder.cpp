@@ -2,14 +2,15 @@
 
 #include <string>
 
-#include "server/codec/common/attention_selection.h"
 #include "server/codec/common/forecast_timestamps.h"
 #include "server/codec/common/itransformer_request.h"
 #include "server/codec/common/prediction_intervals.h"
 #include "server/codec/common/request_id.h"
 #include "server/codec/common/scaler_matching.h"
 #include "server/codec/common/series_rows.h"
-#include "server/codec/common/tensor_codec.h"
+#include "server/codec/v1/attention_options.h"
+#include "server/codec/v1/scaler_mode_message.h"
+#include "server/codec/v1/tensor_message.h"
 
 namespace tsserve::server {
 namespace {
@@ -72,18 +73,18 @@ grpc::Status decode_forecast_request(const v1::ForecastRequest& request, const M
   if (model.is_itransformer()) {
     status = gather_calendar(timestamps, timestamp_count, g, model, "timestamps", out);
     if (!status.ok()) return status;
-    status = resolve_itransformer_attention(request.attention(), g, model,
+    status = resolve_itransformer_attention(attention_request_of(request.attention()), g, model,
                                             request.variable_names(), out);
   } else {
     status = resolve_forecast_attention(request.attention(), model.e_layers, g.variables,
                                         &out->attention);
   }
   if (!status.ok()) return status;
-  status =
-      gather_series(series, g, names, request.variable_names(), model, std::move(scaler), out);
+  status = gather_series(series, g, names, request.variable_names(), model, std::move(scaler), out);
   if (!status.ok()) return status;
-  return resolve_interval_levels({request.interval_levels().begin(), request.interval_levels().end()},
-                                 *out, model, "interval_levels", &out->interval_levels);
+  return resolve_interval_levels(
+      {request.interval_levels().begin(), request.interval_levels().end()}, *out, model,
+      "interval_levels", &out->interval_levels);
 }
 
 }  // namespace tsserve::server

@@ -4,7 +4,7 @@
 #include "server/codec/common/finite_answer.h"
 #include "server/codec/common/forecast_values.h"
 #include "server/codec/common/prediction_intervals.h"
-#include "server/codec/common/tensor_codec.h"
+#include "server/codec/v1/tensor_message.h"
 
 namespace tsserve::server {
 namespace {
@@ -23,15 +23,15 @@ grpc::Status encode_intervals(const ForecastInput& input, const ModelShape& mode
     if (!status.ok()) return status;
     v1::PredictionInterval* interval = out->add_intervals();
     interval->set_level(band.level);
-    store_forecast(input, model, bound.forecast,
-                   prepare_tensor(forecast_shape(input, model), input.raw_output,
-                                  interval->mutable_lower()));
+    store_forecast(
+        input, model, bound.forecast,
+        prepare_tensor(forecast_shape(input, model), input.raw_output, interval->mutable_lower()));
     bound.forecast = std::move(band.upper);
     status = check_forecast_finite(input, model, bound, {field + ".upper", ""});
     if (!status.ok()) return status;
-    store_forecast(input, model, bound.forecast,
-                   prepare_tensor(forecast_shape(input, model), input.raw_output,
-                                  interval->mutable_upper()));
+    store_forecast(
+        input, model, bound.forecast,
+        prepare_tensor(forecast_shape(input, model), input.raw_output, interval->mutable_upper()));
   }
   return grpc::Status::OK;
 }

@@ -5,7 +5,7 @@
 
 #include <utility>
 
-#include "server/codec/common/attention_maps.h"
+#include "server/codec/v1/attention_map_encoder.h"
 #include "server/request/model_shape.h"
 
 namespace tsserve::server {

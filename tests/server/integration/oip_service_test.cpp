@@ -96,7 +96,9 @@ TEST(OipService, ReadinessAndMetadataDescribeTheServedModel) {
     ASSERT_TRUE(harness.oip().ServerMetadata(&context, {}, &metadata).ok());
     EXPECT_EQ(metadata.name(), "tsserve");
     EXPECT_FALSE(metadata.version().empty());
-    EXPECT_EQ(metadata.extensions_size(), 0);
+    // RepositoryModelLoad/Unload are served: exactly the model_repository extension.
+    ASSERT_EQ(metadata.extensions_size(), 1);
+    EXPECT_EQ(metadata.extensions(0), "model_repository");
   }
   {
     inference::ModelMetadataRequest request;

@@ -3,12 +3,13 @@
 // own forecast; repeats, unknown keys, NaN and malformed reports are counted or refused.
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <limits>
-#include <unistd.h>
+#include <optional>
 
 #include "server_harness.h"
 
@@ -89,16 +90,20 @@ TEST(ReportActuals, ErrorsOfScoredPointsReachTheMetricsOnceEach) {
   const std::string metrics = harness.scrape();
   const std::string day1 = "{horizon=\"1-24\",model=\"patchtst-etth1\",version=\"1\"}";
   const std::string day2 = "{horizon=\"25-48\",model=\"patchtst-etth1\",version=\"1\"}";
-  EXPECT_NEAR(metric_value(metrics, "tsserve_forecast_abs_error_total" + day1), abs_1_24,
-              1e-9 * abs_1_24);
-  EXPECT_NEAR(metric_value(metrics, "tsserve_forecast_squared_error_total" + day1), squared_1_24,
-              1e-9 * squared_1_24);
-  EXPECT_NEAR(metric_value(metrics, "tsserve_forecast_abs_error_total" + day2), abs_25_48,
-              1e-9 * abs_25_48);
+  const std::optional<double> abs_day1 =
+      metric_value(metrics, "tsserve_forecast_abs_error_total" + day1);
+  const std::optional<double> squared_day1 =
+      metric_value(metrics, "tsserve_forecast_squared_error_total" + day1);
+  const std::optional<double> abs_day2 =
+      metric_value(metrics, "tsserve_forecast_abs_error_total" + day2);
+  ASSERT_TRUE(abs_day1 && squared_day1 && abs_day2) << "error series missing from\n" << metrics;
+  EXPECT_NEAR(*abs_day1, abs_1_24, 1e-9 * abs_1_24);
+  EXPECT_NEAR(*squared_day1, squared_1_24, 1e-9 * squared_1_24);
+  EXPECT_NEAR(*abs_day2, abs_25_48, 1e-9 * abs_25_48);
+  // std::optional == number: false when the series is absent.
   EXPECT_EQ(metric_value(metrics, "tsserve_forecast_scored_points_total" + day1), 48);
   EXPECT_EQ(metric_value(metrics, "tsserve_forecast_scored_points_total" + day2), 12);
-  EXPECT_EQ(metric_value(metrics, "tsserve_actuals_points_total{result=\"already_reported\"}"),
-            60);
+  EXPECT_EQ(metric_value(metrics, "tsserve_actuals_points_total{result=\"already_reported\"}"), 60);
 }
 
 TEST(ReportActuals, ScaledForecastsScoreActualsScaledByTheirColumn) {
@@ -114,9 +119,17 @@ TEST(ReportActuals, ScaledForecastsScoreActualsScaledByTheirColumn) {
           .ok());
   EXPECT_EQ(outcome.matched(), 20);
   const std::string metrics = harness.scrape();
-  EXPECT_LT(metric_value(metrics, "tsserve_forecast_abs_error_total{horizon=\"1-24\",model="
-                                  "\"patchtst-etth1\",version=\"1\"}"),
-            20 * 1e-5);
+  // The series must be there: a missing or mislabelled one would otherwise pass the bound.
+  const std::optional<double> abs_error =
+      metric_value(metrics,
+                   "tsserve_forecast_abs_error_total{horizon=\"1-24\",model="
+                   "\"patchtst-etth1\",version=\"1\"}");
+  ASSERT_TRUE(abs_error.has_value()) << "no abs error series for the scored points in\n" << metrics;
+  EXPECT_EQ(metric_value(metrics,
+                         "tsserve_forecast_scored_points_total{horizon=\"1-24\",model="
+                         "\"patchtst-etth1\",version=\"1\"}"),
+            20);
+  EXPECT_LT(*abs_error, 20 * 1e-5);
 }
 
 TEST(ReportActuals, IrregularOrMissingTimesGiveNoForecastTimesAndNothingKept) {
@@ -143,7 +156,8 @@ TEST(ReportActuals, BadReportsAreRefusedByFieldOrCountedAndTheServerKeepsServing
       forecast_expecting_ok(harness, keyed_request("site-4", v1::SCALER_MODE_NONE));
   v1::ReportActualsResponse outcome;
 
-  v1::ReportActualsRequest unknown_key = actuals("nobody", response, 2, [](int, int) { return 0.0; });
+  v1::ReportActualsRequest unknown_key =
+      actuals("nobody", response, 2, [](int, int) { return 0.0; });
   ASSERT_TRUE(report(harness, unknown_key, &outcome).ok());
   EXPECT_EQ(outcome.unmatched_unknown_key(), 4);
 

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "server/service/forecast_service.h"
 #include "server/service/oip_service.h"
 #include "server_harness.h"
 

@@ -12,12 +12,11 @@
 
 #include <vector>
 
+#include "tsserve/model/architecture_choices.h"
 #include "tsserve/model/distilling_conv.h"
 #include "tsserve/model/encoder_layer.h"
 
 namespace tsserve::model {
-
-enum class FinalNorm { kNone, kBatch, kLayer };
 
 struct EncoderOutput {
   at::Tensor output;                 // [B, L', D]

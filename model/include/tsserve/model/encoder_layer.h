@@ -8,11 +8,10 @@
 #include <torch/nn/modules/normalization.h>
 #include <torch/nn/pimpl.h>
 
+#include "tsserve/model/architecture_choices.h"
 #include "tsserve/model/attention_layer.h"
 
 namespace tsserve::model {
-
-enum class Activation { kGelu, kRelu };
 
 struct EncoderLayerOutput {
   at::Tensor output;   // [B, L, D]

@@ -33,8 +33,7 @@
 #include <vector>
 
 #include "tsserve/model/calibration.h"
-#include "tsserve/model/encoder.h"
-#include "tsserve/model/prob_attention.h"
+#include "tsserve/model/architecture_choices.h"
 #include "tsserve/model/time_features.h"
 
 namespace tsserve::model {

@@ -7,12 +7,14 @@
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
 
+#include "tsserve/model/architecture_choices.h"
+
 namespace tsserve::model {
 
 // Holds the [1, max_len, D] sinusoidal table as a persistent buffer named "pe".
 class PositionalEmbeddingImpl : public torch::nn::Module {
  public:
-  static constexpr int64_t kMaxLength = 5000;
+  static constexpr int64_t kMaxLength = kMaxPositions;
   explicit PositionalEmbeddingImpl(int64_t d_model);
 
   at::Tensor pe;

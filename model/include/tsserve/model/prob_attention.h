@@ -13,15 +13,10 @@
 
 #include <optional>
 
+#include "tsserve/model/architecture_choices.h"
 #include "tsserve/model/inner_attention.h"
 
 namespace tsserve::model {
-
-// How the [B, H, L, E] context is handed to AttentionLayer's [B, L, H*E] view.
-enum class ProbLayout {
-  kCanonical,  // transposed back to [B, L, H, E], as Informer and Full attention do
-  kTslib,      // TSLib's quirk: viewed without transposing, mixing heads and positions
-};
 
 // Causality is not an option here: it comes with each call's AttentionMask, as for
 // FullAttention.

@@ -1,9 +1,9 @@
-#include "tsserve/client/row_time.h"
+#include "tsserve/csv/row_time.h"
 
 #include <cstdio>
 #include <ctime>
 
-namespace tsserve::client {
+namespace tsserve::csv {
 
 std::optional<int64_t> parse_row_time(const std::string& text) {
   int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
@@ -52,4 +52,4 @@ std::vector<std::string> format_row_times(const std::vector<int64_t>& times,
   return labels;
 }
 
-}  // namespace tsserve::client
+}  // namespace tsserve::csv

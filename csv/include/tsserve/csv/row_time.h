@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace tsserve::client {
+namespace tsserve::csv {
 
 // "YYYY-MM-DD", "YYYY-MM-DD HH:MM", "YYYY-MM-DD HH:MM:SS" (a 'T' may replace the space).
 std::optional<int64_t> parse_row_time(const std::string& text);
@@ -21,4 +21,4 @@ std::optional<std::vector<int64_t>> parse_row_times(const std::vector<std::strin
 std::vector<std::string> format_row_times(const std::vector<int64_t>& times,
                                           const std::string& like);
 
-}  // namespace tsserve::client
+}  // namespace tsserve::csv

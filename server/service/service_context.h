@@ -1,0 +1,36 @@
+#pragma once
+// What both protocols' services (forecast_service.h, oip_service.h) share: the same
+// models (the repository and its registry, each version with its own batchers), metrics,
+// serving state, token check and accuracy tracker, and the token check every non-health
+// RPC makes first.
+//
+// Its own header so that the call path (model_route.h, batched_call.h) can admit a call
+// without including a service: the services include the call path, never the reverse.
+//
+// Thread safety: the members are constant after construction (the serving state they
+// point to is atomic).
+
+#include <grpcpp/grpcpp.h>
+
+#include "server/accuracy/accuracy_tracker.h"
+#include "server/auth/bearer_token.h"
+#include "server/observability/server_metrics.h"
+#include "server/registry/model_registry.h"
+#include "server/registry/model_repository.h"
+#include "server/service/serving_state.h"
+
+namespace tsserve::server {
+
+struct ServiceContext {
+  ModelRepository* repository = nullptr;   // not owned; the models and their versions
+  ModelRegistry* registry = nullptr;       // not owned; repository->registry()
+  ServerMetrics* metrics = nullptr;        // not owned; may be null
+  const ServingState* state = nullptr;     // not owned; new calls need serving()
+  const BearerTokenCheck* auth = nullptr;  // not owned; null = no authentication
+  AccuracyTracker* accuracy = nullptr;     // not owned; null = no ReportActuals
+};
+
+// OK when `context` may call a non-health RPC: no token is configured, or it carries it.
+grpc::Status authenticate(const ServiceContext& service, const grpc::ServerContextBase& context);
+
+}  // namespace tsserve::server
