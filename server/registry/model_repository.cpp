@@ -61,7 +61,7 @@ void ModelRepository::start_polling(double seconds) {
   });
 }
 
-std::string ModelRepository::load_model(const std::string& model) {
+Status ModelRepository::load_model(const std::string& model) {
   {
     MutexLock lock(mutex_);
     unloaded_.erase(model);
@@ -73,7 +73,8 @@ std::string ModelRepository::load_model(const std::string& model) {
   for (const RepositoryRefusal& refusal : scan.refusals)
     if (refusal.model == model) why += (why.empty() ? "" : "; ") + refusal.message();
   if (!scan.find(model)) {
-    return "model \"" + model + "\" is not in the repository" + (why.empty() ? "" : ": " + why);
+    return {StatusCode::kNotFound, "model \"" + model + "\" is not in the repository" +
+                                       (why.empty() ? "" : ": " + why)};
   }
   bool ready = false;
   for (const VersionStatus& status : registry_.statuses()) {
@@ -81,8 +82,9 @@ std::string ModelRepository::load_model(const std::string& model) {
     ready |= status.state == VersionState::kReady;
     if (status.state == VersionState::kFailed) why += (why.empty() ? "" : "; ") + status.reason;
   }
-  if (ready) return "";
-  return "model \"" + model + "\" has no ready version: " + (why.empty() ? "none selected" : why);
+  if (ready) return {};
+  return {StatusCode::kFailedPrecondition,
+          "model \"" + model + "\" has no ready version: " + (why.empty() ? "none selected" : why)};
 }
 
 bool ModelRepository::unload_model(const std::string& model) {

@@ -22,6 +22,7 @@
 
 #include "server/registry/model_registry.h"
 #include "server/repository/repository_scan.h"
+#include "server/status/status.h"
 #include "server/sync/mutex.h"
 
 namespace tsserve::server {
@@ -51,9 +52,10 @@ class ModelRepository {
   // REQUIRES: seconds > 0; called at most once.
   void start_polling(double seconds);
 
-  // Loads (or reloads) `model` from a fresh scan. "" when a version of it is ready
-  // afterwards; else why not (not in the repository, refused, failed to load: the reasons).
-  std::string load_model(const std::string& model);
+  // Loads (or reloads) `model` from a fresh scan. OK when a version of it is ready
+  // afterwards; else NOT_FOUND (not in the repository) or FAILED_PRECONDITION (refused or
+  // failed to load), the message giving the reasons.
+  Status load_model(const std::string& model);
   // Unloads every version of `model` (draining them). False when none was loaded.
   bool unload_model(const std::string& model);
 

@@ -119,14 +119,10 @@ grpc::ServerUnaryReactor* OipServiceImpl::RepositoryModelLoad(
   return answer_authenticated(context, context_, Method::kRepositoryModelLoad, [&](UnaryCall&) {
     if (request->model_name().empty())
       return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "model_name: empty; name a model");
-    const std::string error = context_.repository->load_model(request->model_name());
+    const Status loaded = context_.repository->load_model(request->model_name());
     response->set_model_name(request->model_name());
-    response->set_isloaded(error.empty());
-    if (error.empty()) return grpc::Status::OK;
-    const bool absent = error.find("is not in the repository") != std::string::npos;
-    return grpc::Status(
-        absent ? grpc::StatusCode::NOT_FOUND : grpc::StatusCode::FAILED_PRECONDITION,
-        "model_name: " + error);
+    response->set_isloaded(loaded.ok());
+    return to_grpc_status(loaded, "model_name");
   });
 }
 

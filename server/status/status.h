@@ -1,0 +1,49 @@
+#pragma once
+// The server's error convention below the protocols: a Status is a code and a message
+// that names the field or the thing and says what was expected. Code decides, the message
+// explains: a caller that must tell errors apart switches on code(), never on the text.
+//
+// The codes are gRPC's canonical ones (same names and numbers), the vocabulary both
+// protocols' answers are made from; service/status_mapping.h turns a Status into a
+// grpc::Status at the boundary. Exceptions stay inside the model library (ModelError) and
+// are caught where a version loads.
+
+#include <string>
+#include <utility>
+
+namespace tsserve::server {
+
+enum class StatusCode {
+  kOk = 0,
+  kInvalidArgument = 3,
+  kNotFound = 5,
+  kResourceExhausted = 8,
+  kFailedPrecondition = 9,
+  kOutOfRange = 11,
+  kInternal = 13,
+  kUnavailable = 14,
+};
+
+class [[nodiscard]] Status {
+ public:
+  Status() = default;  // OK
+  Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
+
+  bool ok() const { return code_ == StatusCode::kOk; }
+  StatusCode code() const { return code_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  StatusCode code_ = StatusCode::kOk;
+  std::string message_;
+};
+
+}  // namespace tsserve::server
+
+// Returns the status of `expr` from the enclosing function unless it is OK. For any status
+// type with ok() (Status, grpc::Status).
+#define TSSERVE_RETURN_IF_ERROR(expr)                  \
+  do {                                                 \
+    auto tsserve_status_ = (expr);                     \
+    if (!tsserve_status_.ok()) return tsserve_status_; \
+  } while (false)
