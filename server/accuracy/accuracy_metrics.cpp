@@ -23,8 +23,9 @@ std::string level_label(double level) {
 AccuracyMetrics::AccuracyMetrics(prometheus::Registry& registry)
     : abs_error_(counter_family(registry, "tsserve_forecast_abs_error_total",
                                 "Sum of |forecast - actual| over scored points, model space")),
-      squared_error_(counter_family(registry, "tsserve_forecast_squared_error_total",
-                                    "Sum of (forecast - actual)^2 over scored points, model space")),
+      squared_error_(
+          counter_family(registry, "tsserve_forecast_squared_error_total",
+                         "Sum of (forecast - actual)^2 over scored points, model space")),
       points_(counter_family(registry, "tsserve_forecast_scored_points_total",
                              "Forecast points scored against reported actuals")),
       covered_(counter_family(registry, "tsserve_interval_covered_points_total",
@@ -85,8 +86,9 @@ AccuracyMetrics::LevelSeries* AccuracyMetrics::level_locked(VersionSeries& serie
   if (series.levels.size() >= kMaxIntervalLevels) return nullptr;
   LevelSeries& added = series.levels.emplace_back();
   added.level = level;
-  nominal_level_.Add({{"model", model}, {"version", version}, {"level", level_label(level)}})
-      .Set(level);
+  added.nominal =
+      &nominal_level_.Add({{"model", model}, {"version", version}, {"level", level_label(level)}});
+  added.nominal->Set(level);
   for (int b = 0; b < kHorizonBucketCount; ++b) {
     const prometheus::Labels labels{{"model", model},
                                     {"version", version},
@@ -103,6 +105,26 @@ void AccuracyMetrics::prepare(const std::string& model, const std::string& versi
   series_locked(model, version);
 }
 
+void AccuracyMetrics::remove(const std::string& model, const std::string& version) {
+  const MutexLock lock(mutex_);
+  const auto found = by_version_.find(std::make_pair(model, version));
+  if (found == by_version_.end()) return;
+  const VersionSeries& series = found->second;
+  for (std::size_t b = 0; b < kHorizonBucketCount; ++b) {
+    abs_error_.Remove(series.abs_error[b]);
+    squared_error_.Remove(series.squared_error[b]);
+    points_.Remove(series.points[b]);
+  }
+  for (const LevelSeries& level : series.levels) {
+    for (std::size_t b = 0; b < kHorizonBucketCount; ++b) {
+      covered_.Remove(level.covered[b]);
+      interval_points_.Remove(level.scored[b]);
+    }
+    nominal_level_.Remove(level.nominal);
+  }
+  by_version_.erase(found);
+}
+
 void AccuracyMetrics::record_scored(const ScoredPoint& point) {
   const IssuedForecast& forecast = point.forecast;
   const double error = point.forecast_value - point.actual;
@@ -112,8 +134,7 @@ void AccuracyMetrics::record_scored(const ScoredPoint& point) {
   series.abs_error[bucket]->Increment(std::fabs(error));
   series.squared_error[bucket]->Increment(error * error);
   series.points[bucket]->Increment();
-  const auto index =
-      static_cast<std::size_t>(point.variable * forecast.steps() + (point.step - 1));
+  const auto index = static_cast<std::size_t>(point.variable * forecast.steps() + (point.step - 1));
   for (const IntervalBand& band : forecast.bands) {
     LevelSeries* level = level_locked(series, forecast.model, forecast.version, band.level);
     if (level == nullptr) continue;

@@ -57,6 +57,10 @@ class AccuracyMetrics {
   // dashboards find them) before its first report. Interval series appear with the first
   // band scored at a level.
   void prepare(const std::string& model, const std::string& version);
+  // Removes every series of an unloaded version from the exposition (a dashboard must not
+  // show a version that no longer serves). A forecast of it still kept and scored later
+  // brings its error series back, at that score: the forecast was issued, so it counts.
+  void remove(const std::string& model, const std::string& version);
   // One (forecast, point) pair: its error and, per band, whether the actual was inside.
   void record_scored(const ScoredPoint& point);
   void record_outcome(const ActualsOutcome& outcome);
@@ -68,6 +72,7 @@ class AccuracyMetrics {
   struct LevelSeries {
     double level = 0;
     std::array<prometheus::Counter*, kHorizonBucketCount> covered{}, scored{};
+    prometheus::Gauge* nominal = nullptr;
   };
   struct VersionSeries {
     std::array<prometheus::Counter*, kHorizonBucketCount> abs_error{}, squared_error{}, points{};

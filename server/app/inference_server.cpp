@@ -73,22 +73,27 @@ class WithoutReflection final : public grpc::ServerBuilderOption {
 // The registry's changes as the repository's metrics (model_version_metrics.h).
 class RegistryMetrics final : public RegistryObserver {
  public:
-  explicit RegistryMetrics(ServerMetrics& metrics)
-      : server_metrics_(metrics), metrics_(*metrics.registry()) {}
+  RegistryMetrics(ServerMetrics& metrics, AccuracyMetrics& accuracy)
+      : server_metrics_(metrics), accuracy_(accuracy), metrics_(*metrics.registry()) {}
   void on_state(const VersionStatus& status) override {
     metrics_.set_version(status.model, status.version, to_string(status.state), status.load_seconds,
                          status.resident_bytes);
     if (status.state == VersionState::kFailed) metrics_.count_load_failure(status.model);
+    // A served version's accuracy series exist from the start, at 0, for dashboards.
+    if (status.state == VersionState::kReady)
+      accuracy_.prepare(status.model, std::to_string(status.version));
   }
   void on_removed(const std::string& model, int64_t version) override {
     metrics_.remove_version(model, version);
     // Unloaded means drained: no batch of it runs again, and a lingering call's lease
     // must not keep its series in the exposition.
     server_metrics_.remove_version(model, std::to_string(version));
+    accuracy_.remove(model, std::to_string(version));
   }
 
  private:
   ServerMetrics& server_metrics_;
+  AccuracyMetrics& accuracy_;
   ModelVersionMetrics metrics_;
 };
 
@@ -108,7 +113,8 @@ class InferenceServerImpl final : public InferenceServer {
     registry_options.max_loaded_bytes = config.repository.max_loaded_bytes;
     registry_options.log_failures = !config.repository.model_repository.empty();
     if (metrics_) {
-      registry_metrics_ = std::make_unique<RegistryMetrics>(*metrics_);
+      accuracy_metrics_ = std::make_unique<AccuracyMetrics>(*metrics_->registry());
+      registry_metrics_ = std::make_unique<RegistryMetrics>(*metrics_, *accuracy_metrics_);
       registry_options.observer = registry_metrics_.get();
     }
     repository_ = std::make_unique<ModelRepository>(
@@ -123,14 +129,6 @@ class InferenceServerImpl final : public InferenceServer {
       throw std::runtime_error(statuses.empty() ? "model: not loaded" : statuses.front().reason);
     }
     AccuracyTracker* accuracy = make_accuracy_tracker(config.accuracy);
-    for (const VersionStatus& status : repository_->registry().statuses()) {
-      if (status.state != VersionState::kReady || !metrics_) continue;
-      ModelRegistry::Resolution resolved =
-          repository_->registry().resolve(status.model, std::to_string(status.version));
-      if (!resolved.lease) continue;
-      const v1::ModelInfo& info = resolved.lease->info();
-      accuracy_metrics_->prepare(info.name(), info.version());
-    }
 
     ServiceContext context;
     context.repository = repository_.get();
@@ -219,7 +217,6 @@ class InferenceServerImpl final : public InferenceServer {
     limits.max_age = std::chrono::duration_cast<Clock::duration>(
         std::chrono::duration<double>(options.forecast_store_max_age_s));
     forecast_store_ = std::make_unique<ForecastStore>(limits, SystemClock::instance());
-    if (metrics_) accuracy_metrics_ = std::make_unique<AccuracyMetrics>(*metrics_->registry());
     accuracy_ = std::make_unique<AccuracyTracker>(*forecast_store_, accuracy_metrics_.get());
     return accuracy_.get();
   }

@@ -28,7 +28,7 @@ grpc::Status match_scaler(int scaler_mode,
                           int64_t variables, const ModelShape& model, ScalerMatch* out,
                           const ScalerFields& fields) {
   ScalerMode mode = ScalerMode::kAuto;
-  const grpc::Status known = scaler_mode_of(scaler_mode, &mode);
+  grpc::Status known = scaler_mode_of(scaler_mode, &mode);
   if (!known.ok()) {
     out->applied = false;
     out->column.clear();

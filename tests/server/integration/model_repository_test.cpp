@@ -362,15 +362,18 @@ TEST(ModelRepository, SwapUnderLoadLosesNoCallAndEachAnswerIsThatOfTheVersionItN
   std::vector<double> steady_ms, swap_ms;
   constexpr int kClients = 16;
   constexpr int kSteadyCallsPerClient = 6;
-  std::atomic<int> steady_left{kClients};
   std::mutex steady_mutex;
+  int steady_left = kClients;  // guarded by steady_mutex
   std::condition_variable steady_done;
   std::vector<std::thread> clients;
   for (int c = 0; c < kClients; ++c) {
     clients.emplace_back([&, c] {
       int last_version_of_a = 0;
       for (int i = 0; !stop.load(); ++i) {
-        if (i == kSteadyCallsPerClient && steady_left.fetch_sub(1) == 1) steady_done.notify_all();
+        if (i == kSteadyCallsPerClient) {
+          std::lock_guard<std::mutex> lock(steady_mutex);  // the waiter's: no lost wake-up
+          if (--steady_left == 0) steady_done.notify_all();
+        }
         const v1::ForecastRequest& request = (c + i) % 2 ? request_a : request_b;
         const bool during_swaps = swapping.load();
         v1::ForecastResponse response;
@@ -406,7 +409,9 @@ TEST(ModelRepository, SwapUnderLoadLosesNoCallAndEachAnswerIsThatOfTheVersionItN
   }
   {
     std::unique_lock<std::mutex> lock(steady_mutex);
-    steady_done.wait(lock, [&] { return steady_left.load() <= 0; });
+    EXPECT_TRUE(
+        steady_done.wait_for(lock, std::chrono::seconds(120), [&] { return steady_left <= 0; }))
+        << steady_left << " clients short of their steady calls after 120 s";
   }
   // Each swap waits (bounded) until the load has met the version it put in, so every
   // version serves calls while the next one loads, however slow the machine.
