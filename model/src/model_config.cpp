@@ -153,8 +153,7 @@ std::string ModelConfig::validation_error() const {
   if (patch_count() > kMaxPositions) {
     return "seq_len " + std::to_string(seq_len) + ", patch_len " + std::to_string(patch_len) +
            " and stride " + std::to_string(stride) + " give " + std::to_string(patch_count()) +
-           " patches; the position embedding covers at most " +
-           std::to_string(kMaxPositions);
+           " patches; the position embedding covers at most " + std::to_string(kMaxPositions);
   }
   return "";
 }

@@ -73,8 +73,8 @@ Status ModelRepository::load_model(const std::string& model) {
   for (const RepositoryRefusal& refusal : scan.refusals)
     if (refusal.model == model) why += (why.empty() ? "" : "; ") + refusal.message();
   if (!scan.find(model)) {
-    return {StatusCode::kNotFound, "model \"" + model + "\" is not in the repository" +
-                                       (why.empty() ? "" : ": " + why)};
+    return {StatusCode::kNotFound,
+            "model \"" + model + "\" is not in the repository" + (why.empty() ? "" : ": " + why)};
   }
   bool ready = false;
   for (const VersionStatus& status : registry_.statuses()) {

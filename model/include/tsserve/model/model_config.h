@@ -32,8 +32,8 @@
 #include <string>
 #include <vector>
 
-#include "tsserve/model/calibration.h"
 #include "tsserve/model/architecture_choices.h"
+#include "tsserve/model/calibration.h"
 #include "tsserve/model/time_features.h"
 
 namespace tsserve::model {
