@@ -28,14 +28,6 @@ std::string shape_text(const at::Tensor& t) { return c10::str(t.sizes()); }
 
 }  // namespace
 
-std::string config_path_for(const std::string& checkpoint_path) {
-  const auto slash = checkpoint_path.find_last_of('/');
-  const auto dot = checkpoint_path.find_last_of('.');
-  const bool has_extension =
-      dot != std::string::npos && (slash == std::string::npos || dot > slash);
-  return (has_extension ? checkpoint_path.substr(0, dot) : checkpoint_path) + ".json";
-}
-
 StateDict strip_parallel_prefix(StateDict state) {
   const size_t prefix_length = sizeof(kParallelPrefix) - 1;
   bool all_prefixed = !state.empty();

@@ -258,6 +258,14 @@ ModelConfig parse_model_config(const std::string& json_text, const std::string& 
   return config;
 }
 
+std::string config_path_for(const std::string& checkpoint_path) {
+  const auto slash = checkpoint_path.find_last_of('/');
+  const auto dot = checkpoint_path.find_last_of('.');
+  const bool has_extension =
+      dot != std::string::npos && (slash == std::string::npos || dot > slash);
+  return (has_extension ? checkpoint_path.substr(0, dot) : checkpoint_path) + ".json";
+}
+
 ModelConfig load_model_config(const std::string& path) {
   std::ifstream file(path);
   if (!file) throw ModelError("model config " + path + ": cannot be opened");

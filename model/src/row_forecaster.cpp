@@ -6,16 +6,6 @@
 
 namespace tsserve::model {
 
-CpuKernels parse_cpu_kernels(const std::string& text, const std::string& field) {
-  if (text == "torch") return CpuKernels::kTorch;
-  if (text == "fused") return CpuKernels::kFused;
-  throw ModelError(field + " must be \"torch\" or \"fused\", got \"" + text + "\"");
-}
-
-std::string to_string(CpuKernels kernels) {
-  return kernels == CpuKernels::kFused ? "fused" : "torch";
-}
-
 RowForecaster::RowForecaster(PatchTST model, CpuKernels kernels) : model_(std::move(model)) {
   if (kernels != CpuKernels::kFused) return;
   fallback_reason_ = fused_unsupported_reason(model_->config());

@@ -16,7 +16,7 @@
 #include "server/config/server_config.h"
 #include "server/observability/model_version_metrics.h"
 #include "server/observability/server_metrics.h"
-#include "server/registry/model_repository.h"
+#include "server/registry/repository_manager.h"
 #include "server/service/forecast_service.h"
 #include "server/service/oip_service.h"
 #include "server/sync/mutex.h"
@@ -106,8 +106,8 @@ class InferenceServerImpl final : public InferenceServer {
     }
     if (!config.server.metrics_address.empty()) {
       metrics_ = std::make_unique<ServerMetrics>();
-      const std::string error = metrics_->serve(config.server.metrics_address);
-      if (!error.empty()) throw std::runtime_error("metrics_address: " + error);
+      const Status served = metrics_->serve(config.server.metrics_address);
+      if (!served.ok()) throw std::runtime_error("metrics_address: " + served.message());
     }
     ModelRegistry::Options registry_options;
     registry_options.max_loaded_bytes = config.repository.max_loaded_bytes;
@@ -117,7 +117,7 @@ class InferenceServerImpl final : public InferenceServer {
       registry_metrics_ = std::make_unique<RegistryMetrics>(*metrics_, *accuracy_metrics_);
       registry_options.observer = registry_metrics_.get();
     }
-    repository_ = std::make_unique<ModelRepository>(
+    repository_ = std::make_unique<RepositoryManager>(
         repository_scanner(config), version_loader(config, metrics_.get()), registry_options);
     repository_->on_change([this] { update_readiness(); });
     // Every model is loaded (or refused) before the port opens, as the single model was.
@@ -255,7 +255,7 @@ class InferenceServerImpl final : public InferenceServer {
   std::unique_ptr<AccuracyTracker> accuracy_;
   ServingState state_;
   std::unique_ptr<RegistryMetrics> registry_metrics_;  // outlives the repository
-  std::unique_ptr<ModelRepository> repository_;
+  std::unique_ptr<RepositoryManager> repository_;
   std::unique_ptr<ForecastServiceImpl> service_;
   std::unique_ptr<OipServiceImpl> oip_service_;
   std::unique_ptr<grpc::Server> server_;

@@ -6,9 +6,11 @@
 #include <filesystem>
 
 #include "server/app/model_info.h"
+#include "server/codec/oip/oip_model_metadata.h"
 #include "server/config/parallelism.h"
-#include "server/runtime/model_loading.h"
 #include "server/runtime/served_model.h"
+#include "server/runtime/served_model_config.h"
+#include "tsserve/model/cpu_kernels.h"
 #include "tsserve/model/intra_op_threads.h"
 #include "tsserve/model/model_error.h"
 
@@ -102,7 +104,7 @@ ModelRegistry::Loader version_loader(const ServerConfig& config, ServerMetrics* 
     if (settings.max_queue_wait_ms) batching.max_queue_wait_ms = *settings.max_queue_wait_ms;
 
     const int cores = usable_cpu_cores();
-    const bool on_cuda = parse_device(options.device).is_cuda();
+    const bool on_cuda = runs_on_cuda(options.device);
     const Parallelism parallelism = resolve_parallelism(options, cores, on_cuda);
     if (settings.threads) refuse_other_threads(parallelism, config, cores, on_cuda);
     RunnerOptions runner_options;
@@ -129,23 +131,20 @@ ModelRegistry::Loader version_loader(const ServerConfig& config, ServerMetrics* 
     parts.name = model.name;
     parts.version = version.version;
     parts.shape = model_shape_of(served.config());
-    parts.shape.name = model.name;
-    parts.shape.version = std::to_string(version.version);
     parts.limits.max_series_rows = batching.max_batch_rows;
     parts.limits.max_encode_tokens = batching.max_encode_tokens;
     parts.limits.max_response_bytes = config.server.max_message_bytes;
     ServerConfig effective = config;
     effective.batching = batching;
     parts.info = model_info_of(served.config(), served, effective);
-    parts.info.set_name(model.name);
-    parts.info.set_version(parts.shape.version);
     parts.info.set_instances(parallelism.instances);
     parts.info.set_source(config.repository.model_repository.empty() ? "" : version.directory);
     parts.info.set_resident_bytes(served.resident_bytes());
+    parts.oip_metadata = oip_model_metadata(parts.shape);
     parts.resident_bytes = served.resident_bytes();
     if (metrics) {
       loaded->observer = std::make_unique<MetricsObserver>(
-          metrics->add_version(model.name, parts.shape.version,
+          metrics->add_version(model.name, std::to_string(version.version),
                                parts.info.attention() == v1::ATTENTION_KIND_PROB ? "prob" : "full",
                                parts.info.device()));
     }
@@ -160,7 +159,7 @@ ModelRegistry::Loader version_loader(const ServerConfig& config, ServerMetrics* 
   };
 }
 
-ModelRepository::Scanner repository_scanner(const ServerConfig& config) {
+RepositoryManager::Scanner repository_scanner(const ServerConfig& config) {
   if (!config.repository.model_repository.empty()) {
     return [directory = config.repository.model_repository] { return scan_repository(directory); };
   }

@@ -8,7 +8,7 @@
 #include "server/config/server_config.h"
 #include "server/observability/server_metrics.h"
 #include "server/registry/model_registry.h"
-#include "server/registry/model_repository.h"
+#include "server/registry/repository_manager.h"
 #include "server/repository/repository_scan.h"
 
 namespace tsserve::server {
@@ -20,6 +20,6 @@ ModelRegistry::Loader version_loader(const ServerConfig& config, ServerMetrics* 
 // empty, config.model.model alone, named by its config's "name" and versioned by its
 // config's "version" when that is a positive integer (else 1). Throws model::ModelError
 // when the single model's config cannot be read (the server cannot start without it).
-ModelRepository::Scanner repository_scanner(const ServerConfig& config);
+RepositoryManager::Scanner repository_scanner(const ServerConfig& config);
 
 }  // namespace tsserve::server

@@ -43,15 +43,15 @@ std::vector<std::string> row_limit_problems(
   return problems;
 }
 
-std::string BatcherOptions::validate() const {
+Status BatcherOptions::validate() const {
   if (max_batch_rows < 1) {
-    return "max_batch_rows is 0; it must be at least 1";
+    return invalid_argument("max_batch_rows is 0; it must be at least 1");
   }
   if (max_queue_delay < Clock::duration::zero()) {
-    return "max_queue_delay is negative; it must be 0 or more";
+    return invalid_argument("max_queue_delay is negative; it must be 0 or more");
   }
   if (max_queue_wait < Clock::duration::zero()) {
-    return "max_queue_wait is negative; it must be 0 (no bound in time) or more";
+    return invalid_argument("max_queue_wait is negative; it must be 0 (no bound in time) or more");
   }
   const std::vector<std::string> problems = row_limit_problems(
       max_batch_rows, preferred_batch_rows, max_queue_rows, [this](const char* option) {
@@ -60,14 +60,14 @@ std::string BatcherOptions::validate() const {
                               : name == "max_queue_rows" ? max_queue_rows
                                                          : preferred_batch_rows);
       });
-  if (!problems.empty()) return problems.front();
+  if (!problems.empty()) return invalid_argument(problems.front());
   if (workers < 1) {
-    return "workers is 0; it must be at least 1";
+    return invalid_argument("workers is 0; it must be at least 1");
   }
   if (idle_spin < std::chrono::nanoseconds::zero()) {
-    return "idle_spin is negative; it must be 0 (no spin) or more";
+    return invalid_argument("idle_spin is negative; it must be 0 (no spin) or more");
   }
-  return "";
+  return Status();
 }
 
 const char* to_string(SubmitResult result) {
@@ -88,8 +88,8 @@ const char* to_string(SubmitResult result) {
 
 DynamicBatcher::DynamicBatcher(const BatcherOptions& options, Processor processor, Clock& clock)
     : options_(options), processor_(std::move(processor)), clock_(clock) {
-  if (const std::string problem = options_.validate(); !problem.empty()) {
-    throw std::invalid_argument("DynamicBatcher: " + problem);
+  if (const Status problem = options_.validate(); !problem.ok()) {
+    throw std::invalid_argument("DynamicBatcher: " + problem.message());
   }
   if (!processor_) {
     throw std::invalid_argument("DynamicBatcher: the processor is empty");

@@ -45,6 +45,7 @@
 #include "server/batching/batch_task.h"
 #include "server/batching/clock.h"
 #include "server/batching/queue_wait_estimate.h"
+#include "server/status/status.h"
 #include "server/sync/mutex.h"
 
 namespace tsserve::server {
@@ -71,8 +72,9 @@ struct BatcherOptions {
   // zero: it blocks at once.
   std::chrono::nanoseconds idle_spin = std::chrono::nanoseconds::zero();
 
-  // "" when the options are usable, else what is wrong and what is expected.
-  std::string validate() const;
+  // OK when the options are usable, else INVALID_ARGUMENT saying what is wrong and what is
+  // expected.
+  Status validate() const;
 };
 
 // The rules between the row limits, written once for the batcher (validate()) and the

@@ -32,9 +32,15 @@ namespace {
 
 using nlohmann::json;
 
-// A check returns "" or the message's tail after the source: ": '...' is not ..." or
-// " must be ...".
-using TextCheck = std::function<std::string(const std::string& value)>;
+// A check returns OK or INVALID_ARGUMENT whose message is the tail after the source:
+// ": '...' is not ..." or " must be ...".
+using TextCheck = std::function<Status(const std::string& value)>;
+
+// `problem` (a tail, as a TextCheck's) told of `source`, e.g. "--threads must be ...".
+Status of_source(const std::string& source, const Status& problem) {
+  if (problem.ok()) return problem;
+  return invalid_argument(source + problem.message());
+}
 
 struct Meta {
   const char* name;
@@ -82,13 +88,16 @@ std::optional<bool> parse_bool(const std::string& text) {
   return std::nullopt;
 }
 
+// OK, or the tail saying which bound `value` breaks.
 template <typename T>
-std::string range_error(T value, T min, T max) {
+Status check_range(T value, T min, T max) {
   if (value < min)
-    return " must be at least " + json(min).dump() + " (got " + json(value).dump() + ")";
+    return invalid_argument(" must be at least " + json(min).dump() + " (got " +
+                            json(value).dump() + ")");
   if (value > max)
-    return " must be at most " + json(max).dump() + " (got " + json(value).dump() + ")";
-  return "";
+    return invalid_argument(" must be at most " + json(max).dump() + " (got " + json(value).dump() +
+                            ")");
+  return Status();
 }
 
 // `field` maps a ServerConfig (const or not) to the member, e.g.
@@ -98,26 +107,25 @@ ConfigOption integer_option(const Meta& meta, Field field, std::int64_t min,
                             std::int64_t max = std::numeric_limits<int>::max()) {
   ConfigOption option = start(meta);
   auto store = [field, min, max](ServerConfig& config, std::int64_t value,
-                                 const std::string& source) -> std::string {
-    std::string error = range_error(value, min, max);
-    if (!error.empty()) return source + error;
+                                 const std::string& source) -> Status {
+    TSSERVE_RETURN_IF_ERROR(of_source(source, check_range(value, min, max)));
     using Value = std::remove_reference_t<decltype(field(config))>;
     field(config) = static_cast<Value>(value);
-    return "";
+    return Status();
   };
   option.set_from_text = [store](ServerConfig& config, const std::string& text,
-                                 const std::string& source) -> std::string {
+                                 const std::string& source) -> Status {
     std::optional<std::int64_t> value = parse_integer(text);
-    if (!value) return source + ": " + quoted(text) + " is not an integer";
+    if (!value) return invalid_argument(source + ": " + quoted(text) + " is not an integer");
     return store(config, *value, source);
   };
   option.set_from_json = [store](ServerConfig& config, const json& value,
-                                 const std::string& source) -> std::string {
+                                 const std::string& source) -> Status {
     if (value.is_number_integer() &&
         !(value.is_number_unsigned() && value.get<std::uint64_t>() > INT64_MAX)) {
       return store(config, value.get<std::int64_t>(), source);
     }
-    return source + ": expected an integer, got " + value.dump();
+    return invalid_argument(source + ": expected an integer, got " + value.dump());
   };
   option.get = [field](const ServerConfig& config) { return json(field(config)); };
   return option;
@@ -132,24 +140,27 @@ ConfigOption integer_or_auto_option(const Meta& meta, Field field, std::int64_t 
   auto set_integer_text = option.set_from_text;
   auto set_integer_json = option.set_from_json;
   option.set_from_text = [field, set_integer_text](ServerConfig& config, const std::string& text,
-                                                   const std::string& source) -> std::string {
+                                                   const std::string& source) -> Status {
     if (text == "auto") {
       field(config) = kAuto;
-      return "";
+      return Status();
     }
-    std::string error = set_integer_text(config, text, source);
-    if (error.find(" is not an integer") != std::string::npos) error += " or auto";
-    return error;
+    if (!parse_integer(text)) {
+      return invalid_argument(source + ": " + quoted(text) + " is not an integer or auto");
+    }
+    return set_integer_text(config, text, source);
   };
   option.set_from_json = [field, set_integer_json](ServerConfig& config, const json& value,
-                                                   const std::string& source) -> std::string {
+                                                   const std::string& source) -> Status {
     if (value.is_string() && value.get<std::string>() == "auto") {
       field(config) = kAuto;
-      return "";
+      return Status();
     }
-    std::string error = set_integer_json(config, value, source);
-    if (!error.empty() && value.is_string()) error += " or \"auto\"";
-    return error;
+    if (value.is_string()) {
+      return invalid_argument(source + ": expected an integer, got " + value.dump() +
+                              " or \"auto\"");
+    }
+    return set_integer_json(config, value, source);
   };
   option.get = [field](const ServerConfig& config) {
     return field(config) == kAuto ? json("auto") : json(field(config));
@@ -162,21 +173,21 @@ ConfigOption number_option(const Meta& meta, Field field, double min,
                            double max = std::numeric_limits<double>::max()) {
   ConfigOption option = start(meta);
   auto store = [field, min, max](ServerConfig& config, double value,
-                                 const std::string& source) -> std::string {
-    std::string error = range_error(value, min, max);
-    if (!error.empty()) return source + error;
+                                 const std::string& source) -> Status {
+    TSSERVE_RETURN_IF_ERROR(of_source(source, check_range(value, min, max)));
     field(config) = value;
-    return "";
+    return Status();
   };
   option.set_from_text = [store](ServerConfig& config, const std::string& text,
-                                 const std::string& source) -> std::string {
+                                 const std::string& source) -> Status {
     std::optional<double> value = parse_number(text);
-    if (!value) return source + ": " + quoted(text) + " is not a number";
+    if (!value) return invalid_argument(source + ": " + quoted(text) + " is not a number");
     return store(config, *value, source);
   };
   option.set_from_json = [store](ServerConfig& config, const json& value,
-                                 const std::string& source) -> std::string {
-    if (!value.is_number()) return source + ": expected a number, got " + value.dump();
+                                 const std::string& source) -> Status {
+    if (!value.is_number())
+      return invalid_argument(source + ": expected a number, got " + value.dump());
     return store(config, value.get<double>(), source);
   };
   option.get = [field](const ServerConfig& config) { return json(field(config)); };
@@ -187,20 +198,21 @@ template <typename Field>
 ConfigOption bool_option(const Meta& meta, Field field) {
   ConfigOption option = start(meta);
   option.set_from_text = [field](ServerConfig& config, const std::string& text,
-                                 const std::string& source) -> std::string {
+                                 const std::string& source) -> Status {
     std::optional<bool> value = parse_bool(text);
     if (!value) {
-      return source + ": " + quoted(text) +
-             " is not a boolean (expected true, false, 1, 0, yes, no, on or off)";
+      return invalid_argument(source + ": " + quoted(text) +
+                              " is not a boolean (expected true, false, 1, 0, yes, no, on or off)");
     }
     field(config) = *value;
-    return "";
+    return Status();
   };
   option.set_from_json = [field](ServerConfig& config, const json& value,
-                                 const std::string& source) -> std::string {
-    if (!value.is_boolean()) return source + ": expected true or false, got " + value.dump();
+                                 const std::string& source) -> Status {
+    if (!value.is_boolean())
+      return invalid_argument(source + ": expected true or false, got " + value.dump());
     field(config) = value.get<bool>();
-    return "";
+    return Status();
   };
   option.get = [field](const ServerConfig& config) { return json(field(config)); };
   return option;
@@ -209,18 +221,18 @@ ConfigOption bool_option(const Meta& meta, Field field) {
 template <typename Field>
 ConfigOption text_option(const Meta& meta, Field field, TextCheck check = nullptr) {
   ConfigOption option = start(meta);
-  option.set_from_text = [field, check = std::move(check)](
-                             ServerConfig& config, const std::string& text,
-                             const std::string& source) -> std::string {
-    std::string error = check ? check(text) : "";
-    if (!error.empty()) return source + error;
+  option.set_from_text = [field, check = std::move(check)](ServerConfig& config,
+                                                           const std::string& text,
+                                                           const std::string& source) -> Status {
+    if (check) TSSERVE_RETURN_IF_ERROR(of_source(source, check(text)));
     field(config) = text;
-    return "";
+    return Status();
   };
   auto from_text = option.set_from_text;
   option.set_from_json = [from_text](ServerConfig& config, const json& value,
-                                     const std::string& source) -> std::string {
-    if (!value.is_string()) return source + ": expected a string, got " + value.dump();
+                                     const std::string& source) -> Status {
+    if (!value.is_string())
+      return invalid_argument(source + ": expected a string, got " + value.dump());
     return from_text(config, value.get<std::string>(), source);
   };
   option.get = [field](const ServerConfig& config) { return json(field(config)); };
@@ -230,15 +242,15 @@ ConfigOption text_option(const Meta& meta, Field field, TextCheck check = nullpt
 // `choices` lists the accepted values; "" among them is described by `empty_means`.
 TextCheck one_of(std::vector<std::string> choices, std::string empty_means = "") {
   return [choices = std::move(choices),
-          empty_means = std::move(empty_means)](const std::string& value) -> std::string {
-    if (std::find(choices.begin(), choices.end(), value) != choices.end()) return "";
+          empty_means = std::move(empty_means)](const std::string& value) -> Status {
+    if (std::find(choices.begin(), choices.end(), value) != choices.end()) return Status();
     std::string expected;
     for (const std::string& choice : choices) {
       if (choice.empty()) continue;
       expected += (expected.empty() ? "" : ", ") + choice;
     }
     if (!empty_means.empty()) expected += ", or \"\" for " + empty_means;
-    return ": " + quoted(value) + " is not valid (expected " + expected + ")";
+    return invalid_argument(": " + quoted(value) + " is not valid (expected " + expected + ")");
   };
 }
 
@@ -249,16 +261,17 @@ std::vector<std::string> with_empty(std::initializer_list<const char*> names) {
   return choices;
 }
 
-std::string check_device(const std::string& value) {
-  if (value == "cpu" || value == "cuda" || value == "auto") return "";
+Status check_device(const std::string& value) {
+  if (value == "cpu" || value == "cuda" || value == "auto") return Status();
   const std::string prefix = "cuda:";
   // Digits only: from_chars alone would take "cuda:-0".
   if (value.compare(0, prefix.size(), prefix) == 0 &&
       value.find_first_not_of("0123456789", prefix.size()) == std::string::npos) {
     std::optional<std::int64_t> index = parse_integer(value.substr(prefix.size()));
-    if (index && *index >= 0 && *index < 1024) return "";
+    if (index && *index >= 0 && *index < 1024) return Status();
   }
-  return ": " + quoted(value) + " is not a device (expected cpu, cuda, cuda:N or auto)";
+  return invalid_argument(": " + quoted(value) +
+                          " is not a device (expected cpu, cuda, cuda:N or auto)");
 }
 
 // HOST:PORT with a port of one to five decimal digits in 0..65535. The digit count is
@@ -276,22 +289,24 @@ bool is_host_port(const std::string& value) {
   return port && *port <= 65535;
 }
 
-std::string check_grpc_address(const std::string& value) {
-  if (is_host_port(value)) return "";
-  if (value.compare(0, 5, "unix:") == 0 && value.size() > 5) return "";
-  return ": " + quoted(value) +
-         " is not an address (expected HOST:PORT, e.g. 0.0.0.0:50051, or unix:PATH)";
+Status check_grpc_address(const std::string& value) {
+  if (is_host_port(value)) return Status();
+  if (value.compare(0, 5, "unix:") == 0 && value.size() > 5) return Status();
+  return invalid_argument(
+      ": " + quoted(value) +
+      " is not an address (expected HOST:PORT, e.g. 0.0.0.0:50051, or unix:PATH)");
 }
 
-std::string check_metrics_address(const std::string& value) {
-  if (value.empty() || is_host_port(value)) return "";
-  return ": " + quoted(value) +
-         " is not an address (expected HOST:PORT, e.g. 0.0.0.0:9464, or \"\" to disable "
-         "metrics)";
+Status check_metrics_address(const std::string& value) {
+  if (value.empty() || is_host_port(value)) return Status();
+  return invalid_argument(
+      ": " + quoted(value) +
+      " is not an address (expected HOST:PORT, e.g. 0.0.0.0:9464, or \"\" to disable "
+      "metrics)");
 }
 
-std::string check_not_empty(const std::string& value) {
-  return value.empty() ? ": must not be empty" : "";
+Status check_not_empty(const std::string& value) {
+  return value.empty() ? invalid_argument(": must not be empty") : Status();
 }
 
 std::vector<ConfigOption> make_options() {

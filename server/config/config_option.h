@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "server/config/server_options.h"
+#include "server/status/status.h"
 
 namespace tsserve::server::config_detail {
 
@@ -23,11 +24,12 @@ struct ConfigOption {
   std::string group;      // help section: Model, Batching, Server, Logging
   std::string type_name;  // shown in --help: INT, SECONDS, FILE, ...
   std::string help;
-  // Parse, check and store a flag or environment value. "" on success, else the message.
-  std::function<std::string(ServerConfig&, const std::string& text, const std::string& source)>
+  // Parse, check and store a flag or environment value: OK, or INVALID_ARGUMENT with the
+  // message.
+  std::function<Status(ServerConfig&, const std::string& text, const std::string& source)>
       set_from_text;
   // The same for a config file value, which must have the option's JSON type.
-  std::function<std::string(ServerConfig&, const nlohmann::json& value, const std::string& source)>
+  std::function<Status(ServerConfig&, const nlohmann::json& value, const std::string& source)>
       set_from_json;
   // The current value, as the config file would hold it.
   std::function<nlohmann::json(const ServerConfig&)> get;

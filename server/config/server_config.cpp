@@ -1,6 +1,5 @@
 #include "server/config/server_config.h"
 
-#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -11,6 +10,7 @@
 #include <sstream>
 #include <utility>
 
+#include "command_line.h"
 #include "config_option.h"
 #include "server/batching/dynamic_batcher.h"
 
@@ -23,9 +23,8 @@ namespace {
 
 using config_detail::config_options;
 using config_detail::ConfigOption;
+using config_detail::kConfigEnv;
 using nlohmann::json;
-
-constexpr const char* kConfigEnv = "TSSERVE_CONFIG";
 
 // Where each option's value came from, for messages about pairs of options.
 class Sources {
@@ -115,9 +114,9 @@ void apply_file(const std::string& path, ServerConfig& config, Sources& sources,
     }
     std::string source = path;
     source += ":" + key;
-    std::string error = option->set_from_json(config, value, source);
-    if (!error.empty()) {
-      errors.push_back(std::move(error));
+    const Status set = option->set_from_json(config, value, source);
+    if (!set.ok()) {
+      errors.push_back(set.message());
     } else {
       sources.set(key, source);
     }
@@ -156,14 +155,6 @@ void check_combinations(const ServerConfig& config, const Sources& sources,
                      ") is the gRPC address (" + sources.describe(config, "grpc_address") +
                      "): they need different ports");
   }
-}
-
-std::string show_default(const json& value) {
-  if (value.is_string()) {
-    const std::string text = value.get<std::string>();
-    return text.empty() ? "\"\"" : text;
-  }
-  return value.dump();
 }
 
 // Values from flags, the environment and the file are quoted as given, so a problem could
@@ -206,43 +197,16 @@ Environment process_environment() {
 ConfigLoadResult load_server_config(const std::vector<std::string>& args,
                                     const Environment& environment) {
   const std::vector<ConfigOption>& options = config_options();
-  const ServerConfig defaults;
-
-  CLI::App app("tsserve: gRPC inference server for PatchTST forecasters.", "tsserve");
-  app.get_formatter()->column_width(32);
-  app.footer(
-      "Each option is also a config file key (the long name with underscores, e.g.\n"
-      "max_batch_rows) and an environment variable (TSSERVE_MAX_BATCH_ROWS). Later sources\n"
-      "win: defaults < config file < environment < flags. Booleans in flags and the\n"
-      "environment: true|false|1|0|yes|no|on|off.");
-  std::string config_path;
-  CLI::Option* config_flag =
-      app.add_option("-c,--config", config_path,
-                     "JSON config file of option keys (env: " + std::string(kConfigEnv) + ")")
-          ->type_name("FILE")
-          ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  std::vector<std::string> flag_values(options.size());
-  std::vector<CLI::Option*> flags(options.size());
-  for (std::size_t i = 0; i < options.size(); ++i) {
-    const ConfigOption& option = options[i];
-    const std::string help = option.help + " (default: " + show_default(option.get(defaults)) +
-                             "; env: " + option.env_name() + ")";
-    flags[i] = app.add_option(option.flag(), flag_values[i], help)
-                   ->type_name(option.type_name)
-                   ->group(option.group)
-                   ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  }
 
   ConfigLoadResult result;
-  try {
-    std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 wants them so
-    app.parse(reversed);
-  } catch (const CLI::CallForHelp&) {
+  const config_detail::CommandLine command_line = config_detail::parse_command_line(args);
+  if (command_line.help) {
     result.outcome = ConfigLoadResult::Outcome::kHelp;
-    result.message = app.help();
+    result.message = command_line.help_text;
     return result;
-  } catch (const CLI::ParseError& e) {
-    result.message = error_message({e.what()});
+  }
+  if (!command_line.error.ok()) {
+    result.message = error_message({command_line.error.message()});
     return result;
   }
 
@@ -251,27 +215,27 @@ ConfigLoadResult load_server_config(const std::vector<std::string>& args,
   std::vector<std::string> errors;
 
   std::optional<std::string> file =
-      config_flag->count() > 0 ? std::optional<std::string>(config_path) : environment(kConfigEnv);
+      command_line.config_path ? command_line.config_path : environment(kConfigEnv);
   if (file && !file->empty()) apply_file(*file, config, sources, errors);
 
   for (const ConfigOption& option : options) {
     const std::string name = option.env_name();
     std::optional<std::string> value = environment(name);
     if (!value) continue;
-    std::string error = option.set_from_text(config, *value, name);
-    if (!error.empty()) {
-      errors.push_back(std::move(error));
+    const Status set = option.set_from_text(config, *value, name);
+    if (!set.ok()) {
+      errors.push_back(set.message());
     } else {
       sources.set(option.name, name);
     }
   }
 
   for (std::size_t i = 0; i < options.size(); ++i) {
-    if (flags[i]->count() == 0) continue;
+    if (!command_line.values[i]) continue;
     const std::string name = options[i].flag();
-    std::string error = options[i].set_from_text(config, flag_values[i], name);
-    if (!error.empty()) {
-      errors.push_back(std::move(error));
+    const Status set = options[i].set_from_text(config, *command_line.values[i], name);
+    if (!set.ok()) {
+      errors.push_back(set.message());
     } else {
       sources.set(options[i].name, name);
     }

@@ -177,14 +177,14 @@ ServerMetrics::ServerMetrics() : registry_(std::make_shared<prometheus::Registry
 
 ServerMetrics::~ServerMetrics() = default;
 
-std::string ServerMetrics::serve(const std::string& address) {
-  if (endpoint_ != nullptr) return "metrics are already served";
+Status ServerMetrics::serve(const std::string& address) {
+  if (endpoint_ != nullptr) return {StatusCode::kFailedPrecondition, "metrics are already served"};
   try {
     endpoint_ = std::make_unique<MetricsHttpEndpoint>(address, [this] { return exposition(); });
   } catch (const std::exception& e) {
-    return "cannot serve metrics on '" + address + "': " + e.what();
+    return {StatusCode::kUnavailable, "cannot serve metrics on '" + address + "': " + e.what()};
   }
-  return "";
+  return Status();
 }
 
 std::vector<int> ServerMetrics::listening_ports() const {

@@ -49,6 +49,7 @@
 #include <vector>
 
 #include "server/observability/metrics_http_endpoint.h"
+#include "server/status/status.h"
 #include "server/sync/mutex.h"
 #include "tsserve/status/status_code_names.h"  // kStatusCodeCount, status_code_name
 
@@ -85,10 +86,11 @@ class ServerMetrics {
   ~ServerMetrics();
 
   // Serves the registry over HTTP at http://`address`/metrics ("HOST:PORT"; port 0 picks a
-  // free port, see listening_ports()). "" on success, else why not. The endpoint is
+  // free port, see listening_ports()). OK, FAILED_PRECONDITION when already serving, or
+  // UNAVAILABLE saying why the address cannot be served. The endpoint is
   // metrics_http_endpoint.h, not prometheus-cpp's civetweb Exposer (which cannot start
   // threads in a process holding LibTorch). REQUIRES: called at most once.
-  std::string serve(const std::string& address);
+  Status serve(const std::string& address);
   // The bound ports while serving; empty before.
   std::vector<int> listening_ports() const;
 

@@ -53,13 +53,13 @@ void ModelRegistry::unload_all() {
 
 ModelRegistry::Resolution ModelRegistry::resolve(const std::string& model,
                                                  const std::string& version) {
-  using Problem = Resolution::Problem;
   Resolution result;
   int64_t wanted = 0;
   if (!version.empty() && !parse_version_number(version, &wanted)) {
-    result.problem = Problem::kInvalidVersion;
-    result.error = "model_version \"" + version +
-                   "\" is not a version; expected \"\" (the newest ready) or a positive integer";
+    result.blames_version = true;
+    result.status = invalid_argument(
+        "model_version \"" + version +
+        "\" is not a version; expected \"\" (the newest ready) or a positive integer");
     return result;
   }
   MutexLock lock(mutex_);
@@ -77,29 +77,29 @@ ModelRegistry::Resolution ModelRegistry::resolve(const std::string& model,
   const bool configured =
       std::find(configured_.begin(), configured_.end(), model) != configured_.end();
   if (first == last && !configured) {
-    result.problem = Problem::kModelNotFound;
-    result.error = "model \"" + model + "\" is not served; served: " + served_summary();
+    result.status = {StatusCode::kNotFound,
+                     "model \"" + model + "\" is not served; served: " + served_summary()};
     return result;
   }
   if (wanted != 0) {
     auto it = entries_.find({model, wanted});
-    result.problem = Problem::kVersionNotFound;
-    result.error = "model \"" + model + "\" has no ready version " + version;
+    std::string error = "model \"" + model + "\" has no ready version " + version;
     if (it != entries_.end()) {
-      result.error += std::string(" (it is ") + to_string(it->second.status.state) +
-                      (it->second.status.reason.empty() ? "" : ": " + it->second.status.reason) +
-                      ")";
+      error += std::string(" (it is ") + to_string(it->second.status.state) +
+               (it->second.status.reason.empty() ? "" : ": " + it->second.status.reason) + ")";
     }
-    result.error += "; served: " + served_summary();
+    error += "; served: " + served_summary();
+    result.blames_version = true;
+    result.status = {StatusCode::kNotFound, error};
     return result;
   }
-  result.problem = Problem::kNotReady;
-  result.error = "model \"" + model + "\" has no ready version yet";
+  std::string error = "model \"" + model + "\" has no ready version yet";
   for (auto it = first; it != last; ++it) {
-    result.error += "; version " + std::to_string(it->second.status.version) + " is " +
-                    to_string(it->second.status.state) +
-                    (it->second.status.reason.empty() ? "" : ": " + it->second.status.reason);
+    error += "; version " + std::to_string(it->second.status.version) + " is " +
+             to_string(it->second.status.state) +
+             (it->second.status.reason.empty() ? "" : ": " + it->second.status.reason);
   }
+  result.status = {StatusCode::kUnavailable, error};
   return result;
 }
 
@@ -137,8 +137,7 @@ bool ModelRegistry::unload_model(const std::string& name) {
   bool had = false;
   {
     MutexLock lock(mutex_);
-    configured_.erase(std::remove(configured_.begin(), configured_.end(), name),
-                      configured_.end());
+    configured_.erase(std::remove(configured_.begin(), configured_.end(), name), configured_.end());
     had = entries_.lower_bound({name, 0}) != entries_.upper_bound({name, INT64_MAX});
   }
   apply_locked_model(nullptr, name);
@@ -169,8 +168,8 @@ void ModelRegistry::apply_locked_model(const RepositoryModel* model, const std::
     };
     bool selected_ready = false;
     for (auto it = first; it != last; ++it) {
-      selected_ready |= it->second.status.state == VersionState::kReady &&
-                        is_selected(it->first.second);
+      selected_ready |=
+          it->second.status.state == VersionState::kReady && is_selected(it->first.second);
     }
     for (auto it = first; it != last; ++it) {
       if (is_selected(it->first.second)) continue;

@@ -33,6 +33,7 @@
 
 #include "server/registry/model_version.h"
 #include "server/repository/repository_scan.h"
+#include "server/status/status.h"
 #include "server/sync/mutex.h"
 
 namespace tsserve::server {
@@ -82,16 +83,13 @@ class ModelRegistry {
   ~ModelRegistry();  // unloads (drains) every version
 
   struct Resolution {
-    enum class Problem {
-      kNone,            // lease is set
-      kModelNotFound,   // no such model (-> NOT_FOUND)
-      kVersionNotFound, // the model has no such ready version (-> NOT_FOUND)
-      kNotReady,        // the model is configured but no version is ready yet (-> UNAVAILABLE)
-      kInvalidVersion,  // `version` is not "" or a positive integer (-> INVALID_ARGUMENT)
-    };
-    VersionLease lease;
-    Problem problem = Problem::kNone;
-    std::string error;  // what was not found or is wrong, and what is served
+    VersionLease lease;  // set when status is OK
+    // NOT_FOUND: no such model, or the model has no such ready version; UNAVAILABLE: the
+    // model is configured but no version is ready yet; INVALID_ARGUMENT: `version` is not
+    // "" or a positive integer. The message says what was not found or is wrong, and what
+    // is served.
+    Status status;
+    bool blames_version = false;  // the version asked for is at fault, not the model name
   };
   // `version`: "" (newest ready) or a positive integer in decimal.
   Resolution resolve(const std::string& model, const std::string& version);

@@ -1,6 +1,7 @@
 #include "server/registry/model_version.h"
 
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 namespace tsserve::server {
@@ -8,6 +9,14 @@ namespace tsserve::server {
 ModelVersion::ModelVersion(Parts parts) : parts_(std::move(parts)) {
   if (!parts_.forecast_batcher || !parts_.encode_batcher)
     throw std::invalid_argument("ModelVersion needs both batchers");
+  const std::string version = std::to_string(parts_.version);
+  parts_.shape.name = parts_.name;
+  parts_.shape.version = version;
+  parts_.info.set_name(parts_.name);
+  parts_.info.set_version(version);
+  parts_.oip_metadata.set_name(parts_.name);
+  parts_.oip_metadata.clear_versions();
+  parts_.oip_metadata.add_versions(version);
 }
 
 ModelVersion::~ModelVersion() {

@@ -1,9 +1,9 @@
 #pragma once
 // One loaded version of one model: its model, its own Forecast and Encode batchers (so
 // requests of different models or versions never share a batch) and what the codecs and
-// GetModelInfo say about it. The registry (model_registry.h) owns it; a request holds it
-// through a VersionLease from admission to its answer, so it finishes on the version that
-// admitted it even if a newer one is published meanwhile.
+// both protocols' metadata say about it, built once when it loads. The registry (model_registry.h)
+// owns it; a request holds it through a VersionLease from admission to its answer, so it finishes
+// on the version that admitted it even if a newer one is published meanwhile.
 //
 // Lifetime: drain() (or the destructor) waits for admissions in progress (a request that
 // resolved this version and is about to submit), then shuts both batchers down, which
@@ -19,6 +19,7 @@
 #include <memory>
 #include <string>
 
+#include "inference/grpc_service.pb.h"
 #include "server/batching/dynamic_batcher.h"
 #include "server/request/model_shape.h"
 #include "server/sync/mutex.h"
@@ -29,10 +30,13 @@ namespace tsserve::server {
 class ModelVersion {
  public:
   struct Parts {
+    // The version's identity, given once here: the constructor writes it into the shape,
+    // the ModelInfo and the ModelMetadata below (whatever they held).
     std::string name;
     int64_t version = 0;
-    ModelShape shape;          // its name/version are set to the served ones
-    v1::ModelInfo info;        // GetModelInfo's answer, likewise
+    ModelShape shape;                               // what the codecs decode and encode against
+    v1::ModelInfo info;                             // tsserve.v1 GetModelInfo's answer
+    inference::ModelMetadataResponse oip_metadata;  // the Open Inference Protocol's answer
     // What a request to this version may ask: its own batcher's max_batch_rows, so a
     // model.json allowing more (or fewer) rows than the server default is held to its own.
     RequestLimits limits;
@@ -51,6 +55,7 @@ class ModelVersion {
   int64_t version() const { return parts_.version; }
   const ModelShape& shape() const { return parts_.shape; }
   const v1::ModelInfo& info() const { return parts_.info; }
+  const inference::ModelMetadataResponse& oip_metadata() const { return parts_.oip_metadata; }
   const RequestLimits& limits() const { return parts_.limits; }
   int64_t resident_bytes() const { return parts_.resident_bytes; }
   DynamicBatcher& forecast_batcher() const { return *parts_.forecast_batcher; }

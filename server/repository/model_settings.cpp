@@ -1,9 +1,8 @@
 #include "server/repository/model_settings.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 namespace tsserve::server {
@@ -11,39 +10,41 @@ namespace {
 
 using nlohmann::json;
 
-// Reads key `name` of `object` as an integer in [low, high] into `out`; "" or the error.
-std::string read_int(const json& object, const char* name, int low, int high,
-                     std::optional<int>& out) {
+// Reads key `name` of `object` as an integer in [low, high] into `out` (absent: unchanged).
+Status read_int(const json& object, const char* name, int low, int high, std::optional<int>& out) {
   auto it = object.find(name);
-  if (it == object.end()) return "";
+  if (it == object.end()) return Status();
   if (!it->is_number_integer() || it->get<int64_t>() < low || it->get<int64_t>() > high) {
-    return std::string("\"") + name + "\" is " + it->dump() + "; expected an integer from " +
-           std::to_string(low) + " to " + std::to_string(high);
+    return invalid_argument(std::string("\"") + name + "\" is " + it->dump() +
+                            "; expected an integer from " + std::to_string(low) + " to " +
+                            std::to_string(high));
   }
   out = static_cast<int>(it->get<int64_t>());
-  return "";
+  return Status();
 }
 
-std::string read_milliseconds(const json& object, const char* name, std::optional<double>& out) {
+Status read_milliseconds(const json& object, const char* name, std::optional<double>& out) {
   auto it = object.find(name);
-  if (it == object.end()) return "";
+  if (it == object.end()) return Status();
   if (!it->is_number() || !(it->get<double>() >= 0.0) || it->get<double>() > 3.6e6) {
-    return std::string("\"") + name + "\" is " + it->dump() +
-           "; expected milliseconds from 0 to 3600000";
+    return invalid_argument(std::string("\"") + name + "\" is " + it->dump() +
+                            "; expected milliseconds from 0 to 3600000");
   }
   out = it->get<double>();
-  return "";
+  return Status();
 }
 
-std::string read_policy(const json& value, VersionPolicy& policy) {
+Status read_policy(const json& value, VersionPolicy& policy) {
   const std::string expected =
       "; expected \"all\", {\"latest\": N} (N >= 1) or {\"specific\": [versions >= 1]}";
   if (value.is_string()) {
-    if (value.get<std::string>() != "all") return "\"version_policy\" is " + value.dump() + expected;
+    if (value.get<std::string>() != "all")
+      return invalid_argument("\"version_policy\" is " + value.dump() + expected);
     policy.kind = VersionPolicy::Kind::kAll;
-    return "";
+    return Status();
   }
-  if (!value.is_object() || value.size() != 1) return "\"version_policy\" is " + value.dump() + expected;
+  if (!value.is_object() || value.size() != 1)
+    return invalid_argument("\"version_policy\" is " + value.dump() + expected);
   // The object's one member, read through an iterator that outlives the statement (a
   // binding to *value.items().begin() would refer into a destroyed temporary).
   const json::const_iterator member = value.begin();
@@ -53,22 +54,22 @@ std::string read_policy(const json& value, VersionPolicy& policy) {
       inner.get<int64_t>() <= std::numeric_limits<int>::max()) {
     policy.kind = VersionPolicy::Kind::kLatest;
     policy.latest = static_cast<int>(inner.get<int64_t>());
-    return "";
+    return Status();
   }
   if (key == "specific" && inner.is_array() && !inner.empty()) {
     std::vector<int64_t> versions;
     for (const json& version : inner) {
       if (!version.is_number_integer() || version.get<int64_t>() < 1)
-        return "\"version_policy\" is " + value.dump() + expected;
+        return invalid_argument("\"version_policy\" is " + value.dump() + expected);
       versions.push_back(version.get<int64_t>());
     }
     std::sort(versions.begin(), versions.end());
     versions.erase(std::unique(versions.begin(), versions.end()), versions.end());
     policy.kind = VersionPolicy::Kind::kSpecific;
     policy.specific = std::move(versions);
-    return "";
+    return Status();
   }
-  return "\"version_policy\" is " + value.dump() + expected;
+  return invalid_argument("\"version_policy\" is " + value.dump() + expected);
 }
 
 }  // namespace
@@ -115,32 +116,32 @@ ModelSettingsResult parse_model_settings(const std::string& json_text) {
   try {
     object = json::parse(json_text, nullptr, true, /*ignore_comments=*/true);
   } catch (const json::exception& error) {
-    result.error = std::string("not JSON: ") + error.what();
+    result.status = invalid_argument(std::string("not JSON: ") + error.what());
     return result;
   }
   if (!object.is_object()) {
-    result.error = "expected one JSON object of settings, found " + std::string(object.type_name());
+    result.status = invalid_argument("expected one JSON object of settings, found " +
+                                     std::string(object.type_name()));
     return result;
   }
-  static const char* const kKeys[] = {"version_policy",       "instances",
-                                      "threads",              "max_batch_rows",
-                                      "preferred_batch_rows", "max_queue_delay_ms",
-                                      "max_queue_rows",       "max_queue_wait_ms"};
+  static const char* const kKeys[] = {
+      "version_policy",       "instances",          "threads",        "max_batch_rows",
+      "preferred_batch_rows", "max_queue_delay_ms", "max_queue_rows", "max_queue_wait_ms"};
   for (const auto& item : object.items()) {
-    if (std::find_if(std::begin(kKeys), std::end(kKeys), [&](const char* key) {
-          return item.key() == key;
-        }) == std::end(kKeys)) {
-      result.error = "unknown key \"" + item.key() +
-                     "\"; expected version_policy, instances, threads, max_batch_rows, "
-                     "preferred_batch_rows, max_queue_delay_ms, max_queue_rows, max_queue_wait_ms";
+    if (std::find_if(std::begin(kKeys), std::end(kKeys),
+                     [&](const char* key) { return item.key() == key; }) == std::end(kKeys)) {
+      result.status = invalid_argument(
+          "unknown key \"" + item.key() +
+          "\"; expected version_policy, instances, threads, max_batch_rows, "
+          "preferred_batch_rows, max_queue_delay_ms, max_queue_rows, max_queue_wait_ms");
       return result;
     }
   }
   ModelSettings& s = result.settings;
   constexpr int kMax = std::numeric_limits<int>::max();
-  for (const std::string& error :
+  for (Status read :
        {object.contains("version_policy") ? read_policy(object["version_policy"], s.version_policy)
-                                          : std::string(),
+                                          : Status(),
         read_int(object, "instances", 0, 1024, s.instances),
         read_int(object, "threads", 0, 1024, s.threads),
         read_int(object, "max_batch_rows", 1, kMax, s.max_batch_rows),
@@ -148,8 +149,8 @@ ModelSettingsResult parse_model_settings(const std::string& json_text) {
         read_milliseconds(object, "max_queue_delay_ms", s.max_queue_delay_ms),
         read_int(object, "max_queue_rows", 1, kMax, s.max_queue_rows),
         read_milliseconds(object, "max_queue_wait_ms", s.max_queue_wait_ms)}) {
-    if (!error.empty()) {
-      result.error = error;
+    if (!read.ok()) {
+      result.status = std::move(read);
       return result;
     }
   }

@@ -20,13 +20,15 @@
 #include <string>
 #include <vector>
 
+#include "server/status/status.h"
+
 namespace tsserve::server {
 
 struct VersionPolicy {
   enum class Kind { kLatest, kAll, kSpecific };
   Kind kind = Kind::kLatest;
-  int latest = 1;                  // kLatest: how many of the newest versions
-  std::vector<int64_t> specific;   // kSpecific: these versions, ascending, unique
+  int latest = 1;                 // kLatest: how many of the newest versions
+  std::vector<int64_t> specific;  // kSpecific: these versions, ascending, unique
 
   // Of `available` (ascending, unique), the versions this policy serves (ascending).
   std::vector<int64_t> select(const std::vector<int64_t>& available) const;
@@ -48,7 +50,8 @@ struct ModelSettings {
 
 struct ModelSettingsResult {
   ModelSettings settings;
-  std::string error;  // "" = settings hold the file's values; else what and which key
+  // OK: settings hold the file's values; else INVALID_ARGUMENT saying what and which key.
+  Status status;
 };
 
 // Parses the text of a model.json (comments allowed). Never throws.

@@ -1,7 +1,5 @@
 #include "server/repository/repository_scan.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -9,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <system_error>
 
@@ -33,29 +32,34 @@ std::string lower(std::string text) {
   return text;
 }
 
-// The whole file, or "" with `error` set to why it cannot be read.
-std::string read_text(const fs::path& path, std::string& error) {
+// The whole file into *text, or FAILED_PRECONDITION saying why it cannot be read.
+Status read_text(const fs::path& path, std::string* text) {
   std::ifstream file(path, std::ios::binary);
-  std::stringstream text;
-  if (file) text << file.rdbuf();
+  std::stringstream contents;
+  if (file) contents << file.rdbuf();
   if (!file || file.bad()) {
-    error = "cannot be read (" + std::string(std::strerror(errno)) + ")";
-    return "";
+    return {StatusCode::kFailedPrecondition,
+            "cannot be read (" + std::string(std::strerror(errno)) + ")"};
   }
-  return text.str();
+  *text = contents.str();
+  return Status();
 }
 
-// "" when the file opens and its first byte reads, else why not. A checkpoint is read in
-// full only by the loader; this catches permissions and directories named like files.
-std::string readable(const fs::path& path) {
+// OK when the file opens and its first byte reads, else FAILED_PRECONDITION saying why not.
+// A checkpoint is read in full only by the loader; this catches permissions and
+// directories named like files.
+Status readable(const fs::path& path) {
+  const auto unreadable = [](std::string why) {
+    return Status(StatusCode::kFailedPrecondition, std::move(why));
+  };
   std::error_code code;
-  if (!fs::is_regular_file(path, code)) return "is not a regular file";
+  if (!fs::is_regular_file(path, code)) return unreadable("is not a regular file");
   std::ifstream file(path, std::ios::binary);
-  if (!file) return "cannot be read (" + std::string(std::strerror(errno)) + ")";
-  if (fs::file_size(path, code) == 0) return "is empty";
+  if (!file) return unreadable("cannot be read (" + std::string(std::strerror(errno)) + ")");
+  if (fs::file_size(path, code) == 0) return unreadable("is empty");
   char byte = 0;
-  if (!file.read(&byte, 1)) return "cannot be read";
-  return "";
+  if (!file.read(&byte, 1)) return unreadable("cannot be read");
+  return Status();
 }
 
 std::string fingerprint(const fs::path& file) {
@@ -96,12 +100,13 @@ bool read_version(const std::string& model, const fs::path& directory, int64_t n
   }
   const fs::path config = directory / "config.json";
   std::error_code code;
-  if (!fs::exists(config, code)) return refuse(config, "missing; every version needs its model config");
-  if (std::string problem = readable(checkpoints[0]); !problem.empty())
-    return refuse(checkpoints[0], problem);
-  std::string error;
-  const std::string text = read_text(config, error);
-  if (!error.empty()) return refuse(config, error);
+  if (!fs::exists(config, code))
+    return refuse(config, "missing; every version needs its model config");
+  if (const Status problem = readable(checkpoints[0]); !problem.ok())
+    return refuse(checkpoints[0], problem.message());
+  std::string text;
+  if (const Status read = read_text(config, &text); !read.ok())
+    return refuse(config, read.message());
   nlohmann::json json;
   try {
     json = nlohmann::json::parse(text, nullptr, true, /*ignore_comments=*/true);
@@ -129,15 +134,15 @@ bool read_model(const std::string& name, const fs::path& directory, RepositoryMo
   const fs::path settings = directory / "model.json";
   std::error_code code;
   if (fs::exists(settings, code)) {
-    std::string error;
-    const std::string text = read_text(settings, error);
-    if (error.empty()) {
+    std::string text;
+    Status read = read_text(settings, &text);
+    if (read.ok()) {
       ModelSettingsResult parsed = parse_model_settings(text);
-      error = parsed.error;
+      read = parsed.status;
       model.settings = parsed.settings;
     }
-    if (!error.empty()) {
-      refusals.push_back({name, settings.string(), error + "; the model is not served"});
+    if (!read.ok()) {
+      refusals.push_back({name, settings.string(), read.message() + "; the model is not served"});
       return false;
     }
   }
@@ -160,10 +165,9 @@ bool read_model(const std::string& name, const fs::path& directory, RepositoryMo
     if (read_version(name, entry.path(), number, version, refusals))
       model.versions.push_back(std::move(version));
   }
-  std::sort(model.versions.begin(), model.versions.end(),
-            [](const RepositoryVersion& a, const RepositoryVersion& b) {
-              return a.version < b.version;
-            });
+  std::sort(
+      model.versions.begin(), model.versions.end(),
+      [](const RepositoryVersion& a, const RepositoryVersion& b) { return a.version < b.version; });
   if (model.versions.empty()) {
     refusals.push_back({name, directory.string(), "no valid version folder; nothing to serve"});
   }

@@ -43,6 +43,8 @@ at::Device parse_device(const std::string& text) {
   throw model::ModelError("device \"" + text + "\": expected cpu, cuda, cuda:N or auto");
 }
 
+bool runs_on_cuda(const std::string& device) { return parse_device(device).is_cuda(); }
+
 ModelRunner::ModelRunner(model::PatchTST model, const RunnerOptions& options)
     : model_(std::move(model)), device_(parse_device(options.device)), threads_(options.threads) {
   if (options.threads < 1) throw model::ModelError("threads must be at least 1");

@@ -1,7 +1,10 @@
 #include "server/runtime/served_model.h"
 
+#include "server/runtime/batch_processors.h"
 #include "server/runtime/itransformer_batches.h"
+#include "server/runtime/itransformer_runner.h"
 #include "server/runtime/model_loading.h"
+#include "server/runtime/model_runner.h"
 
 namespace tsserve::server {
 namespace {
@@ -36,6 +39,8 @@ std::unique_ptr<ServedModel> ServedModel::load(const ModelOptions& options,
   }
   return served;
 }
+
+ServedModel::~ServedModel() = default;
 
 const model::ModelConfig& ServedModel::config() const {
   return patchtst_ ? patchtst_->config() : itransformer_->config();

@@ -5,6 +5,9 @@
 // it the batch processors.
 //
 // Thread safety: const members may be called from any thread once load() returned.
+//
+// No LibTorch in this header: the runners are declared only, so the server's wiring
+// (app/) compiles without it.
 
 #include <cstdint>
 #include <memory>
@@ -12,11 +15,14 @@
 
 #include "server/batching/dynamic_batcher.h"
 #include "server/config/server_config.h"
-#include "server/runtime/batch_processors.h"
-#include "server/runtime/itransformer_runner.h"
-#include "server/runtime/model_runner.h"
+#include "server/runtime/batch_observer.h"
+#include "server/runtime/runner_options.h"
+#include "tsserve/model/model_config.h"
 
 namespace tsserve::server {
+
+class ModelRunner;
+class ITransformerRunner;
 
 class ServedModel {
  public:
@@ -24,6 +30,7 @@ class ServedModel {
   // up. Throws model::ModelError (or std::exception) with a message for the operator.
   static std::unique_ptr<ServedModel> load(const ModelOptions& options,
                                            const RunnerOptions& runner_options);
+  ~ServedModel();
 
   const model::ModelConfig& config() const;
   const std::string& device_name() const;

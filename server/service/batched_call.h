@@ -13,9 +13,11 @@
 //   struct Codec {
 //     using Request, Response;            // the gRPC messages
 //     using Input, Output;                // request_types.h: ForecastInput/Output, ...
-//     grpc::Status decode(const Request&, const ModelShape&, const RequestLimits&, Input*);
-//     grpc::Status encode(const Input&, const ModelShape&, Output&&, Response*);
+//     Status decode(const Request&, const ModelShape&, const RequestLimits&, Input*);
+//     Status encode(const Input&, const ModelShape&, Output&&, Response*);
 //   };
+//
+// The codec's Status (status.h) becomes the call's grpc::Status here, once.
 //
 // It is constructed per call and lives as long as the call, so it may keep what decode()
 // learns for encode() (the Open Inference Protocol's OipReply).
@@ -95,7 +97,7 @@ class BatchedCall final : public std::enable_shared_from_this<BatchedCall<Codec>
         codec_(std::move(codec)) {}
 
   grpc::Status decode(const Request& request) {
-    return codec_.decode(request, lease_->shape(), lease_->limits(), &input_);
+    return to_grpc_status(codec_.decode(request, lease_->shape(), lease_->limits(), &input_));
   }
 
   void submit() {
@@ -124,9 +126,8 @@ class BatchedCall final : public std::enable_shared_from_this<BatchedCall<Codec>
 
   // Runs only when the answer wins the call's end, so the response is written once.
   grpc::Status encode(Task& done) {
-    grpc::Status encoded =
-        codec_.encode(done.input, lease_->shape(), std::move(done.output), response_);
-    if (!encoded.ok()) return encoded;
+    TSSERVE_RETURN_IF_ERROR(to_grpc_status(
+        codec_.encode(done.input, lease_->shape(), std::move(done.output), response_)));
     grpc::Status fits =
         check_response_size(response_->ByteSizeLong(), lease_->limits().max_response_bytes);
     if (!fits.ok()) response_->Clear();

@@ -3,14 +3,13 @@
 // It keeps nothing between decode and encode. Beside Forecast's (keeping_forecast_codec.h)
 // and ModelInfer's (model_infer_codec.h), so every batched method's codec is one file here.
 
-#include <grpcpp/support/status.h>
-
 #include <utility>
 
 #include "server/codec/v1/encode_request_decoder.h"
 #include "server/codec/v1/encode_response_encoder.h"
 #include "server/request/model_shape.h"
 #include "server/request/request_types.h"
+#include "server/status/status.h"
 #include "tsserve/v1/forecast_service.pb.h"
 
 namespace tsserve::server {
@@ -21,12 +20,11 @@ struct EncodeCodec {
   using Input = EncodeInput;
   using Output = EncodeOutput;
 
-  grpc::Status decode(const Request& request, const ModelShape& shape, const RequestLimits& limits,
-                      Input* input) {
+  Status decode(const Request& request, const ModelShape& shape, const RequestLimits& limits,
+                Input* input) {
     return decode_encode_request(request, shape, limits, input);
   }
-  grpc::Status encode(const Input& input, const ModelShape& shape, Output&& output,
-                      Response* response) {
+  Status encode(const Input& input, const ModelShape& shape, Output&& output, Response* response) {
     return encode_encode_response(input, shape, std::move(output), response);
   }
 };

@@ -12,8 +12,7 @@ namespace tsserve::server {
 
 ForecastServiceImpl::ForecastServiceImpl(ServiceContext context)
     : context_(std::move(context)),
-      forecast_{Method::kForecast, &ModelVersion::forecast_batcher,
-                context_.metrics},
+      forecast_{Method::kForecast, &ModelVersion::forecast_batcher, context_.metrics},
       encode_{Method::kEncode, &ModelVersion::encode_batcher, context_.metrics} {}
 
 grpc::ServerUnaryReactor* ForecastServiceImpl::Forecast(grpc::CallbackServerContext* context,
@@ -64,16 +63,13 @@ grpc::ServerUnaryReactor* ForecastServiceImpl::ReportActuals(
   const auto call =
       UnaryCall::start(context_.metrics, Method::kReportActuals, steady_deadline(*context));
   call->end([&]() -> grpc::Status {
-    grpc::Status status = authenticate(context_, *context);
-    if (!status.ok()) return status;
-    status = to_grpc_status(*context_.state);
-    if (!status.ok()) return status;
+    TSSERVE_RETURN_IF_ERROR(authenticate(context_, *context));
+    TSSERVE_RETURN_IF_ERROR(to_grpc_status(*context_.state));
     if (context_.accuracy == nullptr) {
       return {grpc::StatusCode::UNIMPLEMENTED, "ReportActuals: this server keeps no forecasts"};
     }
     ActualsReport report;
-    status = decode_report_actuals(*request, &report);
-    if (!status.ok()) return status;
+    TSSERVE_RETURN_IF_ERROR(to_grpc_status(decode_report_actuals(*request, &report)));
     encode_report_actuals(context_.accuracy->report(report), response);
     return grpc::Status::OK;
   });

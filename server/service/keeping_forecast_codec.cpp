@@ -10,19 +10,19 @@
 
 namespace tsserve::server {
 
-grpc::Status KeepingForecastCodec::decode(const Request& request, const ModelShape& shape,
-                                          const RequestLimits& limits, Input* input) {
+Status KeepingForecastCodec::decode(const Request& request, const ModelShape& shape,
+                                    const RequestLimits& limits, Input* input) {
   return decode_forecast_request(request, shape, limits, input);
 }
 
-grpc::Status KeepingForecastCodec::encode(const Input& input, const ModelShape& shape,
-                                          Output&& output, Response* response) {
+Status KeepingForecastCodec::encode(const Input& input, const ModelShape& shape, Output&& output,
+                                    Response* response) {
   std::optional<IssuedForecast> issued;
   // Copied before the encoder unscales and releases the runtime's (model-space) values.
   if (accuracy != nullptr && !input.series_key.empty()) {
     issued = issued_forecast_of(input, shape, output.forecast);
   }
-  grpc::Status encoded = encode_forecast_response(input, shape, std::move(output), response);
+  Status encoded = encode_forecast_response(input, shape, std::move(output), response);
   if (!encoded.ok() || !issued) return encoded;
 
   // The bands the response carries, in the model's space like issued->values, so the

@@ -3,11 +3,10 @@
 // encoder, and, when the request has a series_key, the forecast kept for ReportActuals
 // (accuracy/accuracy_tracker.h) once the answer is encoded.
 
-#include <grpcpp/support/status.h>
-
 #include "server/accuracy/accuracy_tracker.h"
 #include "server/request/model_shape.h"
 #include "server/request/request_types.h"
+#include "server/status/status.h"
 #include "tsserve/v1/forecast_service.pb.h"
 
 namespace tsserve::server {
@@ -20,14 +19,13 @@ struct KeepingForecastCodec {
 
   AccuracyTracker* accuracy = nullptr;  // not owned; null: nothing is kept
 
-  grpc::Status decode(const Request& request, const ModelShape& shape, const RequestLimits& limits,
-                      Input* input);
+  Status decode(const Request& request, const ModelShape& shape, const RequestLimits& limits,
+                Input* input);
   // Encodes the answer; then keeps it under input.series_key (if any) and says so in
   // response->forecast_stored. A keyed answer that a later size check refuses stays kept:
   // its actuals then score a forecast the caller never saw, which only happens for
   // responses over max_message_bytes, far larger than a keyed forecast's.
-  grpc::Status encode(const Input& input, const ModelShape& shape, Output&& output,
-                      Response* response);
+  Status encode(const Input& input, const ModelShape& shape, Output&& output, Response* response);
 };
 
 }  // namespace tsserve::server

@@ -3,8 +3,6 @@
 // decoder decides the answer's form (outputs, raw or typed, id) and keeps it in `reply`
 // for the worker's encoder, which is why this codec lives as long as its call.
 
-#include <grpcpp/support/status.h>
-
 #include <utility>
 
 #include "inference/grpc_service.pb.h"
@@ -12,6 +10,7 @@
 #include "server/codec/oip/oip_response_encoder.h"
 #include "server/request/model_shape.h"
 #include "server/request/request_types.h"
+#include "server/status/status.h"
 
 namespace tsserve::server {
 
@@ -21,12 +20,11 @@ struct ModelInferCodec {
   using Input = ForecastInput;
   using Output = ForecastOutput;
 
-  grpc::Status decode(const Request& request, const ModelShape& shape, const RequestLimits& limits,
-                      Input* input) {
+  Status decode(const Request& request, const ModelShape& shape, const RequestLimits& limits,
+                Input* input) {
     return decode_model_infer_request(request, shape, limits, input, &reply);
   }
-  grpc::Status encode(const Input& input, const ModelShape& shape, Output&& output,
-                      Response* response) {
+  Status encode(const Input& input, const ModelShape& shape, Output&& output, Response* response) {
     return encode_model_infer_response(input, reply, shape, std::move(output), response);
   }
 

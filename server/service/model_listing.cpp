@@ -21,7 +21,7 @@ v1::ModelVersionStatus::State to_proto(VersionState state) {
 
 }  // namespace
 
-v1::ListModelsResponse list_models(ModelRepository& repository) {
+v1::ListModelsResponse list_models(RepositoryManager& repository) {
   v1::ListModelsResponse response;
   std::map<std::string, v1::ListedModel> models;
   for (const std::string& name : repository.registry().configured_models())

@@ -14,38 +14,20 @@ ModelRoute route_to_version(ModelRegistry& registry, const std::string& model,
   if (name.empty()) {
     const std::vector<std::string> configured = registry.configured_models();
     std::size_t index = 0;
-    route.status = check_model_name(model, configured, &index, model_field);
+    route.status = to_grpc_status(check_model_name(model, configured, &index, model_field));
     if (!route.status.ok()) return route;
     name = configured[index];
   }
   ModelRegistry::Resolution resolved = registry.resolve(name, version);
-  using Problem = ModelRegistry::Resolution::Problem;
-  switch (resolved.problem) {
-    case Problem::kNone:
-      route.lease = std::move(resolved.lease);
-      return route;
-    case Problem::kModelNotFound:
-      route.status = {grpc::StatusCode::NOT_FOUND, std::string(model_field) + ": " + resolved.error};
-      return route;
-    case Problem::kVersionNotFound:
-      route.status = {grpc::StatusCode::NOT_FOUND,
-                      std::string(version_field) + ": " + resolved.error};
-      return route;
-    case Problem::kNotReady:
-      route.status = {grpc::StatusCode::UNAVAILABLE,
-                      std::string(model_field) + ": " + resolved.error};
-      return route;
-    case Problem::kInvalidVersion:
-      route.status = {grpc::StatusCode::INVALID_ARGUMENT,
-                      std::string(version_field) + ": " + resolved.error};
-      return route;
-  }
+  route.status =
+      to_grpc_status(resolved.status, resolved.blames_version ? version_field : model_field);
+  route.lease = std::move(resolved.lease);
   return route;
 }
 
 ModelRoute route_call(const ServiceContext& service, const grpc::ServerContextBase& context,
-                      const std::string& model, const std::string& version,
-                      const char* model_field, const char* version_field) {
+                      const std::string& model, const std::string& version, const char* model_field,
+                      const char* version_field) {
   // Who asks comes first: an unauthenticated caller learns nothing, not even whether the
   // server is draining or which models it has.
   ModelRoute route;

@@ -97,7 +97,7 @@ grpc::ServerUnaryReactor* OipServiceImpl::ModelMetadata(
     ModelRoute route = route_to_version(*context_.registry, request->name(), request->version(),
                                         "name", "version");
     if (route.lease) call.set_model(route.lease->name());
-    if (route.status.ok()) *response = oip_model_metadata(route.lease->shape());
+    if (route.status.ok()) *response = route.lease->oip_metadata();
     return route.status;
   });
 }

@@ -7,7 +7,7 @@
 // ServingState, as grpc.health.v1 does.
 //
 // Served: ServerLive, ServerReady, ModelReady, ServerMetadata, ModelMetadata, ModelInfer,
-// and the model repository extension's RepositoryModelLoad/Unload (model_repository.h).
+// and the model repository extension's RepositoryModelLoad/Unload (repository_manager.h).
 // model_name/model_version pick the version as tsserve.v1's model/model_version do
 // (model_route.h); ModelReady and ModelMetadata answer per version.
 //

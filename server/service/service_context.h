@@ -16,13 +16,13 @@
 #include "server/auth/bearer_token.h"
 #include "server/observability/server_metrics.h"
 #include "server/registry/model_registry.h"
-#include "server/registry/model_repository.h"
+#include "server/registry/repository_manager.h"
 #include "server/service/serving_state.h"
 
 namespace tsserve::server {
 
 struct ServiceContext {
-  ModelRepository* repository = nullptr;   // not owned; the models and their versions
+  RepositoryManager* repository = nullptr;  // not owned; the models and their versions
   ModelRegistry* registry = nullptr;       // not owned; repository->registry()
   ServerMetrics* metrics = nullptr;        // not owned; may be null
   const ServingState* state = nullptr;     // not owned; new calls need serving()

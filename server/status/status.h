@@ -8,6 +8,7 @@
 // grpc::Status at the boundary. Exceptions stay inside the model library (ModelError) and
 // are caught where a version loads.
 
+#include <ostream>
 #include <string>
 #include <utility>
 
@@ -24,6 +25,34 @@ enum class StatusCode {
   kUnavailable = 14,
 };
 
+// The canonical name, "INVALID_ARGUMENT".
+inline const char* name_of(StatusCode code) {
+  switch (code) {
+    case StatusCode::kOk:
+      return "OK";
+    case StatusCode::kInvalidArgument:
+      return "INVALID_ARGUMENT";
+    case StatusCode::kNotFound:
+      return "NOT_FOUND";
+    case StatusCode::kResourceExhausted:
+      return "RESOURCE_EXHAUSTED";
+    case StatusCode::kFailedPrecondition:
+      return "FAILED_PRECONDITION";
+    case StatusCode::kOutOfRange:
+      return "OUT_OF_RANGE";
+    case StatusCode::kInternal:
+      return "INTERNAL";
+    case StatusCode::kUnavailable:
+      return "UNAVAILABLE";
+  }
+  return "UNKNOWN";
+}
+
+// "INVALID_ARGUMENT (3)", for logs and test failures.
+inline std::ostream& operator<<(std::ostream& out, StatusCode code) {
+  return out << name_of(code) << " (" << static_cast<int>(code) << ")";
+}
+
 class [[nodiscard]] Status {
  public:
   Status() = default;  // OK
@@ -37,6 +66,11 @@ class [[nodiscard]] Status {
   StatusCode code_ = StatusCode::kOk;
   std::string message_;
 };
+
+// The request broke a rule; `message` names the field and the expectation.
+inline Status invalid_argument(std::string message) {
+  return {StatusCode::kInvalidArgument, std::move(message)};
+}
 
 }  // namespace tsserve::server
 

@@ -46,24 +46,24 @@ bool valid_indices(const google::protobuf::RepeatedField<int32_t>& indices, int6
                      [extent](int32_t i) { return i >= 0 && i < extent; });
 }
 
-void check_disabled(const grpc::Status& status, const server::AttentionSelection& selection) {
+void check_disabled(const server::Status& status, const server::AttentionSelection& selection) {
   FUZZ_CHECK(status.ok() && !selection.enabled && selection.layers.empty() &&
                  selection.variables.empty() && !selection.average_heads,
-             "disabled options gave a selection or an error: " + status.error_message());
+             "disabled options gave a selection or an error: " + status.message());
 }
 
 void check_forecast(const v1::AttentionOptions& options, int64_t layers, int64_t variables,
                     const server::AttentionFields& fields) {
   server::AttentionSelection selection;
   selection.layers = {99};  // resolving replaces whatever the selection held
-  const grpc::Status status =
+  const server::Status status =
       server::resolve_forecast_attention(options, layers, variables, &selection, fields);
   if (!options.enabled()) return check_disabled(status, selection);
   const bool layers_ok = valid_indices(options.layers(), layers);
   const bool variables_ok = valid_indices(options.variables(), variables);
   FUZZ_CHECK(status.ok() == (layers_ok && variables_ok),
              "forecast attention: " + std::string(status.ok() ? "accepted" : "refused") + " (" +
-                 status.error_message() + ")");
+                 status.message() + ")");
   if (!status.ok()) {
     // Layers are checked first, so the message is about them whenever they are wrong.
     check_refusal(status, {layers_ok ? fields.variables : fields.layers});
@@ -78,13 +78,13 @@ void check_forecast(const v1::AttentionOptions& options, int64_t layers, int64_t
 void check_encode(const v1::AttentionOptions& options, int64_t layers) {
   server::AttentionSelection selection;
   selection.variables = {5};
-  const grpc::Status status = server::resolve_encode_attention(options, layers, &selection);
+  const server::Status status = server::resolve_encode_attention(options, layers, &selection);
   if (!options.enabled()) return check_disabled(status, selection);
   const bool variables_ok = options.variables().empty();
   const bool layers_ok = valid_indices(options.layers(), layers);
   FUZZ_CHECK(status.ok() == (layers_ok && variables_ok),
              "encode attention: " + std::string(status.ok() ? "accepted" : "refused") + " (" +
-                 status.error_message() + ")");
+                 status.message() + ")");
   if (!status.ok()) {
     check_refusal(status, {variables_ok ? "attention.layers" : "attention.variables"});
     return;

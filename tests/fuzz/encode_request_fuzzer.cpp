@@ -102,9 +102,9 @@ void check_response(server::EncodeInput& input, const server::ModelShape& model)
   bool fits = false;
   output.attention = marked_attention(input.attention, model.n_heads, input.tokens, &fits);
   v1::EncodeResponse response;
-  const grpc::Status status =
+  const server::Status status =
       server::encode_encode_response(input, model, std::move(output), &response);
-  FUZZ_CHECK(status.ok(), "encode_encode_response: " + status.error_message());
+  FUZZ_CHECK(status.ok(), "encode_encode_response: " + status.message());
   const std::vector<float> got =
       response_floats(response.output(), {input.tokens, model.d_model}, input.raw_output);
   for (std::size_t i = 0; i < got.size(); ++i) {
@@ -130,7 +130,7 @@ void check_poisoned_response(const server::EncodeInput& input, const server::Mod
   bool fits = false;
   output.attention = marked_attention(input.attention, model.n_heads, input.tokens, &fits);
   v1::EncodeResponse response;
-  const grpc::Status status =
+  const server::Status status =
       server::encode_encode_response(input, model, std::move(output), &response);
   const std::vector<float> sent =
       status.ok() ? response_floats(response.output(), {input.tokens, model.d_model},
@@ -149,7 +149,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!fuzz::request_from_bytes(data, size, fuzz::build_request, request)) return 0;
   const server::ModelShape model = fuzz::bundled_model_shape(true);
   server::EncodeInput input;
-  const grpc::Status status =
+  const server::Status status =
       server::decode_encode_request(request, model, server::RequestLimits{}, &input);
   if (!status.ok()) {
     fuzz::check_refusal(status, {"request_id", "output_encoding", "tokens", "attention.layers",

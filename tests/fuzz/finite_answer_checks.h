@@ -7,8 +7,6 @@
 // OUT_OF_RANGE naming the output - and it must refuse exactly when the value it would
 // send is not finite.
 
-#include <grpcpp/support/status.h>
-
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -20,6 +18,7 @@
 #include "request_checks.h"
 #include "server/request/model_shape.h"
 #include "server/request/request_types.h"
+#include "server/status/status.h"
 #include "tsserve/model/normalisation_limit.h"
 
 namespace tsserve::fuzz {
@@ -56,15 +55,15 @@ inline Poison pick_poison(const std::vector<float>& seed_values, std::size_t cou
 
 // An encoder's answer to a poisoned output: OK exactly when `sendable`, and then every
 // float of `sent` is finite; otherwise OUT_OF_RANGE whose message starts with `field`.
-inline void check_finite_answer(const grpc::Status& status, bool sendable,
+inline void check_finite_answer(const server::Status& status, bool sendable,
                                 const std::vector<float>& sent, const std::string& field) {
   if (!status.ok()) {
-    FUZZ_CHECK(!sendable, "refused a finite answer: " + status.error_message());
-    FUZZ_CHECK(status.error_code() == grpc::StatusCode::OUT_OF_RANGE,
-               "a non-finite answer refused with code " +
-                   std::to_string(static_cast<int>(status.error_code())));
-    FUZZ_CHECK(status.error_message().rfind(field, 0) == 0,
-               "the refusal does not name " + field + ": " + status.error_message());
+    FUZZ_CHECK(!sendable, "refused a finite answer: " + status.message());
+    FUZZ_CHECK(
+        status.code() == server::StatusCode::kOutOfRange,
+        "a non-finite answer refused with code " + std::to_string(static_cast<int>(status.code())));
+    FUZZ_CHECK(status.message().rfind(field, 0) == 0,
+               "the refusal does not name " + field + ": " + status.message());
     return;
   }
   FUZZ_CHECK(sendable, "answered OK although a value it sends is not finite");

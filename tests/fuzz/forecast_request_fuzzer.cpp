@@ -153,9 +153,9 @@ void check_response(server::ForecastInput& input, const server::ModelShape& mode
   output.attention = marked_attention(input.attention, model.n_heads, model.patch_count, &fits);
   output.batch_rows = static_cast<int32_t>(input.series_rows);
   v1::ForecastResponse response;
-  const grpc::Status status =
+  const server::Status status =
       server::encode_forecast_response(input, model, std::move(output), &response);
-  FUZZ_CHECK(status.ok(), "encode_forecast_response: " + status.error_message());
+  FUZZ_CHECK(status.ok(), "encode_forecast_response: " + status.message());
 
   const int64_t n = input.series_rows;
   const std::vector<int64_t> shape = input.variables_by_time
@@ -185,7 +185,7 @@ void check_poisoned_response(const server::ForecastInput& input,
   const Poison poison = pick_poison(input.rows, output.forecast.size());
   output.forecast[poison.at] = poison.value;
   v1::ForecastResponse response;
-  const grpc::Status status =
+  const server::Status status =
       server::encode_forecast_response(input, model, std::move(output), &response);
   const int64_t n = input.series_rows;
   const std::vector<int64_t> shape = input.variables_by_time
@@ -208,16 +208,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!fuzz::request_from_bytes(data, size, fuzz::build_request, request)) return 0;
   const server::ModelShape model = fuzz::bundled_model_shape((data[0] & 2) == 0);
 
-  const grpc::Status picked = server::check_model_name(request.model(), {model.name});
+  const server::Status picked = server::check_model_name(request.model(), {model.name});
   FUZZ_CHECK(picked.ok() == (request.model().empty() || request.model() == model.name),
-             "check_model_name: " + picked.error_message());
+             "check_model_name: " + picked.message());
   if (!picked.ok()) {
-    FUZZ_CHECK(picked.error_code() == grpc::StatusCode::NOT_FOUND, picked.error_message());
-    fuzz::check_names_field(picked.error_message(), {"model"});
+    FUZZ_CHECK(picked.code() == server::StatusCode::kNotFound, picked.message());
+    fuzz::check_names_field(picked.message(), {"model"});
   }
 
   server::ForecastInput input;
-  const grpc::Status status =
+  const server::Status status =
       server::decode_forecast_request(request, model, server::RequestLimits{}, &input);
   if (!status.ok()) {
     fuzz::check_refusal(status,

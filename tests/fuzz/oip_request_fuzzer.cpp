@@ -211,9 +211,9 @@ void check_response(server::ForecastInput& input, const server::OipReply& reply,
   if (!fits) return;  // every selected map must be there: too many to build for one input
   output.batch_rows = static_cast<int32_t>(input.series_rows);
   inference::ModelInferResponse response;
-  const grpc::Status status =
+  const server::Status status =
       server::encode_model_infer_response(input, reply, model, std::move(output), &response);
-  FUZZ_CHECK(status.ok(), "encode_model_infer_response: " + status.error_message());
+  FUZZ_CHECK(status.ok(), "encode_model_infer_response: " + status.message());
   FUZZ_CHECK(response.id() == reply.id && response.model_name() == model.name &&
                  response.outputs_size() == static_cast<int>(reply.outputs.size()),
              "id, model name or output count");
@@ -268,7 +268,7 @@ void check_poisoned_response(const server::ForecastInput& input, const server::O
   const Poison poison = pick_poison(input.rows, output.forecast.size());
   output.forecast[poison.at] = poison.value;
   inference::ModelInferResponse response;
-  const grpc::Status status =
+  const server::Status status =
       server::encode_model_infer_response(input, reply, model, std::move(output), &response);
   const std::vector<float> sent =
       status.ok() ? output_floats(response, forecast_index, reply.raw) : std::vector<float>();
@@ -287,7 +287,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const server::ModelShape model = fuzz::bundled_model_shape((data[0] & 2) == 0);
   server::ForecastInput input;
   server::OipReply reply;
-  const grpc::Status status =
+  const server::Status status =
       server::decode_model_infer_request(request, model, server::RequestLimits{}, &input, &reply);
   if (!status.ok()) {
     bool required = false;

@@ -4,7 +4,6 @@
 // from the rules the protos state.
 
 #include <google/protobuf/repeated_ptr_field.h>
-#include <grpcpp/support/status.h>
 
 #include <algorithm>
 #include <cmath>
@@ -17,6 +16,7 @@
 #include "fuzz_target.h"
 #include "server/codec/v1/forecast_request_decoder.h"
 #include "server/request/model_shape.h"
+#include "server/status/status.h"
 #include "tsserve/v1/forecast_service.pb.h"
 
 namespace tsserve::fuzz {
@@ -39,14 +39,14 @@ inline void check_names_field(const std::string& message,
 
 // A refused request: INVALID_ARGUMENT (or FAILED_PRECONDITION where `precondition_allowed`)
 // whose message names the field (check_names_field).
-inline void check_refusal(const grpc::Status& status, std::initializer_list<const char*> fields,
+inline void check_refusal(const server::Status& status, std::initializer_list<const char*> fields,
                           bool precondition_allowed = false) {
   const bool code_ok =
-      status.error_code() == grpc::StatusCode::INVALID_ARGUMENT ||
-      (precondition_allowed && status.error_code() == grpc::StatusCode::FAILED_PRECONDITION);
+      status.code() == server::StatusCode::kInvalidArgument ||
+      (precondition_allowed && status.code() == server::StatusCode::kFailedPrecondition);
   FUZZ_CHECK(code_ok,
-             "code " + std::to_string(status.error_code()) + ": " + status.error_message());
-  check_names_field(status.error_message(), fields);
+             std::string("code ") + server::name_of(status.code()) + ": " + status.message());
+  check_names_field(status.message(), fields);
 }
 
 // Whether two floats are the same bits: "copied exactly" tells -0.0 from 0.0, and every

@@ -1,7 +1,6 @@
 #pragma once
 // Shared by the request codec's tests: tensors, a small model, status assertions.
 
-#include <grpcpp/support/status.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -10,6 +9,7 @@
 #include <vector>
 
 #include "server/request/model_shape.h"
+#include "server/status/status.h"
 #include "tsserve/v1/tensor.pb.h"
 
 namespace tsserve::server::testing {
@@ -107,24 +107,24 @@ inline ModelShape small_model_without_scaler() {
 }
 
 // Passes when `status` has `code` and its message contains every one of `parts`.
-inline ::testing::AssertionResult has_status(const grpc::Status& status, grpc::StatusCode code,
+inline ::testing::AssertionResult has_status(const Status& status, StatusCode code,
                                              const std::vector<std::string>& parts) {
-  if (status.error_code() != code) {
-    return ::testing::AssertionFailure() << "code " << status.error_code() << ", expected " << code
-                                         << "; message: \"" << status.error_message() << "\"";
+  if (status.code() != code) {
+    return ::testing::AssertionFailure() << "code " << status.code() << ", expected " << code
+                                         << "; message: \"" << status.message() << "\"";
   }
   for (const std::string& part : parts) {
-    if (status.error_message().find(part) == std::string::npos) {
+    if (status.message().find(part) == std::string::npos) {
       return ::testing::AssertionFailure()
-             << "message \"" << status.error_message() << "\" lacks \"" << part << "\"";
+             << "message \"" << status.message() << "\" lacks \"" << part << "\"";
     }
   }
   return ::testing::AssertionSuccess();
 }
 
-inline ::testing::AssertionResult invalid_argument(const grpc::Status& status,
+inline ::testing::AssertionResult invalid_argument(const Status& status,
                                                    const std::vector<std::string>& parts) {
-  return has_status(status, grpc::StatusCode::INVALID_ARGUMENT, parts);
+  return has_status(status, StatusCode::kInvalidArgument, parts);
 }
 
 }  // namespace tsserve::server::testing

@@ -221,25 +221,25 @@ TEST(BatcherOptionsTest, DefaultsAreValidAndProblemsAreNamed) {
   EXPECT_EQ(defaults.max_queue_delay, 0ms);
   EXPECT_EQ(defaults.max_queue_rows, 8192u);
   EXPECT_EQ(defaults.workers, 1u);
-  EXPECT_EQ(defaults.validate(), "");
+  EXPECT_TRUE(defaults.validate().ok());
 
   BatcherOptions options;
   options.max_queue_rows = 100;
-  EXPECT_THAT(options.validate(), HasSubstr("max_queue_rows (100) must be at least "
-                                            "max_batch_rows (448)"));
+  EXPECT_THAT(options.validate().message(), HasSubstr("max_queue_rows (100) must be at least "
+                                                      "max_batch_rows (448)"));
   options = BatcherOptions{};
   options.workers = 0;
-  EXPECT_THAT(options.validate(), HasSubstr("workers"));
+  EXPECT_THAT(options.validate().message(), HasSubstr("workers"));
   options = BatcherOptions{};
   options.max_batch_rows = 0;
-  EXPECT_THAT(options.validate(), HasSubstr("max_batch_rows"));
+  EXPECT_THAT(options.validate().message(), HasSubstr("max_batch_rows"));
   options = BatcherOptions{};
   options.preferred_batch_rows = 449;
-  EXPECT_THAT(options.validate(), HasSubstr("preferred_batch_rows (449) must be at most "
-                                            "max_batch_rows (448)"));
+  EXPECT_THAT(options.validate().message(), HasSubstr("preferred_batch_rows (449) must be at most "
+                                                      "max_batch_rows (448)"));
   options = BatcherOptions{};
   options.max_queue_delay = -1ms;
-  EXPECT_THAT(options.validate(), HasSubstr("max_queue_delay"));
+  EXPECT_THAT(options.validate().message(), HasSubstr("max_queue_delay"));
   EXPECT_THROW(DynamicBatcher(options, [](Batch&) {}), std::invalid_argument);
 }
 
@@ -787,10 +787,10 @@ TEST(BatcherOptionsTest, MaxQueueWaitAndIdleSpinAreOffByDefaultAndNeverNegative)
   EXPECT_EQ(BatcherOptions{}.idle_spin, std::chrono::nanoseconds::zero());
   BatcherOptions options;
   options.max_queue_wait = -1ms;
-  EXPECT_THAT(options.validate(), HasSubstr("max_queue_wait is negative"));
+  EXPECT_THAT(options.validate().message(), HasSubstr("max_queue_wait is negative"));
   options.max_queue_wait = 0ms;
   options.idle_spin = -1us;
-  EXPECT_THAT(options.validate(), HasSubstr("idle_spin is negative"));
+  EXPECT_THAT(options.validate().message(), HasSubstr("idle_spin is negative"));
 }
 
 // The time bound: the first batch teaches the batcher 1 ms per row (its processor moves

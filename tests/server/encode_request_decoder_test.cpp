@@ -24,7 +24,7 @@ v1::EncodeRequest tokens_request(int64_t length, const std::vector<float>& data,
   return request;
 }
 
-grpc::Status decode(const v1::EncodeRequest& request, EncodeInput* out, RequestLimits limits = {}) {
+Status decode(const v1::EncodeRequest& request, EncodeInput* out, RequestLimits limits = {}) {
   return decode_encode_request(request, small_model(), limits, out);
 }
 

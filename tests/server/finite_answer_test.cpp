@@ -22,9 +22,9 @@ using testing::small_model;
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
-::testing::AssertionResult out_of_range(const grpc::Status& status,
+::testing::AssertionResult out_of_range(const Status& status,
                                         const std::vector<std::string>& parts) {
-  return has_status(status, grpc::StatusCode::OUT_OF_RANGE, parts);
+  return has_status(status, StatusCode::kOutOfRange, parts);
 }
 
 // B samples of N variables of the small model (T 8, F 4), decoded, scaler off.
@@ -52,7 +52,7 @@ AttentionBlock block(int32_t layer, int32_t row) {
   return b;
 }
 
-grpc::Status encode_v1(const ForecastInput& input, ForecastOutput output) {
+Status encode_v1(const ForecastInput& input, ForecastOutput output) {
   v1::ForecastResponse response;
   return encode_forecast_response(input, small_model(), std::move(output), &response);
 }

@@ -43,8 +43,8 @@ v1::ForecastRequest by_time(int64_t n, int64_t t_in, const std::vector<float>& d
   return request;
 }
 
-grpc::Status decode(const v1::ForecastRequest& request, ForecastInput* out,
-                    const ModelShape& model = small_model(), RequestLimits limits = {}) {
+Status decode(const v1::ForecastRequest& request, ForecastInput* out,
+              const ModelShape& model = small_model(), RequestLimits limits = {}) {
   return decode_forecast_request(request, model, limits, out);
 }
 
@@ -297,7 +297,7 @@ TEST(ForecastRequestDecoderTest, RequiredScalerFailsWithTheDocumentedCodes) {
   v1::ForecastRequest request = by_variable(3, 8, ramp(24));
   request.set_scaler_mode(v1::SCALER_MODE_REQUIRED);
   EXPECT_TRUE(has_status(decode(request, &input, small_model_without_scaler()),
-                         grpc::StatusCode::FAILED_PRECONDITION,
+                         StatusCode::kFailedPrecondition,
                          {"scaler_mode: SCALER_MODE_REQUIRED", "\"small\" has no dataset scaler"}));
   v1::ForecastRequest named = request;
   for (const char* name : {"a", "zz", "yy"}) named.add_variable_names(name);

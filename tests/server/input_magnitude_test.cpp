@@ -35,12 +35,12 @@ std::string printed(double value) {
   return text;
 }
 
-grpc::Status decode_v1(const v1::ForecastRequest& request, const ModelShape& model) {
+Status decode_v1(const v1::ForecastRequest& request, const ModelShape& model) {
   ForecastInput input;
   return decode_forecast_request(request, model, {}, &input);
 }
 
-grpc::Status decode_oip(const inference::ModelInferRequest& request, const ModelShape& model) {
+Status decode_oip(const inference::ModelInferRequest& request, const ModelShape& model) {
   ForecastInput input;
   OipReply reply;
   return decode_model_infer_request(request, model, {}, &input, &reply);

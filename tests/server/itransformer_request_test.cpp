@@ -33,8 +33,8 @@ v1::ForecastRequest request_of(int64_t variables, int64_t points) {
   return request;
 }
 
-grpc::Status decode(const v1::ForecastRequest& request, ForecastInput* out,
-                    const ModelShape& model = small_itransformer()) {
+Status decode(const v1::ForecastRequest& request, ForecastInput* out,
+              const ModelShape& model = small_itransformer()) {
   return decode_forecast_request(request, model, RequestLimits{}, out);
 }
 

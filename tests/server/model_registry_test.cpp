@@ -3,6 +3,8 @@
 // failed loads leaving the serving version in place, and no admitted request lost when a
 // version is unloaded. Synchronised by condition variables, never by sleeps.
 
+#include "server/registry/model_registry.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -14,14 +16,22 @@
 #include <mutex>
 #include <stdexcept>
 #include <thread>
-
-#include "server/registry/model_registry.h"
+#include <utility>
 
 namespace tsserve::server {
 namespace {
 
 using ::testing::HasSubstr;
-using Problem = ModelRegistry::Resolution::Problem;
+// What a resolution reports: its code, and whether the version asked for (not the model
+// name) is at fault.
+using Outcome = std::pair<StatusCode, bool>;
+Outcome outcome(const ModelRegistry::Resolution& resolution) {
+  return {resolution.status.code(), resolution.blames_version};
+}
+const Outcome kModelNotFound{StatusCode::kNotFound, false};
+const Outcome kVersionNotFound{StatusCode::kNotFound, true};
+const Outcome kInvalidVersion{StatusCode::kInvalidArgument, true};
+const Outcome kNotReady{StatusCode::kUnavailable, false};
 
 // A one-shot flag threads can wait for.
 class Latch {
@@ -73,7 +83,7 @@ std::unique_ptr<BatchTask> probe_task(const std::shared_ptr<ProbeOutcome>& outco
 // The fake model: the version number it answers with, and a gate its batches wait on.
 struct FakeModel {
   int64_t version = 0;
-  Latch* gate = nullptr;  // null: batches run at once
+  Latch* gate = nullptr;     // null: batches run at once
   Latch* running = nullptr;  // opened when a batch starts
 };
 
@@ -137,9 +147,8 @@ class StateLog final : public RegistryObserver {
   }
   void wait_for(const std::string& state) {
     std::unique_lock<std::mutex> lock(mutex_);
-    changed_.wait(lock, [&] {
-      return std::find(states_.begin(), states_.end(), state) != states_.end();
-    });
+    changed_.wait(
+        lock, [&] { return std::find(states_.begin(), states_.end(), state) != states_.end(); });
   }
   std::vector<std::string> states() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -170,6 +179,28 @@ ModelRegistry::Loader fake_loader(std::function<void(int64_t)> before = nullptr)
   };
 }
 
+TEST(ModelVersionTest, ItsIdentityIsGivenOnceAndEveryDescriptionCarriesIt) {
+  ModelVersion::Parts parts;
+  parts.name = "etth1";
+  parts.version = 7;
+  // Stale or absent copies in the descriptions are overwritten, not trusted.
+  parts.shape.name = "other";
+  parts.info.set_version("1");
+  parts.oip_metadata.add_versions("2");
+  parts.forecast_batcher = std::make_unique<DynamicBatcher>(BatcherOptions{}, [](Batch&) {});
+  parts.encode_batcher = std::make_unique<DynamicBatcher>(BatcherOptions{}, [](Batch&) {});
+  const ModelVersion version(std::move(parts));
+  EXPECT_EQ(version.name(), "etth1");
+  EXPECT_EQ(version.version(), 7);
+  EXPECT_EQ(version.shape().name, "etth1");
+  EXPECT_EQ(version.shape().version, "7");
+  EXPECT_EQ(version.info().name(), "etth1");
+  EXPECT_EQ(version.info().version(), "7");
+  EXPECT_EQ(version.oip_metadata().name(), "etth1");
+  ASSERT_EQ(version.oip_metadata().versions_size(), 1);
+  EXPECT_EQ(version.oip_metadata().versions(0), "7");
+}
+
 TEST(ModelRegistryTest, ResolvesTheNewestReadyVersionOrTheOneAskedFor) {
   ModelRegistry registry(fake_loader(), {});
   RepositoryModel a = repository_model("a", {1, 2, 3});
@@ -181,17 +212,19 @@ TEST(ModelRegistryTest, ResolvesTheNewestReadyVersionOrTheOneAskedFor) {
   EXPECT_TRUE(registry.all_ready());
 
   ModelRegistry::Resolution unknown = registry.resolve("c", "");
-  EXPECT_EQ(unknown.problem, Problem::kModelNotFound);
-  EXPECT_EQ(unknown.error, "model \"c\" is not served; served: a (versions 1, 2, 3), b (versions 7)");
+  EXPECT_EQ(outcome(unknown), kModelNotFound);
+  EXPECT_EQ(unknown.status.message(),
+            "model \"c\" is not served; served: a (versions 1, 2, 3), b (versions 7)");
   ModelRegistry::Resolution missing = registry.resolve("b", "8");
-  EXPECT_EQ(missing.problem, Problem::kVersionNotFound);
-  EXPECT_THAT(missing.error, HasSubstr("model \"b\" has no ready version 8; served: "));
+  EXPECT_EQ(outcome(missing), kVersionNotFound);
+  EXPECT_THAT(missing.status.message(), HasSubstr("model \"b\" has no ready version 8; served: "));
   ModelRegistry::Resolution bad = registry.resolve("b", "v8");
-  EXPECT_EQ(bad.problem, Problem::kInvalidVersion);
-  EXPECT_THAT(bad.error, HasSubstr("model_version \"v8\""));
+  EXPECT_EQ(outcome(bad), kInvalidVersion);
+  EXPECT_THAT(bad.status.message(), HasSubstr("model_version \"v8\""));
 }
 
-TEST(ModelRegistryTest, AFailedLoadLeavesTheServingVersionServingAndIsRetriedOnlyWhenItsFilesChange) {
+TEST(ModelRegistryTest,
+     AFailedLoadLeavesTheServingVersionServingAndIsRetriedOnlyWhenItsFilesChange) {
   int loads_of_2 = 0;
   ModelRegistry registry(
       [&](const RepositoryModel& model, const RepositoryVersion& version) {
@@ -210,7 +243,8 @@ TEST(ModelRegistryTest, AFailedLoadLeavesTheServingVersionServingAndIsRetriedOnl
   ASSERT_EQ(statuses.size(), 2u);
   EXPECT_EQ(statuses[1].state, VersionState::kFailed);
   EXPECT_EQ(statuses[1].reason, "/repo/a/2: not a checkpoint");
-  EXPECT_THAT(registry.resolve("a", "2").error, HasSubstr("it is failed: /repo/a/2: not a checkpoint"));
+  EXPECT_THAT(registry.resolve("a", "2").status.message(),
+              HasSubstr("it is failed: /repo/a/2: not a checkpoint"));
 
   registry.apply(scan_of({corrupt}));  // same files: not tried again
   EXPECT_EQ(loads_of_2, 1);
@@ -228,7 +262,8 @@ TEST(ModelRegistryTest, ANewVersionIsPublishedOnlyOnceLoaded) {
   ModelRegistry registry(fake_loader([&](int64_t version) {
                            if (version != 2) return;
                            // Mid-load, requests still go to version 1.
-                           answered_while_loading = ask(std::move(registry_seen->resolve("a", "").lease));
+                           answered_while_loading =
+                               ask(std::move(registry_seen->resolve("a", "").lease));
                          }),
                          {});
   registry_seen = &registry;
@@ -271,7 +306,7 @@ TEST(ModelRegistryTest, UnloadWhileARequestIsQueuedAnswersIt) {
   log.wait_for("a/1 unloading");
   // Unpublished: new requests get version 2, and version 1 by name is gone.
   EXPECT_EQ(ask(std::move(registry.resolve("a", "").lease)), 2);
-  EXPECT_EQ(registry.resolve("a", "1").problem, Problem::kVersionNotFound);
+  EXPECT_EQ(outcome(registry.resolve("a", "1")), kVersionNotFound);
   // The admission in progress still gets in: the drain waits for it.
   auto late_probe = std::make_shared<ProbeOutcome>();
   std::unique_ptr<BatchTask> late = probe_task(late_probe);
@@ -290,7 +325,8 @@ TEST(ModelRegistryTest, UnloadWhileARequestIsQueuedAnswersIt) {
 
 TEST(ModelRegistryTest, AModelGoneFromTheScanIsUnloadedAndReadinessFollowsTheConfiguredModels) {
   ModelRegistry registry(
-      [](const RepositoryModel& model, const RepositoryVersion& version) -> std::shared_ptr<ModelVersion> {
+      [](const RepositoryModel& model,
+         const RepositoryVersion& version) -> std::shared_ptr<ModelVersion> {
         if (model.name == "broken") throw std::runtime_error("bad config");
         return fake_version(model.name, version.version);
       },
@@ -298,15 +334,16 @@ TEST(ModelRegistryTest, AModelGoneFromTheScanIsUnloadedAndReadinessFollowsTheCon
   registry.apply(scan_of({repository_model("a", {1}), repository_model("b", {1})}));
   EXPECT_TRUE(registry.all_ready());
   registry.apply(scan_of({repository_model("a", {1})}));
-  EXPECT_EQ(registry.resolve("b", "").problem, Problem::kModelNotFound);
+  EXPECT_EQ(outcome(registry.resolve("b", "")), kModelNotFound);
   EXPECT_EQ(registry.statuses().size(), 1u);
   registry.apply(scan_of({repository_model("a", {1}), repository_model("broken", {1})}));
   EXPECT_FALSE(registry.all_ready());
   ModelRegistry::Resolution broken = registry.resolve("broken", "");
-  EXPECT_EQ(broken.problem, Problem::kNotReady);
-  EXPECT_THAT(broken.error, HasSubstr("version 1 is failed: /repo/broken/1: bad config"));
+  EXPECT_EQ(outcome(broken), kNotReady);
+  EXPECT_THAT(broken.status.message(),
+              HasSubstr("version 1 is failed: /repo/broken/1: bad config"));
   EXPECT_TRUE(registry.unload_model("a"));
-  EXPECT_EQ(registry.resolve("a", "").problem, Problem::kModelNotFound);
+  EXPECT_EQ(outcome(registry.resolve("a", "")), kModelNotFound);
 }
 
 TEST(ModelRegistryTest, MaxLoadedBytesRefusesALoadPastItWithTheReason) {

@@ -17,8 +17,7 @@ TEST(ModelSelectionTest, EmptyNamePicksTheOnlyModel) {
 }
 
 TEST(ModelSelectionTest, EmptyNameIsAmbiguousWithSeveralModels) {
-  EXPECT_TRUE(has_status(check_model_name("", {"etth1", "ettm2"}),
-                         grpc::StatusCode::INVALID_ARGUMENT,
+  EXPECT_TRUE(has_status(check_model_name("", {"etth1", "ettm2"}), StatusCode::kInvalidArgument,
                          {"model: empty, but 2 models are loaded", "\"etth1\", \"ettm2\""}));
 }
 
@@ -26,13 +25,11 @@ TEST(ModelSelectionTest, NamedModelIsFoundOrNotFound) {
   std::size_t index = 0;
   ASSERT_TRUE(check_model_name("ettm2", {"etth1", "ettm2"}, &index).ok());
   EXPECT_EQ(index, 1u);
-  EXPECT_TRUE(has_status(check_model_name("weather", {"etth1", "ettm2"}),
-                         grpc::StatusCode::NOT_FOUND,
+  EXPECT_TRUE(has_status(check_model_name("weather", {"etth1", "ettm2"}), StatusCode::kNotFound,
                          {"model: no loaded model is named \"weather\"", "loaded: \"etth1\""}));
-  EXPECT_TRUE(has_status(check_model_name("etth1", {}), grpc::StatusCode::NOT_FOUND,
-                         {"no model is loaded"}));
   EXPECT_TRUE(
-      has_status(check_model_name("", {}), grpc::StatusCode::NOT_FOUND, {"no model is loaded"}));
+      has_status(check_model_name("etth1", {}), StatusCode::kNotFound, {"no model is loaded"}));
+  EXPECT_TRUE(has_status(check_model_name("", {}), StatusCode::kNotFound, {"no model is loaded"}));
 }
 
 }  // namespace

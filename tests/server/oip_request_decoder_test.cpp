@@ -19,13 +19,12 @@ using testing::set_string_parameter;
 using testing::small_model;
 using testing::small_model_without_scaler;
 
-grpc::Status decode(const inference::ModelInferRequest& request, ForecastInput* input,
-                    OipReply* reply, const ModelShape& model = small_model(),
-                    RequestLimits limits = {}) {
+Status decode(const inference::ModelInferRequest& request, ForecastInput* input, OipReply* reply,
+              const ModelShape& model = small_model(), RequestLimits limits = {}) {
   return decode_model_infer_request(request, model, limits, input, reply);
 }
 
-grpc::Status decode(const inference::ModelInferRequest& request) {
+Status decode(const inference::ModelInferRequest& request) {
   ForecastInput input;
   OipReply reply;
   return decode(request, &input, &reply);
@@ -261,7 +260,7 @@ TEST(OipRequestDecoderTest, RequiredScalerOnAModelWithoutOneIsAFailedPreconditio
   ForecastInput input;
   OipReply reply;
   EXPECT_TRUE(has_status(decode(request, &input, &reply, small_model_without_scaler()),
-                         grpc::StatusCode::FAILED_PRECONDITION, {"no dataset scaler"}));
+                         StatusCode::kFailedPrecondition, {"no dataset scaler"}));
 }
 
 // Scaler refusals name what an OIP client sent (its parameters, "required"), not
@@ -272,7 +271,7 @@ TEST(OipRequestDecoderTest, ScalerRefusalsNameTheProtocolsParameters) {
   ForecastInput input;
   OipReply reply;
   EXPECT_TRUE(has_status(decode(request, &input, &reply, small_model_without_scaler()),
-                         grpc::StatusCode::FAILED_PRECONDITION,
+                         StatusCode::kFailedPrecondition,
                          {"parameters[\"scaler_mode\"]: scaler_mode \"required\", but model",
                           "send scaler_mode \"none\" or leave it unspecified"}));
   set_string_parameter(&request, "variable_names", "a,zz,c");
@@ -300,15 +299,15 @@ TEST(OipRequestDecoderTest, ScalerRefusalsNeverUseTsserveV1Names) {
   };
   std::vector<float> overflowing = ramp(24);
   overflowing[3 * 6 + 1] = 3.0e38f;  // variable 1 ("b", std 0.5) at point 6
-  const std::vector<grpc::Status> refusals = {
+  const std::vector<Status> refusals = {
       refusal(ramp(24), 3, "required", nullptr, small_model_without_scaler()),
       refusal(ramp(24), 3, "required", "a,zz,c", small_model()),
       refusal(ramp(16), 2, "required", nullptr, small_model()),
       refusal(overflowing, 3, "required", nullptr, small_model()),
   };
-  for (const grpc::Status& status : refusals) {
+  for (const Status& status : refusals) {
     ASSERT_FALSE(status.ok());
-    const std::string& message = status.error_message();
+    const std::string& message = status.message();
     EXPECT_TRUE(message.rfind("inputs[0] (\"series\")", 0) == 0 ||
                 message.rfind("parameters[\"", 0) == 0)
         << message;

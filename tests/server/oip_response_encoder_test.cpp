@@ -152,10 +152,10 @@ TEST(OipResponseEncoderTest, AttentionIsSamplesVariablesLayersHeadsInRequestedOr
 TEST(OipResponseEncoderTest, AResultThatDoesNotFitIsInternalAndWritesNothing) {
   ForecastOutput output = output_for(5);  // 5 rows for 6
   inference::ModelInferResponse response;
-  const grpc::Status status =
+  const Status status =
       encode_model_infer_response(decoded(2, 3), reply_for({OipOutput::kForecast}, false),
                                   small_model(), std::move(output), &response);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::INTERNAL);
+  EXPECT_EQ(status.code(), StatusCode::kInternal);
   EXPECT_EQ(response.ByteSizeLong(), 0u);
 
   ForecastInput input = decoded(1, 3);
@@ -166,8 +166,8 @@ TEST(OipResponseEncoderTest, AResultThatDoesNotFitIsInternalAndWritesNothing) {
   short_of_maps.attention.push_back(block(0, 0, false));
   EXPECT_EQ(encode_model_infer_response(input, reply_for({OipOutput::kAttention}, false),
                                         small_model(), std::move(short_of_maps), &response)
-                .error_code(),
-            grpc::StatusCode::INTERNAL);
+                .code(),
+            StatusCode::kInternal);
   EXPECT_EQ(response.ByteSizeLong(), 0u);
 }
 

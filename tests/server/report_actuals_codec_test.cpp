@@ -25,17 +25,17 @@ v1::ReportActualsRequest valid_request() {
   return r;
 }
 
-grpc::Status decode(const v1::ReportActualsRequest& r) {
+Status decode(const v1::ReportActualsRequest& r) {
   ActualsReport out;
   return decode_report_actuals(r, &out);
 }
 
 void expect_invalid(const v1::ReportActualsRequest& r, const std::string& field,
                     const std::string& says) {
-  const grpc::Status status = decode(r);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(status.error_message(), StartsWith(field + ":"));
-  EXPECT_THAT(status.error_message(), HasSubstr(says));
+  const Status status = decode(r);
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), StartsWith(field + ":"));
+  EXPECT_THAT(status.message(), HasSubstr(says));
 }
 
 TEST(ReportActualsCodec, AValidRequestDecodesAsSent) {

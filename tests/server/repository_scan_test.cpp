@@ -1,6 +1,8 @@
 // scan_repository and model.json over real temporary directories: each bad layout is
 // refused naming its path and reason while the rest of the repository is served.
 
+#include "server/repository/repository_scan.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -12,7 +14,6 @@
 #include <string>
 
 #include "server/repository/model_settings.h"
-#include "server/repository/repository_scan.h"
 
 namespace tsserve::server {
 namespace {
@@ -113,8 +114,8 @@ TEST_F(RepositoryScanTest, UnreadableAndEmptyCheckpointsAreRefusedNamingTheFile)
   EXPECT_THAT(paths, ::testing::Contains((root_ / "b/1/model.pt").string()));
   if (!root_reads_anything) {
     EXPECT_THAT(paths, ::testing::Contains((root_ / "c/1/model.pt").string()));
-    EXPECT_THAT(result.refusals.back().reason, ::testing::AnyOf(HasSubstr("cannot be read"),
-                                                                HasSubstr("no valid version")));
+    EXPECT_THAT(result.refusals.back().reason,
+                ::testing::AnyOf(HasSubstr("cannot be read"), HasSubstr("no valid version")));
   }
   EXPECT_EQ(result.find("a")->versions.size(), 1u);
   EXPECT_TRUE(result.find("b")->versions.empty());
@@ -152,7 +153,8 @@ TEST_F(RepositoryScanTest, ConfigNamingAnotherModelIsRefused) {
   write("etth2/4/config.json", "{not json");
   const RepositoryScan result = scan();
   ASSERT_EQ(result.refusals.size(), 3u);
-  EXPECT_THAT(result.refusals[0].message(), HasSubstr("etth2/2/config.json: \"name\" is \"etth1\""));
+  EXPECT_THAT(result.refusals[0].message(),
+              HasSubstr("etth2/2/config.json: \"name\" is \"etth1\""));
   EXPECT_THAT(result.refusals[1].reason, HasSubstr("expected a JSON object"));
   EXPECT_THAT(result.refusals[2].reason, HasSubstr("not JSON"));
   EXPECT_THAT(result.models[0].selected_versions(), ElementsAre(1));
@@ -188,14 +190,14 @@ TEST_F(RepositoryScanTest, FingerprintChangesWhenAFileIsReplaced) {
 TEST(ModelSettingsTest, VersionPolicies) {
   const std::vector<int64_t> available = {1, 2, 5, 9};
   ModelSettingsResult latest = parse_model_settings(R"({"version_policy": {"latest": 2}})");
-  ASSERT_EQ(latest.error, "");
+  ASSERT_TRUE(latest.status.ok()) << latest.status.message();
   EXPECT_THAT(latest.settings.version_policy.select(available), ElementsAre(5, 9));
   EXPECT_EQ(latest.settings.version_policy.describe(), "latest 2");
   ModelSettingsResult all = parse_model_settings(R"({"version_policy": "all"})");
   EXPECT_THAT(all.settings.version_policy.select(available), ElementsAre(1, 2, 5, 9));
   ModelSettingsResult specific =
       parse_model_settings(R"({"version_policy": {"specific": [5, 3, 1, 5]}})");
-  ASSERT_EQ(specific.error, "");
+  ASSERT_TRUE(specific.status.ok()) << specific.status.message();
   EXPECT_THAT(specific.settings.version_policy.select(available), ElementsAre(1, 5));
   EXPECT_EQ(specific.settings.version_policy.describe(), "specific [1, 3, 5]");
   EXPECT_THAT(VersionPolicy{}.select(available), ElementsAre(9));
@@ -206,19 +208,20 @@ TEST(ModelSettingsTest, OverridesAndTheirErrors) {
   ModelSettingsResult ok = parse_model_settings(
       "// per-model\n{\"instances\": 2, \"threads\": 1, \"max_batch_rows\": 64,"
       " \"max_queue_delay_ms\": 1.5}");
-  ASSERT_EQ(ok.error, "");
+  ASSERT_TRUE(ok.status.ok()) << ok.status.message();
   EXPECT_EQ(ok.settings.instances, 2);
   EXPECT_EQ(ok.settings.max_batch_rows, 64);
   EXPECT_EQ(ok.settings.max_queue_delay_ms, 1.5);
   EXPECT_FALSE(ok.settings.max_queue_rows.has_value());
-  EXPECT_THAT(parse_model_settings(R"({"max_batch_rows": 0})").error,
+  EXPECT_THAT(parse_model_settings(R"({"max_batch_rows": 0})").status.message(),
               HasSubstr("\"max_batch_rows\" is 0; expected an integer from 1"));
-  EXPECT_THAT(parse_model_settings(R"({"threads": "2"})").error, HasSubstr("\"threads\""));
-  EXPECT_THAT(parse_model_settings(R"({"version_policy": {"latest": 0}})").error,
+  EXPECT_THAT(parse_model_settings(R"({"threads": "2"})").status.message(),
+              HasSubstr("\"threads\""));
+  EXPECT_THAT(parse_model_settings(R"({"version_policy": {"latest": 0}})").status.message(),
               HasSubstr("\"version_policy\""));
-  EXPECT_THAT(parse_model_settings(R"({"version_policy": {"specific": []}})").error,
+  EXPECT_THAT(parse_model_settings(R"({"version_policy": {"specific": []}})").status.message(),
               HasSubstr("\"version_policy\""));
-  EXPECT_THAT(parse_model_settings("[]").error, HasSubstr("one JSON object"));
+  EXPECT_THAT(parse_model_settings("[]").status.message(), HasSubstr("one JSON object"));
 }
 
 }  // namespace

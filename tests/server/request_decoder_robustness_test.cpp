@@ -75,10 +75,10 @@ bool all_finite(const std::vector<float>& data) {
   return true;
 }
 
-bool expected_rejection(const grpc::Status& status) {
-  return (status.error_code() == grpc::StatusCode::INVALID_ARGUMENT ||
-          status.error_code() == grpc::StatusCode::FAILED_PRECONDITION) &&
-         !status.error_message().empty();
+bool expected_rejection(const Status& status) {
+  return (status.code() == StatusCode::kInvalidArgument ||
+          status.code() == StatusCode::kFailedPrecondition) &&
+         !status.message().empty();
 }
 
 TEST(RequestDecoderRobustnessTest, RandomForecastRequests) {
@@ -104,10 +104,9 @@ TEST(RequestDecoderRobustnessTest, RandomForecastRequests) {
       request.mutable_attention()->add_variables(static_cast<int32_t>(random.pick({0, 1, 7})));
     }
     ForecastInput input;
-    const grpc::Status status = decode_forecast_request(request, model, {}, &input);
+    const Status status = decode_forecast_request(request, model, {}, &input);
     if (!status.ok()) {
-      ASSERT_TRUE(expected_rejection(status))
-          << status.error_code() << " " << status.error_message();
+      ASSERT_TRUE(expected_rejection(status)) << status.code() << " " << status.message();
       continue;
     }
     ++accepted;
@@ -133,10 +132,9 @@ TEST(RequestDecoderRobustnessTest, RandomEncodeRequests) {
       if (random.coin(0.3)) request.mutable_attention()->add_variables(0);
     }
     EncodeInput input;
-    const grpc::Status status = decode_encode_request(request, small_model(), {}, &input);
+    const Status status = decode_encode_request(request, small_model(), {}, &input);
     if (!status.ok()) {
-      ASSERT_TRUE(expected_rejection(status))
-          << status.error_code() << " " << status.error_message();
+      ASSERT_TRUE(expected_rejection(status)) << status.code() << " " << status.message();
       continue;
     }
     ++accepted;

@@ -181,13 +181,13 @@ TEST(ForecastResponseEncoderTest, RejectsResultsThatDoNotFitTheRequest) {
   ForecastOutput short_forecast = output_for(2);
   EXPECT_TRUE(has_status(
       encode_forecast_response(decoded(3), small_model(), std::move(short_forecast), &response),
-      grpc::StatusCode::INTERNAL, {"forecast: the model returned 8 values for 3 variables x 4"}));
+      StatusCode::kInternal, {"forecast: the model returned 8 values for 3 variables x 4"}));
   ForecastOutput bad_map = output_for(3);
   bad_map.attention = {block(0, 0, true)};
   bad_map.attention[0].weights.pop_back();
   EXPECT_TRUE(
       has_status(encode_forecast_response(decoded(3), small_model(), std::move(bad_map), &response),
-                 grpc::StatusCode::INTERNAL,
+                 StatusCode::kInternal,
                  {"attention map of layer 0, variable 0: shape of rank 2 with 3 weights",
                   "expected [P, P] with H = 2, P = 2"}));
   ForecastOutput wrong_rank = output_for(3);
@@ -195,12 +195,12 @@ TEST(ForecastResponseEncoderTest, RejectsResultsThatDoNotFitTheRequest) {
   wrong_rank.attention[0].heads_averaged = true;  // [2, 2, 2] is no [P, P]
   EXPECT_TRUE(has_status(
       encode_forecast_response(decoded(3), small_model(), std::move(wrong_rank), &response),
-      grpc::StatusCode::INTERNAL, {"layer 1, variable 2", "expected [P, P]"}));
+      StatusCode::kInternal, {"layer 1, variable 2", "expected [P, P]"}));
   ForecastOutput wrong_tokens = output_for(3);
   wrong_tokens.attention = {block(0, 0, false, 3)};  // P = 3, the model's patch_count is 2
   EXPECT_TRUE(has_status(
       encode_forecast_response(decoded(3), small_model(), std::move(wrong_tokens), &response),
-      grpc::StatusCode::INTERNAL, {"layer 0, variable 0", "expected [H, P, P] with H = 2, P = 2"}));
+      StatusCode::kInternal, {"layer 0, variable 0", "expected [H, P, P] with H = 2, P = 2"}));
   EXPECT_EQ(response.request_id(), "untouched");
   EXPECT_FALSE(response.has_forecast());
 }
@@ -271,7 +271,7 @@ TEST(EncodeResponseEncoderTest, RejectsAnOutputOfTheWrongSize) {
   output.output = ramp(12);
   v1::EncodeResponse response;
   EXPECT_TRUE(has_status(encode_encode_response(input, small_model(), std::move(output), &response),
-                         grpc::StatusCode::INTERNAL,
+                         StatusCode::kInternal,
                          {"output: the encoder returned 12 values for 3 tokens"}));
   EXPECT_FALSE(response.has_output());
 
@@ -280,7 +280,7 @@ TEST(EncodeResponseEncoderTest, RejectsAnOutputOfTheWrongSize) {
   patch_sized.attention = {block(0, 0)};
   EXPECT_TRUE(
       has_status(encode_encode_response(input, small_model(), std::move(patch_sized), &response),
-                 grpc::StatusCode::INTERNAL, {"expected [H, P, P] with H = 2, P = 3"}));
+                 StatusCode::kInternal, {"expected [H, P, P] with H = 2, P = 3"}));
   EXPECT_FALSE(response.has_output());
 }
 

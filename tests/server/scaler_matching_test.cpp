@@ -51,7 +51,7 @@ TEST(ScalerMatchingTest, RequiredRejectsWhatAutoWouldLeaveUnscaled) {
   ScalerMatch match;
   EXPECT_TRUE(has_status(
       match_scaler(v1::SCALER_MODE_REQUIRED, names({}), 3, small_model_without_scaler(), &match),
-      grpc::StatusCode::FAILED_PRECONDITION, {"has no dataset scaler"}));
+      StatusCode::kFailedPrecondition, {"has no dataset scaler"}));
   EXPECT_TRUE(invalid_argument(
       match_scaler(v1::SCALER_MODE_REQUIRED, names({"a", "q", "r"}), 3, small_model(), &match),
       {"variable_names: \"q\" (variable 1) is not a column", "(3 columns)"}));
@@ -76,10 +76,9 @@ TEST(ScalerMatchingTest, ListsABoundedNumberOfColumns) {
   model.scaler_mean.assign(40, 0.0);
   model.scaler_std.assign(40, 1.0);
   ScalerMatch match;
-  const grpc::Status status =
-      match_scaler(v1::SCALER_MODE_REQUIRED, names({"nope"}), 1, model, &match);
+  const Status status = match_scaler(v1::SCALER_MODE_REQUIRED, names({"nope"}), 1, model, &match);
   EXPECT_TRUE(invalid_argument(status, {"\"col11\", ...", "(40 columns)"}));
-  EXPECT_EQ(status.error_message().find("col12"), std::string::npos);
+  EXPECT_EQ(status.message().find("col12"), std::string::npos);
 }
 
 }  // namespace

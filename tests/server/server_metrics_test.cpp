@@ -413,7 +413,7 @@ TEST(ServerMetricsTest, ExpositionPassesPromtool) {
 TEST(ServerMetricsTest, ServesMetricsOverHttpOnAnyFreePort) {
   ServerMetrics metrics;
   EXPECT_TRUE(metrics.listening_ports().empty());
-  ASSERT_EQ(metrics.serve("127.0.0.1:0"), "");
+  ASSERT_TRUE(metrics.serve("127.0.0.1:0").ok());
   const std::vector<int> ports = metrics.listening_ports();
   ASSERT_EQ(ports.size(), 1u);
   ASSERT_GT(ports[0], 0);
@@ -431,15 +431,19 @@ TEST(ServerMetricsTest, ServesMetricsOverHttpOnAnyFreePort) {
       "tsserve_requests_total{code=\"OK\",method=\"GetModelInfo\",model=\"\",protocol=\"v1\"} 1");
 
   EXPECT_THAT(http_get(ports[0], "/other"), ::testing::StartsWith("HTTP/1.1 404"));
-  EXPECT_THAT(metrics.serve("127.0.0.1:0"), HasSubstr("already"));
+  const Status again = metrics.serve("127.0.0.1:0");
+  EXPECT_EQ(again.code(), StatusCode::kFailedPrecondition);
+  EXPECT_THAT(again.message(), HasSubstr("already"));
 }
 
 TEST(ServerMetricsTest, ServeReportsAnAddressInUse) {
   ServerMetrics first;
-  ASSERT_EQ(first.serve("127.0.0.1:0"), "");
+  ASSERT_TRUE(first.serve("127.0.0.1:0").ok());
   const std::string taken = "127.0.0.1:" + std::to_string(first.listening_ports().at(0));
   ServerMetrics second;
-  const std::string error = second.serve(taken);
+  const Status refused = second.serve(taken);
+  EXPECT_EQ(refused.code(), StatusCode::kUnavailable);
+  const std::string error = refused.message();
   EXPECT_THAT(error, HasSubstr("cannot serve metrics on '" + taken + "'"));
   EXPECT_THAT(error, HasSubstr("in use"));
   EXPECT_TRUE(second.listening_ports().empty());

@@ -4,8 +4,8 @@
 
 namespace tsserve::server {
 
-grpc::Status check_attention_blocks(const std::vector<AttentionBlock>& blocks, int64_t heads,
-                                    int64_t tokens) {
+Status check_attention_blocks(const std::vector<AttentionBlock>& blocks, int64_t heads,
+                              int64_t tokens) {
   const std::vector<int64_t> per_head = {heads, tokens, tokens};
   const std::vector<int64_t> averaged = {tokens, tokens};
   for (const AttentionBlock& block : blocks) {
@@ -13,7 +13,7 @@ grpc::Status check_attention_blocks(const std::vector<AttentionBlock>& blocks, i
     const auto count =
         static_cast<std::size_t>(block.heads_averaged ? tokens * tokens : heads * tokens * tokens);
     if (block.shape != expected || block.weights.size() != count) {
-      return {grpc::StatusCode::INTERNAL,
+      return {StatusCode::kInternal,
               "attention map of layer " + std::to_string(block.layer) + ", variable " +
                   std::to_string(block.variable) + ": shape of rank " +
                   std::to_string(block.shape.size()) + " with " +
@@ -22,7 +22,7 @@ grpc::Status check_attention_blocks(const std::vector<AttentionBlock>& blocks, i
                   " with H = " + std::to_string(heads) + ", P = " + std::to_string(tokens)};
     }
   }
-  return grpc::Status::OK;
+  return Status();
 }
 
 }  // namespace tsserve::server

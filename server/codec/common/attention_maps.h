@@ -3,19 +3,18 @@
 // protocol's encoder makes before it writes them (tsserve.v1's maps:
 // codec/v1/attention_map_encoder.h).
 
-#include <grpcpp/support/status.h>
-
 #include <cstdint>
 #include <vector>
 
 #include "server/request/request_types.h"
+#include "server/status/status.h"
 
 namespace tsserve::server {
 
 // OK when every block is [heads, tokens, tokens] (or [tokens, tokens] when heads_averaged)
 // and its weights hold that many floats; INTERNAL naming the block otherwise (the runner
 // broke its contract; nothing is encoded).
-grpc::Status check_attention_blocks(const std::vector<AttentionBlock>& blocks, int64_t heads,
-                                    int64_t tokens);
+Status check_attention_blocks(const std::vector<AttentionBlock>& blocks, int64_t heads,
+                              int64_t tokens);
 
 }  // namespace tsserve::server

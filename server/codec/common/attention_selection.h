@@ -3,12 +3,11 @@
 // resolved against the model and the request: which encoder layers and which variables
 // get attention maps.
 
-#include <grpcpp/support/status.h>
-
 #include <cstdint>
 
 #include "server/request/attention_request.h"
 #include "server/request/request_types.h"
+#include "server/status/status.h"
 
 namespace tsserve::server {
 
@@ -22,13 +21,13 @@ struct AttentionFields {
 // false, *out is disabled and nothing else is looked at (not validated).
 // INVALID_ARGUMENT for an index out of range or repeated, e.g.
 // "attention.layers: layer 5 is out of range 0..2".
-grpc::Status resolve_forecast_attention(const AttentionRequest& options, int64_t e_layers,
-                                        int64_t variables, AttentionSelection* out,
-                                        const AttentionFields& fields = {});
+Status resolve_forecast_attention(const AttentionRequest& options, int64_t e_layers,
+                                  int64_t variables, AttentionSelection* out,
+                                  const AttentionFields& fields = {});
 
 // Encode: as above, and `variables` must be empty (an Encode request is one sequence);
 // the selection's variables are {0}.
-grpc::Status resolve_encode_attention(const AttentionRequest& options, int64_t e_layers,
-                                      AttentionSelection* out);
+Status resolve_encode_attention(const AttentionRequest& options, int64_t e_layers,
+                                AttentionSelection* out);
 
 }  // namespace tsserve::server

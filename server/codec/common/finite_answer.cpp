@@ -17,8 +17,8 @@ const char* describe(float value) {
   return std::isnan(value) ? "NaN" : value > 0 ? "infinity" : "-infinity";
 }
 
-grpc::Status out_of_range(const std::string& what, const char* input = "series") {
-  return {grpc::StatusCode::OUT_OF_RANGE,
+Status out_of_range(const std::string& what, const char* input = "series") {
+  return {StatusCode::kOutOfRange,
           what +
               ": the answer for this input lies outside float32's range, so it is not sent; "
               "send the " +
@@ -50,8 +50,8 @@ const AttentionBlock* first_non_finite_block(const std::vector<AttentionBlock>& 
 
 }  // namespace
 
-grpc::Status check_forecast_finite(const ForecastInput& input, const ModelShape& model,
-                                   const ForecastOutput& result, const AnswerFields& fields) {
+Status check_forecast_finite(const ForecastInput& input, const ModelShape& model,
+                             const ForecastOutput& result, const AnswerFields& fields) {
   const int64_t horizon = model.pred_len;
   for (int64_t row = 0; row < input.series_rows; ++row) {
     const float* values = result.forecast.data() + row * horizon;
@@ -85,11 +85,11 @@ grpc::Status check_forecast_finite(const ForecastInput& input, const ModelShape&
                         ", layer " + std::to_string(block->layer) + " has a weight that is " +
                         describe(weight));
   }
-  return grpc::Status::OK;
+  return Status();
 }
 
-grpc::Status check_encode_finite(const EncodeInput& input, const ModelShape& model,
-                                 const EncodeOutput& result) {
+Status check_encode_finite(const EncodeInput& input, const ModelShape& model,
+                           const EncodeOutput& result) {
   const auto count = static_cast<int64_t>(result.output.size());
   if (!all_finite(bytes_of(result.output), count)) {
     const int64_t bad = find_non_finite(bytes_of(result.output), count);
@@ -104,7 +104,7 @@ grpc::Status check_encode_finite(const EncodeInput& input, const ModelShape& mod
                             " has a weight that is " + describe(weight),
                         "tokens");
   }
-  return grpc::Status::OK;
+  return Status();
 }
 
 }  // namespace tsserve::server

@@ -10,12 +10,11 @@
 // fix is the input (smaller numbers), and INTERNAL is what the alerts
 // (deploy/prometheus/alerts.yml) count as a server fault.
 
-#include <grpcpp/support/status.h>
-
 #include <string>
 
 #include "server/request/model_shape.h"
 #include "server/request/request_types.h"
+#include "server/status/status.h"
 
 namespace tsserve::server {
 
@@ -34,12 +33,12 @@ struct AnswerFields {
 // Protocol request asked for the attention alone: its maps come from the same overflowing
 // arithmetic. REQUIRES: check_forecast_output(input, model,
 // result).ok().
-grpc::Status check_forecast_finite(const ForecastInput& input, const ModelShape& model,
-                                   const ForecastOutput& result, const AnswerFields& fields = {});
+Status check_forecast_finite(const ForecastInput& input, const ModelShape& model,
+                             const ForecastOutput& result, const AnswerFields& fields = {});
 
 // The same for Encode: every output value and attention weight finite; OUT_OF_RANGE naming
 // "output" and the token, or "attention" and the layer, otherwise.
-grpc::Status check_encode_finite(const EncodeInput& input, const ModelShape& model,
-                                 const EncodeOutput& result);
+Status check_encode_finite(const EncodeInput& input, const ModelShape& model,
+                           const EncodeOutput& result);
 
 }  // namespace tsserve::server

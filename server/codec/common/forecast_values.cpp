@@ -45,18 +45,17 @@ std::vector<int64_t> forecast_shape(const ForecastInput& input, const ModelShape
                                  : std::vector<int64_t>{model.pred_len, per_sample};
 }
 
-grpc::Status check_forecast_output(const ForecastInput& input, const ModelShape& model,
-                                   const ForecastOutput& result) {
+Status check_forecast_output(const ForecastInput& input, const ModelShape& model,
+                             const ForecastOutput& result) {
   const int64_t expected = input.series_rows * model.pred_len;
   if (static_cast<int64_t>(result.forecast.size()) != expected) {
-    return {grpc::StatusCode::INTERNAL,
-            "forecast: the model returned " + std::to_string(result.forecast.size()) +
-                " values for " + std::to_string(input.series_rows) + " variables x " +
-                std::to_string(model.pred_len) + " points"};
+    return {StatusCode::kInternal, "forecast: the model returned " +
+                                       std::to_string(result.forecast.size()) + " values for " +
+                                       std::to_string(input.series_rows) + " variables x " +
+                                       std::to_string(model.pred_len) + " points"};
   }
   const int64_t variables = input.samples > 0 ? input.series_rows / input.samples : 0;
-  return check_attention_blocks(result.attention, model.n_heads,
-                                model.attention_tokens(variables));
+  return check_attention_blocks(result.attention, model.n_heads, model.attention_tokens(variables));
 }
 
 }  // namespace tsserve::server

@@ -5,13 +5,12 @@
 // (codec/oip/oip_response_encoder) both write the forecast with store_forecast(), so both
 // answer with the same numbers.
 
-#include <grpcpp/support/status.h>
-
 #include <cstdint>
 #include <vector>
 
 #include "server/request/model_shape.h"
 #include "server/request/request_types.h"
+#include "server/status/status.h"
 
 namespace tsserve::server {
 
@@ -30,7 +29,7 @@ std::vector<int64_t> forecast_shape(const ForecastInput& input, const ModelShape
 // OK when `result` fits `input` (series_rows * F forecast values, attention maps [H, P, P]
 // or [P, P] with P = model.attention_tokens(N)); INTERNAL otherwise: a runtime bug, not
 // the caller's.
-grpc::Status check_forecast_output(const ForecastInput& input, const ModelShape& model,
-                                   const ForecastOutput& result);
+Status check_forecast_output(const ForecastInput& input, const ModelShape& model,
+                             const ForecastOutput& result);
 
 }  // namespace tsserve::server

@@ -41,12 +41,13 @@ std::string variable_label(const google::protobuf::RepeatedPtrField<std::string>
 
 }  // namespace
 
-grpc::Status check_input_magnitude(
-    const TensorView& series, const SeriesGeometry& g, const SeriesNames& names,
-    const google::protobuf::RepeatedPtrField<std::string>& variable_names, const ModelShape& model,
-    const ScalerMatch& scaler, const float* rows) {
+Status check_input_magnitude(const TensorView& series, const SeriesGeometry& g,
+                             const SeriesNames& names,
+                             const google::protobuf::RepeatedPtrField<std::string>& variable_names,
+                             const ModelShape& model, const ScalerMatch& scaler,
+                             const float* rows) {
   const float limit = model::largest_normalisable_magnitude(g.used);
-  if (!any_beyond(rows, g.rows() * g.used, limit)) return grpc::Status::OK;
+  if (!any_beyond(rows, g.rows() * g.used, limit)) return Status();
 
   // The cold path: the first such value in the order of the series as sent.
   for (int64_t i = 0; i < series.size(); ++i) {
@@ -83,11 +84,10 @@ grpc::Status check_input_magnitude(
     if (scaler.applied && !(std::fabs(sent) > limit)) {
       message += std::string(", or ") + names.scaler_off;
     }
-    return {grpc::StatusCode::INVALID_ARGUMENT, message};
+    return invalid_argument(message);
   }
-  return {
-      grpc::StatusCode::INTERNAL,
-      std::string(names.spec.field) + ": a value failed the magnitude check but none was found"};
+  return {StatusCode::kInternal, std::string(names.spec.field) +
+                                     ": a value failed the magnitude check but none was found"};
 }
 
 }  // namespace tsserve::server

@@ -6,7 +6,6 @@
 // number. Both protocols check it in gather_series (series_rows.h), after the gather.
 
 #include <google/protobuf/repeated_ptr_field.h>
-#include <grpcpp/support/status.h>
 
 #include <string>
 
@@ -14,6 +13,7 @@
 #include "server/codec/common/series_geometry.h"
 #include "server/codec/common/tensor_codec.h"
 #include "server/request/model_shape.h"
+#include "server/status/status.h"
 
 namespace tsserve::server {
 
@@ -23,9 +23,9 @@ namespace tsserve::server {
 // position, its variable (by name when `variable_names` gives them, else by index), the
 // value (and its scaled value, when `scaler` applied), and the largest magnitude accepted
 // (in the data's units too, when scaled). REQUIRES: every value of `rows` is finite.
-grpc::Status check_input_magnitude(
-    const TensorView& series, const SeriesGeometry& g, const SeriesNames& names,
-    const google::protobuf::RepeatedPtrField<std::string>& variable_names, const ModelShape& model,
-    const ScalerMatch& scaler, const float* rows);
+Status check_input_magnitude(const TensorView& series, const SeriesGeometry& g,
+                             const SeriesNames& names,
+                             const google::protobuf::RepeatedPtrField<std::string>& variable_names,
+                             const ModelShape& model, const ScalerMatch& scaler, const float* rows);
 
 }  // namespace tsserve::server

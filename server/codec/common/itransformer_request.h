@@ -13,7 +13,6 @@
 
 #include <google/protobuf/repeated_field.h>
 #include <google/protobuf/repeated_ptr_field.h>
-#include <grpcpp/support/status.h>
 
 #include <cstdint>
 #include <string>
@@ -22,32 +21,33 @@
 #include "server/codec/common/series_rows.h"
 #include "server/request/model_shape.h"
 #include "server/request/request_types.h"
+#include "server/status/status.h"
 
 namespace tsserve::server {
 
 // N (g.variables) against the model's enc_in; INVALID_ARGUMENT naming names.spec.field
 // and what is expected. OK for any N when model.any_variable_count.
-grpc::Status check_itransformer_variables(const SeriesGeometry& g, const SeriesNames& names,
-                                          const ModelShape& model);
+Status check_itransformer_variables(const SeriesGeometry& g, const SeriesNames& names,
+                                    const ModelShape& model);
 
 // Timestamps as sent: `count` values, g.samples blocks of g.points (T_in) each. None
 // (count 0) is OK here; otherwise INVALID_ARGUMENT naming `field` for the wrong count or an
 // entry not after the one before it within its sample.
-grpc::Status check_timestamps(const int64_t* timestamps, int64_t count, const SeriesGeometry& g,
-                              const std::string& field);
+Status check_timestamps(const int64_t* timestamps, int64_t count, const SeriesGeometry& g,
+                        const std::string& field);
 
 // Fills out->calendar ([B, C, T], the features of each sample's last T timestamps) for a
 // model with calendar tokens; INVALID_ARGUMENT naming `field` when there are none (the
 // model needs them). Nothing to do for a model without. REQUIRES: check_timestamps OK.
-grpc::Status gather_calendar(const int64_t* timestamps, int64_t count, const SeriesGeometry& g,
-                             const ModelShape& model, const std::string& field, ForecastInput* out);
+Status gather_calendar(const int64_t* timestamps, int64_t count, const SeriesGeometry& g,
+                       const ModelShape& model, const std::string& field, ForecastInput* out);
 
 // The attention selection of an iTransformer request: `options` resolved with one map
 // per sample and layer (out->attention.variables = 0 .. g.samples-1);
 // INVALID_ARGUMENT naming fields.variables when the request lists variables. Sets
 // out->attention_token_names when enabled: `variable_names` (or "0" .. "N-1" when empty),
 // then the calendar features' names.
-grpc::Status resolve_itransformer_attention(
+Status resolve_itransformer_attention(
     const AttentionRequest& options, const SeriesGeometry& g, const ModelShape& model,
     const google::protobuf::RepeatedPtrField<std::string>& variable_names, ForecastInput* out,
     const AttentionFields& fields = {});

@@ -14,28 +14,28 @@ std::string quoted_list(const std::vector<std::string>& names) {
 
 }  // namespace
 
-grpc::Status check_model_name(const std::string& requested, const std::vector<std::string>& loaded,
-                              std::size_t* index, const char* field) {
+Status check_model_name(const std::string& requested, const std::vector<std::string>& loaded,
+                        std::size_t* index, const char* field) {
   const std::string name = field;
   if (requested.empty()) {
     if (loaded.size() == 1) {
       if (index != nullptr) *index = 0;
-      return grpc::Status::OK;
+      return Status();
     }
-    if (loaded.empty()) return {grpc::StatusCode::NOT_FOUND, name + ": no model is loaded"};
-    return {grpc::StatusCode::INVALID_ARGUMENT,
-            name + ": empty, but " + std::to_string(loaded.size()) +
-                " models are loaded; name one of " + quoted_list(loaded)};
+    if (loaded.empty()) return {StatusCode::kNotFound, name + ": no model is loaded"};
+    return {StatusCode::kInvalidArgument, name + ": empty, but " + std::to_string(loaded.size()) +
+                                              " models are loaded; name one of " +
+                                              quoted_list(loaded)};
   }
   for (std::size_t i = 0; i < loaded.size(); ++i) {
     if (loaded[i] == requested) {
       if (index != nullptr) *index = i;
-      return grpc::Status::OK;
+      return Status();
     }
   }
-  return {grpc::StatusCode::NOT_FOUND, name + ": no loaded model is named \"" + requested + "\"" +
-                                           (loaded.empty() ? std::string("; no model is loaded")
-                                                           : "; loaded: " + quoted_list(loaded))};
+  return {StatusCode::kNotFound, name + ": no loaded model is named \"" + requested + "\"" +
+                                     (loaded.empty() ? std::string("; no model is loaded")
+                                                     : "; loaded: " + quoted_list(loaded))};
 }
 
 }  // namespace tsserve::server

@@ -3,11 +3,11 @@
 // only loaded model; INVALID_ARGUMENT when several are loaded. NOT_FOUND when no model
 // has it.").
 
-#include <grpcpp/support/status.h>
-
 #include <cstddef>
 #include <string>
 #include <vector>
+
+#include "server/status/status.h"
 
 namespace tsserve::server {
 
@@ -16,7 +16,7 @@ namespace tsserve::server {
 //  - INVALID_ARGUMENT: `requested` is empty and several models are loaded;
 //  - NOT_FOUND: no loaded model has the name (or none is loaded at all).
 // Each message names the field (`field`: "model" in tsserve.v1) and lists the loaded names.
-grpc::Status check_model_name(const std::string& requested, const std::vector<std::string>& loaded,
-                              std::size_t* index = nullptr, const char* field = "model");
+Status check_model_name(const std::string& requested, const std::vector<std::string>& loaded,
+                        std::size_t* index = nullptr, const char* field = "model");
 
 }  // namespace tsserve::server

@@ -13,60 +13,63 @@ std::string level_text(double level) {
 
 }  // namespace
 
-grpc::Status resolve_interval_levels(const std::vector<double>& levels, const ForecastInput& input,
-                                     const ModelShape& model, const std::string& field,
-                                     std::vector<int32_t>* out) {
+Status resolve_interval_levels(const std::vector<double>& levels, const ForecastInput& input,
+                               const ModelShape& model, const std::string& field,
+                               std::vector<int32_t>* out) {
   out->clear();
-  if (levels.empty()) return grpc::Status::OK;
+  if (levels.empty()) return Status();
   for (size_t i = 0; i < levels.size(); ++i) {
     const std::string where = field + "[" + std::to_string(i) + "]";
     if (!(levels[i] > 0 && levels[i] < 1)) {
-      return {grpc::StatusCode::INVALID_ARGUMENT,
-              where + ": " + level_text(levels[i]) + " is not a level; expected a number in (0, 1)"};
+      return {StatusCode::kInvalidArgument, where + ": " + level_text(levels[i]) +
+                                                " is not a level; expected a number in (0, 1)"};
     }
     for (size_t j = 0; j < i; ++j) {
       if (levels[j] == levels[i]) {
-        return {grpc::StatusCode::INVALID_ARGUMENT,
-                where + ": " + level_text(levels[i]) + " repeats " + field + "[" +
-                    std::to_string(j) + "]; ask for each level once"};
+        return {StatusCode::kInvalidArgument, where + ": " + level_text(levels[i]) + " repeats " +
+                                                  field + "[" + std::to_string(j) +
+                                                  "]; ask for each level once"};
       }
     }
   }
   const model::Calibration& calibration = model.calibration;
   if (calibration.empty()) {
-    return {grpc::StatusCode::FAILED_PRECONDITION,
+    return {StatusCode::kFailedPrecondition,
             field + ": model '" + model.name +
                 "' has no calibration, so it has no intervals; calibrate it with `" +
-                model::calibrate_command() + "` (writes the config's \"calibration\" block) "
+                model::calibrate_command() +
+                "` (writes the config's \"calibration\" block) "
                 "and reload"};
   }
   if (!input.scaler_applied) {
-    return {grpc::StatusCode::FAILED_PRECONDITION,
-            field + ": intervals need the model's scaler applied (its calibration is per scaler "
-                    "column, in the scaler's space); send variable_names among the columns (" +
+    return {StatusCode::kFailedPrecondition,
+            field +
+                ": intervals need the model's scaler applied (its calibration is per scaler "
+                "column, in the scaler's space); send variable_names among the columns (" +
                 std::to_string(model.scaler_columns.size()) +
                 " of them, see GetModelInfo) or all of them unnamed, and a scaler_mode other "
                 "than NONE"};
   }
   const int64_t per_sample = input.series_rows / input.samples;
   if (model.is_itransformer() && per_sample != calibration.columns) {
-    return {grpc::StatusCode::FAILED_PRECONDITION,
+    return {StatusCode::kFailedPrecondition,
             field + ": this iTransformer was calibrated on samples of its " +
-                std::to_string(calibration.columns) + " columns together, and its forecast of a "
-                "variable depends on the others; a sample of " + std::to_string(per_sample) +
-                " variables has no calibrated intervals"};
+                std::to_string(calibration.columns) +
+                " columns together, and its forecast of a "
+                "variable depends on the others; a sample of " +
+                std::to_string(per_sample) + " variables has no calibrated intervals"};
   }
   for (size_t i = 0; i < levels.size(); ++i) {
     const int index = calibration.level_index(levels[i]);
     if (index < 0) {
-      return {grpc::StatusCode::INVALID_ARGUMENT,
-              field + "[" + std::to_string(i) + "]: " + level_text(levels[i]) +
-                  " is not a calibrated level; model '" + model.name + "' has " +
-                  calibration.levels_text()};
+      return {StatusCode::kInvalidArgument, field + "[" + std::to_string(i) +
+                                                "]: " + level_text(levels[i]) +
+                                                " is not a calibrated level; model '" + model.name +
+                                                "' has " + calibration.levels_text()};
     }
     out->push_back(index);
   }
-  return grpc::Status::OK;
+  return Status();
 }
 
 IntervalBand interval_band(const ForecastInput& input, const ModelShape& model,

@@ -8,14 +8,13 @@
 // request's units and layout exactly as it writes the forecast, so the band there is
 // unscale(forecast -+ q) = forecast_units -+ q * std[c]. Both protocols answer with it.
 
-#include <grpcpp/support/status.h>
-
 #include <string>
 #include <vector>
 
 #include "server/request/interval_band.h"
 #include "server/request/model_shape.h"
 #include "server/request/request_types.h"
+#include "server/status/status.h"
 
 namespace tsserve::server {
 
@@ -30,9 +29,9 @@ namespace tsserve::server {
 //    exact match: interpolating between calibrated quantiles has no coverage guarantee).
 // Empty `levels`: OK with *out empty. REQUIRES: `input` decoded (series_rows, samples,
 // scaler_applied, scaler_column set).
-grpc::Status resolve_interval_levels(const std::vector<double>& levels, const ForecastInput& input,
-                                     const ModelShape& model, const std::string& field,
-                                     std::vector<int32_t>* out);
+Status resolve_interval_levels(const std::vector<double>& levels, const ForecastInput& input,
+                               const ModelShape& model, const std::string& field,
+                               std::vector<int32_t>* out);
 
 // The band at model.calibration.levels[level_index] around `forecast`.
 // REQUIRES: resolve_interval_levels gave level_index for this input, and forecast holds

@@ -29,13 +29,13 @@ std::string generate_request_id() {
   return std::string(text, static_cast<std::size_t>(length));
 }
 
-grpc::Status resolve_request_id(const std::string& requested, std::string* out, const char* field) {
+Status resolve_request_id(const std::string& requested, std::string* out, const char* field) {
   if (requested.empty()) {
     *out = generate_request_id();
-    return grpc::Status::OK;
+    return Status();
   }
   if (requested.size() > kMaxRequestIdBytes) {
-    return {grpc::StatusCode::INVALID_ARGUMENT,
+    return {StatusCode::kInvalidArgument,
             std::string(field) + ": " + std::to_string(requested.size()) + " bytes; at most " +
                 std::to_string(kMaxRequestIdBytes) + " bytes of printable ASCII"};
   }
@@ -44,13 +44,13 @@ grpc::Status resolve_request_id(const std::string& requested, std::string* out, 
     if (byte < 0x20 || byte > 0x7e) {
       char hex[8];
       std::snprintf(hex, sizeof hex, "0x%02x", byte);
-      return {grpc::StatusCode::INVALID_ARGUMENT,
-              std::string(field) + ": byte " + std::to_string(i) + " is " + hex +
-                  "; only printable ASCII (0x20..0x7e) is allowed"};
+      return {StatusCode::kInvalidArgument, std::string(field) + ": byte " + std::to_string(i) +
+                                                " is " + hex +
+                                                "; only printable ASCII (0x20..0x7e) is allowed"};
     }
   }
   *out = requested;
-  return grpc::Status::OK;
+  return Status();
 }
 
 }  // namespace tsserve::server

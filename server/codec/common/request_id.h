@@ -2,10 +2,10 @@
 // ForecastRequest.request_id / EncodeRequest.request_id: "at most 128 bytes of printable
 // ASCII (otherwise INVALID_ARGUMENT). Empty: the server makes one up and returns it."
 
-#include <grpcpp/support/status.h>
-
 #include <cstddef>
 #include <string>
+
+#include "server/status/status.h"
 
 namespace tsserve::server {
 
@@ -19,7 +19,7 @@ std::string generate_request_id();
 // Checks `requested` (bytes 0x20..0x7e, at most kMaxRequestIdBytes) and stores it in
 // *out, or a generated id when it is empty. INVALID_ARGUMENT naming the field (`field`) and
 // the first offending byte otherwise.
-grpc::Status resolve_request_id(const std::string& requested, std::string* out,
-                                const char* field = "request_id");
+Status resolve_request_id(const std::string& requested, std::string* out,
+                          const char* field = "request_id");
 
 }  // namespace tsserve::server

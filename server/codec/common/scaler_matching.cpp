@@ -39,31 +39,31 @@ int64_t match_by_name(const google::protobuf::RepeatedPtrField<std::string>& nam
 
 }  // namespace
 
-grpc::Status match_scaler(ScalerMode scaler_mode,
-                          const google::protobuf::RepeatedPtrField<std::string>& variable_names,
-                          int64_t variables, const ModelShape& model, ScalerMatch* out,
-                          const ScalerFields& fields) {
+Status match_scaler(ScalerMode scaler_mode,
+                    const google::protobuf::RepeatedPtrField<std::string>& variable_names,
+                    int64_t variables, const ModelShape& model, ScalerMatch* out,
+                    const ScalerFields& fields) {
   out->applied = false;
   out->column.clear();
-  if (scaler_mode == ScalerMode::kNone) return grpc::Status::OK;
+  if (scaler_mode == ScalerMode::kNone) return Status();
   const bool required = scaler_mode == ScalerMode::kRequired;
   if (!model.has_scaler()) {
-    if (!required) return grpc::Status::OK;
-    return {grpc::StatusCode::FAILED_PRECONDITION,
-            std::string(fields.scaler_mode) + ": " + fields.required + ", but model \"" +
-                model.name + "\" has no dataset scaler; send " + fields.none +
-                " or leave it unspecified"};
+    if (!required) return Status();
+    return {StatusCode::kFailedPrecondition, std::string(fields.scaler_mode) + ": " +
+                                                 fields.required + ", but model \"" + model.name +
+                                                 "\" has no dataset scaler; send " + fields.none +
+                                                 " or leave it unspecified"};
   }
   const std::vector<std::string>& columns = model.scaler_columns;
   if (!variable_names.empty()) {
     const int64_t unknown = match_by_name(variable_names, columns, &out->column);
     if (unknown < 0) {
       out->applied = true;
-      return grpc::Status::OK;
+      return Status();
     }
     out->column.clear();
-    if (!required) return grpc::Status::OK;
-    return {grpc::StatusCode::INVALID_ARGUMENT,
+    if (!required) return Status();
+    return {StatusCode::kInvalidArgument,
             std::string(fields.variable_names) + ": \"" +
                 variable_names.Get(static_cast<int>(unknown)) + "\" (variable " +
                 std::to_string(unknown) + ") is not a column of the model's scaler; " +
@@ -73,10 +73,10 @@ grpc::Status match_scaler(ScalerMode scaler_mode,
     out->column.resize(columns.size());
     std::iota(out->column.begin(), out->column.end(), 0);
     out->applied = true;
-    return grpc::Status::OK;
+    return Status();
   }
-  if (!required) return grpc::Status::OK;
-  return {grpc::StatusCode::INVALID_ARGUMENT,
+  if (!required) return Status();
+  return {StatusCode::kInvalidArgument,
           std::string(fields.series) + ": " + std::to_string(variables) +
               " unnamed variables, but the model's scaler has " + std::to_string(columns.size()) +
               " columns; " + fields.required + " needs " + fields.variable_names +

@@ -3,7 +3,6 @@
 // variable, the model's dataset scaler applies to a Forecast request.
 
 #include <google/protobuf/repeated_ptr_field.h>
-#include <grpcpp/support/status.h>
 
 #include <cstdint>
 #include <string>
@@ -11,6 +10,7 @@
 
 #include "server/request/model_shape.h"
 #include "server/request/scaler_mode.h"
+#include "server/status/status.h"
 
 namespace tsserve::server {
 
@@ -42,9 +42,9 @@ struct ScalerFields {
 //  - kRequired: applied as in auto, or FAILED_PRECONDITION when the model has no scaler,
 //    INVALID_ARGUMENT naming the first unknown name, or the counts when there are no names.
 // Messages name the fields as `fields` says.
-grpc::Status match_scaler(ScalerMode scaler_mode,
-                          const google::protobuf::RepeatedPtrField<std::string>& variable_names,
-                          int64_t variables, const ModelShape& model, ScalerMatch* out,
-                          const ScalerFields& fields = {});
+Status match_scaler(ScalerMode scaler_mode,
+                    const google::protobuf::RepeatedPtrField<std::string>& variable_names,
+                    int64_t variables, const ModelShape& model, ScalerMatch* out,
+                    const ScalerFields& fields = {});
 
 }  // namespace tsserve::server

@@ -12,10 +12,6 @@
 namespace tsserve::server {
 namespace {
 
-grpc::Status invalid(const std::string& message) {
-  return {grpc::StatusCode::INVALID_ARGUMENT, message};
-}
-
 using model::ScalerColumn;
 
 // The scaler applied to the float with these bits. Flags `bad` when the input is not
@@ -116,10 +112,10 @@ std::string variable_note(const google::protobuf::RepeatedPtrField<std::string>&
 
 // The cold path after a gather failed: finds the first offending value in row-major order
 // of the series as sent and says what is wrong with it.
-grpc::Status series_value_error(
-    const TensorView& series, const SeriesGeometry& g, const SeriesNames& names,
-    const google::protobuf::RepeatedPtrField<std::string>& variable_names, const ModelShape& model,
-    const ScalerMatch& scaler) {
+Status series_value_error(const TensorView& series, const SeriesGeometry& g,
+                          const SeriesNames& names,
+                          const google::protobuf::RepeatedPtrField<std::string>& variable_names,
+                          const ModelShape& model, const ScalerMatch& scaler) {
   const int64_t bad = find_non_finite(series.bytes(), series.size());
   if (bad < series.size()) {
     return non_finite_error(names.spec, series, bad,
@@ -141,28 +137,28 @@ grpc::Status series_value_error(
     std::snprintf(value, sizeof value, " is %g", static_cast<double>(series.at(i)));
     std::snprintf(stats, sizeof stats, "\" (mean %g, std %g)", model.scaler_mean[c],
                   model.scaler_std[c]);
-    return invalid(std::string(names.spec.field) + ": value at " + format_index(series, i) +
-                   variable_note(variable_names, g, row) + value +
-                   ", beyond float range once scaled by scaler column \"" +
-                   model.scaler_columns[c] + stats + "; send values in the data's units, or " +
-                   names.scaler_off);
+    return invalid_argument(std::string(names.spec.field) + ": value at " +
+                            format_index(series, i) + variable_note(variable_names, g, row) +
+                            value + ", beyond float range once scaled by scaler column \"" +
+                            model.scaler_columns[c] + stats +
+                            "; send values in the data's units, or " + names.scaler_off);
   }
-  return {
-      grpc::StatusCode::INTERNAL,
-      std::string(names.spec.field) + ": a value failed the finiteness check but none was found"};
+  return {StatusCode::kInternal, std::string(names.spec.field) +
+                                     ": a value failed the finiteness check but none was found"};
 }
 
 }  // namespace
 
-grpc::Status check_series_geometry(const SeriesGeometry& g, const SeriesNames& names,
-                                   const RequestLimits& limits) {
+Status check_series_geometry(const SeriesGeometry& g, const SeriesNames& names,
+                             const RequestLimits& limits) {
   const std::string field = names.spec.field;
   if (g.samples == 0) {
-    return invalid(field + ": no samples (B = 0 in " + names.spec.dims + "); send at least one");
+    return invalid_argument(field + ": no samples (B = 0 in " + names.spec.dims +
+                            "); send at least one");
   }
   if (g.variables == 0) {
-    return invalid(field + ": no variables (N = 0 in " + names.spec.dims + ", " + names.layout +
-                   "); send at least one");
+    return invalid_argument(field + ": no variables (N = 0 in " + names.spec.dims + ", " +
+                            names.layout + "); send at least one");
   }
   // B * N overflows for hostile shapes whose data is empty (T_in = 0, so any B and N fit
   // in no bytes); found by tests/fuzz.
@@ -175,42 +171,43 @@ grpc::Status check_series_geometry(const SeriesGeometry& g, const SeriesNames& n
                              " variables = " +
                              (overflow ? std::string("more than 2^63") : std::to_string(rows)) +
                              " series rows";
-    return invalid(field + ": " + count + "; a request carries at most " +
-                   std::to_string(limits.max_series_rows) + " (max_batch_rows in GetModelInfo)");
+    return invalid_argument(field + ": " + count + "; a request carries at most " +
+                            std::to_string(limits.max_series_rows) +
+                            " (max_batch_rows in GetModelInfo)");
   }
   if (g.points < g.used) {
-    return invalid(field + ": each variable has " + std::to_string(g.points) +
-                   " points; the model needs at least " + std::to_string(g.used) + " (seq_len; " +
-                   names.layout + ", " + names.spec.dims + ")");
+    return invalid_argument(field + ": each variable has " + std::to_string(g.points) +
+                            " points; the model needs at least " + std::to_string(g.used) +
+                            " (seq_len; " + names.layout + ", " + names.spec.dims + ")");
   }
-  return grpc::Status::OK;
+  return Status();
 }
 
-grpc::Status check_variable_names(const google::protobuf::RepeatedPtrField<std::string>& names,
-                                  int64_t variables, const char* field) {
-  if (names.empty()) return grpc::Status::OK;
+Status check_variable_names(const google::protobuf::RepeatedPtrField<std::string>& names,
+                            int64_t variables, const char* field) {
+  if (names.empty()) return Status();
   if (names.size() != variables) {
-    return invalid(std::string(field) + ": " + std::to_string(names.size()) + " names for " +
-                   std::to_string(variables) + " variables; give one per variable (N = " +
-                   std::to_string(variables) + ") or none");
+    return invalid_argument(std::string(field) + ": " + std::to_string(names.size()) +
+                            " names for " + std::to_string(variables) +
+                            " variables; give one per variable (N = " + std::to_string(variables) +
+                            ") or none");
   }
   std::unordered_map<std::string_view, int> first;
   first.reserve(static_cast<std::size_t>(names.size()));
   for (int n = 0; n < names.size(); ++n) {
     const auto [it, inserted] = first.emplace(names.Get(n), n);
     if (!inserted) {
-      return invalid(std::string(field) + ": \"" + names.Get(n) + "\" is repeated (variables " +
-                     std::to_string(it->second) + " and " + std::to_string(n) +
-                     "); names must be unique");
+      return invalid_argument(std::string(field) + ": \"" + names.Get(n) +
+                              "\" is repeated (variables " + std::to_string(it->second) + " and " +
+                              std::to_string(n) + "); names must be unique");
     }
   }
-  return grpc::Status::OK;
+  return Status();
 }
 
-grpc::Status gather_series(const TensorView& series, const SeriesGeometry& g,
-                           const SeriesNames& names,
-                           const google::protobuf::RepeatedPtrField<std::string>& variable_names,
-                           const ModelShape& model, ScalerMatch scaler, ForecastInput* out) {
+Status gather_series(const TensorView& series, const SeriesGeometry& g, const SeriesNames& names,
+                     const google::protobuf::RepeatedPtrField<std::string>& variable_names,
+                     const ModelShape& model, ScalerMatch scaler, ForecastInput* out) {
   out->rows.resize(static_cast<std::size_t>(g.rows() * g.used));
   bool finite;
   if (scaler.applied) {
@@ -224,9 +221,8 @@ grpc::Status gather_series(const TensorView& series, const SeriesGeometry& g,
     finite = gather_samples<false>(series.bytes(), g, nullptr, out->rows.data());
   }
   if (!finite) return series_value_error(series, g, names, variable_names, model, scaler);
-  grpc::Status status =
-      check_input_magnitude(series, g, names, variable_names, model, scaler, out->rows.data());
-  if (!status.ok()) return status;
+  TSSERVE_RETURN_IF_ERROR(
+      check_input_magnitude(series, g, names, variable_names, model, scaler, out->rows.data()));
 
   out->series_rows = g.rows();
   out->samples = g.samples;
@@ -242,7 +238,7 @@ grpc::Status gather_series(const TensorView& series, const SeriesGeometry& g,
   }
   out->variables_by_time = g.by_variable;
   out->variable_names.assign(variable_names.begin(), variable_names.end());
-  return grpc::Status::OK;
+  return Status();
 }
 
 }  // namespace tsserve::server

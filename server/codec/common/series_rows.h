@@ -7,7 +7,6 @@
 // request is validated and turned into rows by one piece of code.
 
 #include <google/protobuf/repeated_ptr_field.h>
-#include <grpcpp/support/status.h>
 
 #include <cstdint>
 #include <string>
@@ -17,17 +16,18 @@
 #include "server/codec/common/tensor_codec.h"
 #include "server/request/model_shape.h"
 #include "server/request/request_types.h"
+#include "server/status/status.h"
 
 namespace tsserve::server {
 
 // B >= 1, N >= 1, B * N <= limits.max_series_rows, T_in >= T (= g.used); INVALID_ARGUMENT
 // naming the field and the expectation otherwise.
-grpc::Status check_series_geometry(const SeriesGeometry& g, const SeriesNames& names,
-                                   const RequestLimits& limits);
+Status check_series_geometry(const SeriesGeometry& g, const SeriesNames& names,
+                             const RequestLimits& limits);
 
 // `names` (field `field`): empty, or `variables` unique names; INVALID_ARGUMENT otherwise.
-grpc::Status check_variable_names(const google::protobuf::RepeatedPtrField<std::string>& names,
-                                  int64_t variables, const char* field = "variable_names");
+Status check_variable_names(const google::protobuf::RepeatedPtrField<std::string>& names,
+                            int64_t variables, const char* field = "variable_names");
 
 // Gathers `series` (laid out as `g`; structurally valid) into out->rows [B * N, T], scaled
 // by `scaler` (matched for the N variables of one sample, the same for every sample), and
@@ -37,9 +37,8 @@ grpc::Status check_variable_names(const google::protobuf::RepeatedPtrField<std::
 // pushes beyond float range (the skipped points are checked too), or then one the model
 // cannot normalise (check_input_magnitude, input_magnitude.h). REQUIRES:
 // check_series_geometry(g).ok(), `variable_names` empty or N names.
-grpc::Status gather_series(const TensorView& series, const SeriesGeometry& g,
-                           const SeriesNames& names,
-                           const google::protobuf::RepeatedPtrField<std::string>& variable_names,
-                           const ModelShape& model, ScalerMatch scaler, ForecastInput* out);
+Status gather_series(const TensorView& series, const SeriesGeometry& g, const SeriesNames& names,
+                     const google::protobuf::RepeatedPtrField<std::string>& variable_names,
+                     const ModelShape& model, ScalerMatch scaler, ForecastInput* out);
 
 }  // namespace tsserve::server

@@ -5,10 +5,6 @@
 namespace tsserve::server {
 namespace {
 
-grpc::Status invalid(const std::string& message) {
-  return {grpc::StatusCode::INVALID_ARGUMENT, message};
-}
-
 std::string format_dims(const int64_t* begin, const int64_t* end) {
   std::string text = "[";
   for (const int64_t* d = begin; d != end; ++d) {
@@ -117,12 +113,13 @@ std::string format_index(const TensorView& view, int64_t index) {
   return format_dims(position.data(), position.data() + position.size());
 }
 
-grpc::Status non_finite_error(const TensorSpec& spec, const TensorView& view, int64_t index,
-                              const std::string& note) {
+Status non_finite_error(const TensorSpec& spec, const TensorView& view, int64_t index,
+                        const std::string& note) {
   const float value = view.at(index);
   const char* what = std::isnan(value) ? "NaN" : value > 0 ? "infinity" : "-infinity";
-  return invalid(std::string(spec.field) + ": value at " + format_index(view, index) + note +
-                 " is " + what + "; values must be finite (fill gaps before sending)");
+  return invalid_argument(std::string(spec.field) + ": value at " + format_index(view, index) +
+                          note + " is " + what +
+                          "; values must be finite (fill gaps before sending)");
 }
 
 }  // namespace tsserve::server

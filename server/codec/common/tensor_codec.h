@@ -12,7 +12,6 @@
 // helpers below do that.
 
 #include <google/protobuf/repeated_field.h>
-#include <grpcpp/support/status.h>
 
 #include <cstdint>
 #include <cstring>
@@ -20,6 +19,8 @@
 #include <limits>
 #include <string>
 #include <vector>
+
+#include "server/status/status.h"
 
 namespace tsserve::server {
 
@@ -94,8 +95,8 @@ std::string format_index(const TensorView& view, int64_t index);
 // "series: value at [1, 17] is NaN; values must be finite" (or "is infinity",
 // "is -infinity"), for flat index `index` of `view`; `note`, when given, follows the
 // position, e.g. " (variable \"HUFL\")".
-grpc::Status non_finite_error(const TensorSpec& spec, const TensorView& view, int64_t index,
-                              const std::string& note = {});
+Status non_finite_error(const TensorSpec& spec, const TensorView& view, int64_t index,
+                        const std::string& note = {});
 
 // Sizes one encoding for `count` floats and returns where they go (little-endian, possibly
 // unaligned for float: write them with store_float()). resize_values() leaves the new

@@ -15,8 +15,8 @@ constexpr const char* kKnown =
     "scaler_mode, variable_names, attention_layers, attention_variables, "
     "attention_average_heads, interval_levels";
 
-grpc::Status invalid(const std::string& name, const std::string& message) {
-  return {grpc::StatusCode::INVALID_ARGUMENT, "parameters[\"" + name + "\"]: " + message};
+Status invalid_argument(const std::string& name, const std::string& message) {
+  return {StatusCode::kInvalidArgument, "parameters[\"" + name + "\"]: " + message};
 }
 
 const char* kind_of(const Parameter& value) {
@@ -33,8 +33,8 @@ const char* kind_of(const Parameter& value) {
   return "no value";
 }
 
-grpc::Status wrong_kind(const std::string& name, const Parameter& value, const char* expected) {
-  return invalid(name, std::string("got ") + kind_of(value) + "; expected " + expected);
+Status wrong_kind(const std::string& name, const Parameter& value, const char* expected) {
+  return invalid_argument(name, std::string("got ") + kind_of(value) + "; expected " + expected);
 }
 
 // "a,b,c" -> {"a", "b", "c"}; spaces around items are dropped.
@@ -56,15 +56,14 @@ std::vector<std::string> split_list(const std::string& text) {
 
 // An int64 or a string of comma-separated integers; range checks come later, against the
 // model (resolve_forecast_attention).
-grpc::Status parse_indices(const std::string& name, const Parameter& value,
-                           std::vector<int32_t>* out) {
+Status parse_indices(const std::string& name, const Parameter& value, std::vector<int32_t>* out) {
   if (value.parameter_choice_case() == Parameter::kInt64Param) {
     const int64_t index = value.int64_param();
     if (index < INT32_MIN || index > INT32_MAX) {
-      return invalid(name, std::to_string(index) + " is not an index");
+      return invalid_argument(name, std::to_string(index) + " is not an index");
     }
     out->push_back(static_cast<int32_t>(index));
-    return grpc::Status::OK;
+    return Status();
   }
   if (value.parameter_choice_case() != Parameter::kStringParam) {
     return wrong_kind(name, value, "a string of comma-separated indices (\"0,2\") or int64_param");
@@ -74,15 +73,16 @@ grpc::Status parse_indices(const std::string& name, const Parameter& value,
     errno = 0;
     const long long index = std::strtoll(item.c_str(), &end, 10);
     if (item.empty() || *end != '\0' || errno != 0 || index < INT32_MIN || index > INT32_MAX) {
-      return invalid(name, "\"" + value.string_param() +
-                               "\" is not a list of comma-separated indices, e.g. \"0,2\"");
+      return invalid_argument(name,
+                              "\"" + value.string_param() +
+                                  "\" is not a list of comma-separated indices, e.g. \"0,2\"");
     }
     out->push_back(static_cast<int32_t>(index));
   }
-  return grpc::Status::OK;
+  return Status();
 }
 
-grpc::Status parse_scaler_mode(const std::string& name, const Parameter& value, ScalerMode* out) {
+Status parse_scaler_mode(const std::string& name, const Parameter& value, ScalerMode* out) {
   if (value.parameter_choice_case() != Parameter::kStringParam) {
     return wrong_kind(name, value, "string_param \"auto\", \"none\" or \"required\"");
   }
@@ -94,12 +94,12 @@ grpc::Status parse_scaler_mode(const std::string& name, const Parameter& value, 
   } else if (mode == "required") {
     *out = ScalerMode::kRequired;
   } else {
-    return invalid(name, "\"" + mode + "\"; expected \"auto\", \"none\" or \"required\"");
+    return invalid_argument(name, "\"" + mode + "\"; expected \"auto\", \"none\" or \"required\"");
   }
-  return grpc::Status::OK;
+  return Status();
 }
 
-grpc::Status parse_one(const std::string& name, const Parameter& value, OipOptions* out) {
+Status parse_one(const std::string& name, const Parameter& value, OipOptions* out) {
   if (name == "scaler_mode") return parse_scaler_mode(name, value, &out->scaler_mode);
   if (name == "variable_names") {
     if (value.parameter_choice_case() != Parameter::kStringParam) {
@@ -107,11 +107,11 @@ grpc::Status parse_one(const std::string& name, const Parameter& value, OipOptio
     }
     for (std::string& item : split_list(value.string_param())) {
       if (item.empty()) {
-        return invalid(name, "\"" + value.string_param() + "\" has an empty name");
+        return invalid_argument(name, "\"" + value.string_param() + "\" has an empty name");
       }
       out->variable_names.Add(std::move(item));
     }
-    return grpc::Status::OK;
+    return Status();
   }
   if (name == "attention_layers") {
     return parse_indices(name, value, &out->attention.layers);
@@ -124,7 +124,7 @@ grpc::Status parse_one(const std::string& name, const Parameter& value, OipOptio
       return wrong_kind(name, value, "bool_param");
     }
     out->attention.average_heads = value.bool_param();
-    return grpc::Status::OK;
+    return Status();
   }
   if (name == "interval_levels") {
     if (value.parameter_choice_case() != Parameter::kStringParam) {
@@ -134,19 +134,20 @@ grpc::Status parse_one(const std::string& name, const Parameter& value, OipOptio
       char* end = nullptr;
       const double level = std::strtod(item.c_str(), &end);
       if (item.empty() || *end != '\0') {
-        return invalid(name, "\"" + value.string_param() +
-                                 "\" is not a list of comma-separated levels, e.g. \"0.8,0.95\"");
+        return invalid_argument(
+            name, "\"" + value.string_param() +
+                      "\" is not a list of comma-separated levels, e.g. \"0.8,0.95\"");
       }
       out->interval_levels.push_back(level);
     }
-    return grpc::Status::OK;
+    return Status();
   }
-  return invalid(name, std::string("unknown parameter; tsserve reads ") + kKnown);
+  return invalid_argument(name, std::string("unknown parameter; tsserve reads ") + kKnown);
 }
 
 }  // namespace
 
-grpc::Status resolve_oip_parameters(
+Status resolve_oip_parameters(
     const google::protobuf::Map<std::string, inference::InferParameter>& parameters,
     OipOptions* out) {
   *out = OipOptions{};
@@ -157,10 +158,9 @@ grpc::Status resolve_oip_parameters(
   std::sort(names.begin(), names.end(),
             [](const std::string* a, const std::string* b) { return *a < *b; });
   for (const std::string* name : names) {
-    grpc::Status status = parse_one(*name, parameters.at(*name), out);
-    if (!status.ok()) return status;
+    TSSERVE_RETURN_IF_ERROR(parse_one(*name, parameters.at(*name), out));
   }
-  return grpc::Status::OK;
+  return Status();
 }
 
 }  // namespace tsserve::server

@@ -16,7 +16,6 @@
 // name, or a value of the wrong type, is INVALID_ARGUMENT naming the parameter.
 
 #include <google/protobuf/map.h>
-#include <grpcpp/support/status.h>
 
 #include <string>
 #include <vector>
@@ -24,6 +23,7 @@
 #include "inference/grpc_service.pb.h"
 #include "server/request/attention_request.h"
 #include "server/request/scaler_mode.h"
+#include "server/status/status.h"
 
 namespace tsserve::server {
 
@@ -34,7 +34,7 @@ struct OipOptions {
   std::vector<double> interval_levels;  // as sent; prediction_intervals.h checks them
 };
 
-grpc::Status resolve_oip_parameters(
+Status resolve_oip_parameters(
     const google::protobuf::Map<std::string, inference::InferParameter>& parameters,
     OipOptions* out);
 

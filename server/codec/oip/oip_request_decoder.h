@@ -12,14 +12,13 @@
 // oip_parameters.h says. model_name/model_version are the service's to check (they pick
 // the ModelShape passed here).
 
-#include <grpcpp/support/status.h>
-
 #include <string>
 #include <vector>
 
 #include "inference/grpc_service.pb.h"
 #include "server/request/model_shape.h"
 #include "server/request/request_types.h"
+#include "server/status/status.h"
 
 namespace tsserve::server {
 
@@ -40,8 +39,8 @@ struct OipReply {
 // raw_input_contents, per-tensor parameters, unknown or ill-typed request parameters, and
 // every rule tsserve.v1 applies to a series and its options; FAILED_PRECONDITION for
 // scaler_mode "required" on a model without a scaler.
-grpc::Status decode_model_infer_request(const inference::ModelInferRequest& request,
-                                        const ModelShape& model, const RequestLimits& limits,
-                                        ForecastInput* input, OipReply* reply);
+Status decode_model_infer_request(const inference::ModelInferRequest& request,
+                                  const ModelShape& model, const RequestLimits& limits,
+                                  ForecastInput* input, OipReply* reply);
 
 }  // namespace tsserve::server

@@ -38,9 +38,9 @@ void write_forecast(const ForecastInput& input, const ModelShape& model,
 
 // "forecast_lower" and "forecast_upper", [L, B, F, N]: each level's band written as the
 // forecast is. OUT_OF_RANGE (finite_answer.h) when a bound is not finite in the series' units.
-grpc::Status write_intervals(const ForecastInput& input, const ModelShape& model,
-                             const std::vector<float>& forecast, bool raw,
-                             inference::ModelInferResponse* out) {
+Status write_intervals(const ForecastInput& input, const ModelShape& model,
+                       const std::vector<float>& forecast, bool raw,
+                       inference::ModelInferResponse* out) {
   std::vector<IntervalBand> bands;
   std::string levels;
   for (int32_t level : input.interval_levels) {
@@ -59,8 +59,7 @@ grpc::Status write_intervals(const ForecastInput& input, const ModelShape& model
       bound.forecast = upper ? bands[l].upper : bands[l].lower;
       AnswerFields fields;
       fields.forecast = std::string(name) + "[" + std::to_string(l) + "]";
-      grpc::Status status = check_forecast_finite(input, model, bound, fields);
-      if (!status.ok()) return status;
+      TSSERVE_RETURN_IF_ERROR(check_forecast_finite(input, model, bound, fields));
     }
     unsigned char* dst = add_output(name, shape, raw, out);
     for (size_t l = 0; l < bands.size(); ++l) {
@@ -69,7 +68,7 @@ grpc::Status write_intervals(const ForecastInput& input, const ModelShape& model
     }
   }
   (*out->mutable_parameters())["interval_levels"].set_string_param(levels);
-  return grpc::Status::OK;
+  return Status();
 }
 
 // Every selected (row, layer) map, sorted so that they lie in [B, V, L] order.
@@ -114,21 +113,19 @@ void set_int(inference::ModelInferResponse* out, const char* name, int64_t value
 
 }  // namespace
 
-grpc::Status encode_model_infer_response(const ForecastInput& input, const OipReply& reply,
-                                         const ModelShape& model, ForecastOutput&& result,
-                                         inference::ModelInferResponse* out) {
-  grpc::Status status = check_forecast_output(input, model, result);
-  if (!status.ok()) return status;
+Status encode_model_infer_response(const ForecastInput& input, const OipReply& reply,
+                                   const ModelShape& model, ForecastOutput&& result,
+                                   inference::ModelInferResponse* out) {
+  TSSERVE_RETURN_IF_ERROR(check_forecast_output(input, model, result));
   const bool wants_attention = std::find(reply.outputs.begin(), reply.outputs.end(),
                                          OipOutput::kAttention) != reply.outputs.end();
   const std::size_t maps = input.attention.variables.size() * input.attention.layers.size();
   if (wants_attention && (!input.attention.enabled || result.attention.size() != maps)) {
-    return {grpc::StatusCode::INTERNAL, "attention: the model returned " +
-                                            std::to_string(result.attention.size()) + " maps for " +
-                                            std::to_string(maps) + " selected"};
+    return {StatusCode::kInternal, "attention: the model returned " +
+                                       std::to_string(result.attention.size()) + " maps for " +
+                                       std::to_string(maps) + " selected"};
   }
-  status = check_forecast_finite(input, model, result, answer_fields(reply));
-  if (!status.ok()) return status;
+  TSSERVE_RETURN_IF_ERROR(check_forecast_finite(input, model, result, answer_fields(reply)));
 
   out->set_model_name(model.name);
   out->set_model_version(model.version);
@@ -154,7 +151,7 @@ grpc::Status encode_model_infer_response(const ForecastInput& input, const OipRe
   if (!input.interval_levels.empty()) {
     return write_intervals(input, model, result.forecast, reply.raw, out);
   }
-  return grpc::Status::OK;
+  return Status();
 }
 
 }  // namespace tsserve::server

@@ -5,12 +5,11 @@
 // otherwise. The forecast is written by the same code as tsserve.v1's
 // (store_forecast), so both protocols answer with the same numbers.
 
-#include <grpcpp/support/status.h>
-
 #include "inference/grpc_service.pb.h"
 #include "server/codec/oip/oip_request_decoder.h"
 #include "server/request/model_shape.h"
 #include "server/request/request_types.h"
+#include "server/status/status.h"
 
 namespace tsserve::server {
 
@@ -26,8 +25,8 @@ namespace tsserve::server {
 //               units; with the response parameter "interval_levels" (string, the levels).
 // Consumes `result`'s buffers. INTERNAL, with *out untouched, when `result` does not fit
 // `input` (check_forecast_output).
-grpc::Status encode_model_infer_response(const ForecastInput& input, const OipReply& reply,
-                                         const ModelShape& model, ForecastOutput&& result,
-                                         inference::ModelInferResponse* out);
+Status encode_model_infer_response(const ForecastInput& input, const OipReply& reply,
+                                   const ModelShape& model, ForecastOutput&& result,
+                                   inference::ModelInferResponse* out);
 
 }  // namespace tsserve::server

@@ -4,13 +4,12 @@
 // ForecastRequest.timestamps, one row per sample). Required by an iTransformer with
 // calendar tokens, checked and ignored otherwise, as there.
 
-#include <grpcpp/support/status.h>
-
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "inference/grpc_service.pb.h"
+#include "server/status/status.h"
 
 namespace tsserve::server {
 
@@ -22,8 +21,7 @@ inline constexpr char kOipInt64[] = "INT64";
 // another datatype, rank or shape, per-tensor parameters, data that does not fill the
 // shape, or data in another typed field. The order of the values is checked later
 // (itransformer_request.h check_timestamps).
-grpc::Status read_oip_timestamps(const inference::ModelInferRequest& request, int index,
-                                 int64_t samples, int64_t points, const std::string& field,
-                                 std::vector<int64_t>* out);
+Status read_oip_timestamps(const inference::ModelInferRequest& request, int index, int64_t samples,
+                           int64_t points, const std::string& field, std::vector<int64_t>* out);
 
 }  // namespace tsserve::server

@@ -11,15 +11,15 @@ AttentionRequest attention_request_of(const v1::AttentionOptions& options) {
   return request;
 }
 
-grpc::Status resolve_forecast_attention(const v1::AttentionOptions& options, int64_t e_layers,
-                                        int64_t variables, AttentionSelection* out,
-                                        const AttentionFields& fields) {
+Status resolve_forecast_attention(const v1::AttentionOptions& options, int64_t e_layers,
+                                  int64_t variables, AttentionSelection* out,
+                                  const AttentionFields& fields) {
   return resolve_forecast_attention(attention_request_of(options), e_layers, variables, out,
                                     fields);
 }
 
-grpc::Status resolve_encode_attention(const v1::AttentionOptions& options, int64_t e_layers,
-                                      AttentionSelection* out) {
+Status resolve_encode_attention(const v1::AttentionOptions& options, int64_t e_layers,
+                                AttentionSelection* out) {
   return resolve_encode_attention(attention_request_of(options), e_layers, out);
 }
 

@@ -3,10 +3,9 @@
 // patch tokens copied into plain floats with their finiteness checked on the way. The
 // `model` field is the caller's (check_model_name in model_selection.h).
 
-#include <grpcpp/support/status.h>
-
 #include "server/request/model_shape.h"
 #include "server/request/request_types.h"
+#include "server/status/status.h"
 #include "tsserve/v1/forecast_service.pb.h"
 
 namespace tsserve::server {
@@ -17,7 +16,7 @@ namespace tsserve::server {
 // first in row-major order), non-empty attention.variables (when attention is enabled),
 // attention layers out of range or repeated, unknown output_encoding, a bad request_id.
 // *out is meaningful only on OK.
-grpc::Status decode_encode_request(const v1::EncodeRequest& request, const ModelShape& model,
-                                   const RequestLimits& limits, EncodeInput* out);
+Status decode_encode_request(const v1::EncodeRequest& request, const ModelShape& model,
+                             const RequestLimits& limits, EncodeInput* out);
 
 }  // namespace tsserve::server

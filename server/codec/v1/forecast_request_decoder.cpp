@@ -13,31 +13,20 @@
 #include "server/codec/v1/tensor_message.h"
 
 namespace tsserve::server {
-namespace {
-
-grpc::Status invalid(const std::string& message) {
-  return {grpc::StatusCode::INVALID_ARGUMENT, message};
-}
-
-}  // namespace
-
-grpc::Status decode_forecast_request(const v1::ForecastRequest& request, const ModelShape& model,
-                                     const RequestLimits& limits, ForecastInput* out) {
-  grpc::Status status = resolve_request_id(request.request_id(), &out->request_id);
-  if (!status.ok()) return status;
+Status decode_forecast_request(const v1::ForecastRequest& request, const ModelShape& model,
+                               const RequestLimits& limits, ForecastInput* out) {
+  TSSERVE_RETURN_IF_ERROR(resolve_request_id(request.request_id(), &out->request_id));
   if (!v1::SeriesLayout_IsValid(request.layout())) {
-    return invalid("layout: unknown value " + std::to_string(request.layout()) +
-                   "; expected SERIES_LAYOUT_VARIABLES_BY_TIME (1) or "
-                   "SERIES_LAYOUT_TIME_BY_VARIABLES (2)");
+    return invalid_argument("layout: unknown value " + std::to_string(request.layout()) +
+                            "; expected SERIES_LAYOUT_VARIABLES_BY_TIME (1) or "
+                            "SERIES_LAYOUT_TIME_BY_VARIABLES (2)");
   }
-  status = resolve_output_encoding(request.output_encoding(), &out->raw_output);
-  if (!status.ok()) return status;
+  TSSERVE_RETURN_IF_ERROR(resolve_output_encoding(request.output_encoding(), &out->raw_output));
 
   const bool by_variable = request.layout() != v1::SERIES_LAYOUT_TIME_BY_VARIABLES;
   const TensorSpec spec{"series", 2, by_variable ? "[N, T_in]" : "[T_in, N]"};
   TensorView series;
-  status = view_tensor(request.series(), spec, &series);
-  if (!status.ok()) return status;
+  TSSERVE_RETURN_IF_ERROR(view_tensor(request.series(), spec, &series));
   SeriesGeometry g;
   g.by_variable = by_variable;
   g.variables = series.dim(by_variable ? 0 : 1);
@@ -46,42 +35,36 @@ grpc::Status decode_forecast_request(const v1::ForecastRequest& request, const M
   const SeriesNames names{spec,
                           by_variable ? "layout VARIABLES_BY_TIME" : "layout TIME_BY_VARIABLES",
                           "SCALER_MODE_NONE"};
-  status = check_series_geometry(g, names, limits);
-  if (!status.ok()) return status;
-  status = check_variable_names(request.variable_names(), g.variables);
-  if (!status.ok()) return status;
+  TSSERVE_RETURN_IF_ERROR(check_series_geometry(g, names, limits));
+  TSSERVE_RETURN_IF_ERROR(check_variable_names(request.variable_names(), g.variables));
   if (model.is_itransformer()) {
-    status = check_itransformer_variables(g, names, model);
-    if (!status.ok()) return status;
+    TSSERVE_RETURN_IF_ERROR(check_itransformer_variables(g, names, model));
   }
   const int64_t* timestamps = request.timestamps().data();
   const int64_t timestamp_count = request.timestamps_size();
-  status = check_timestamps(timestamps, timestamp_count, g, "timestamps");
-  if (!status.ok()) return status;
+  TSSERVE_RETURN_IF_ERROR(check_timestamps(timestamps, timestamp_count, g, "timestamps"));
   if (!request.series_key().empty()) {
-    status = resolve_request_id(request.series_key(), &out->series_key, "series_key");
-    if (!status.ok()) return status;
+    TSSERVE_RETURN_IF_ERROR(
+        resolve_request_id(request.series_key(), &out->series_key, "series_key"));
   }
   ForecastTimestamps forecast_times =
       continue_timestamps(timestamps, timestamp_count, model.pred_len);
   out->forecast_timestamps = std::move(forecast_times.times);
   out->forecast_timestamps_note = std::move(forecast_times.note);
   ScalerMatch scaler;
-  status =
-      match_scaler(request.scaler_mode(), request.variable_names(), g.variables, model, &scaler);
-  if (!status.ok()) return status;
+  TSSERVE_RETURN_IF_ERROR(
+      match_scaler(request.scaler_mode(), request.variable_names(), g.variables, model, &scaler));
   if (model.is_itransformer()) {
-    status = gather_calendar(timestamps, timestamp_count, g, model, "timestamps", out);
-    if (!status.ok()) return status;
-    status = resolve_itransformer_attention(attention_request_of(request.attention()), g, model,
-                                            request.variable_names(), out);
+    TSSERVE_RETURN_IF_ERROR(
+        gather_calendar(timestamps, timestamp_count, g, model, "timestamps", out));
+    TSSERVE_RETURN_IF_ERROR(resolve_itransformer_attention(
+        attention_request_of(request.attention()), g, model, request.variable_names(), out));
   } else {
-    status = resolve_forecast_attention(request.attention(), model.e_layers, g.variables,
-                                        &out->attention);
+    TSSERVE_RETURN_IF_ERROR(resolve_forecast_attention(request.attention(), model.e_layers,
+                                                       g.variables, &out->attention));
   }
-  if (!status.ok()) return status;
-  status = gather_series(series, g, names, request.variable_names(), model, std::move(scaler), out);
-  if (!status.ok()) return status;
+  TSSERVE_RETURN_IF_ERROR(
+      gather_series(series, g, names, request.variable_names(), model, std::move(scaler), out));
   return resolve_interval_levels(
       {request.interval_levels().begin(), request.interval_levels().end()}, *out, model,
       "interval_levels", &out->interval_levels);

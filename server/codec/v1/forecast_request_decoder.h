@@ -5,10 +5,9 @@
 // The `model` field is the caller's (check_model_name in model_selection.h), as it picks
 // the ModelShape passed here.
 
-#include <grpcpp/support/status.h>
-
 #include "server/request/model_shape.h"
 #include "server/request/request_types.h"
+#include "server/status/status.h"
 #include "tsserve/v1/forecast_service.pb.h"
 
 namespace tsserve::server {
@@ -21,7 +20,7 @@ namespace tsserve::server {
 // SCALER_MODE_REQUIRED on a model without a scaler. *out is meaningful only on OK; its
 // buffers are reused, so a caller may keep one ForecastInput per thread.
 // REQUIRES: model.seq_len >= 1.
-grpc::Status decode_forecast_request(const v1::ForecastRequest& request, const ModelShape& model,
-                                     const RequestLimits& limits, ForecastInput* out);
+Status decode_forecast_request(const v1::ForecastRequest& request, const ModelShape& model,
+                               const RequestLimits& limits, ForecastInput* out);
 
 }  // namespace tsserve::server

@@ -11,42 +11,37 @@ namespace {
 
 // ForecastResponse.intervals, one per input.interval_levels, written as the forecast is;
 // OUT_OF_RANGE (finite_answer.h) when a bound is not finite in the request's units.
-grpc::Status encode_intervals(const ForecastInput& input, const ModelShape& model,
-                              const std::vector<float>& forecast, v1::ForecastResponse* out) {
+Status encode_intervals(const ForecastInput& input, const ModelShape& model,
+                        const std::vector<float>& forecast, v1::ForecastResponse* out) {
   out->clear_intervals();
   for (size_t i = 0; i < input.interval_levels.size(); ++i) {
     IntervalBand band = interval_band(input, model, forecast, input.interval_levels[i]);
     const std::string field = "intervals[" + std::to_string(i) + "]";
     ForecastOutput bound;
     bound.forecast = std::move(band.lower);
-    grpc::Status status = check_forecast_finite(input, model, bound, {field + ".lower", ""});
-    if (!status.ok()) return status;
+    TSSERVE_RETURN_IF_ERROR(check_forecast_finite(input, model, bound, {field + ".lower", ""}));
     v1::PredictionInterval* interval = out->add_intervals();
     interval->set_level(band.level);
     store_forecast(
         input, model, bound.forecast,
         prepare_tensor(forecast_shape(input, model), input.raw_output, interval->mutable_lower()));
     bound.forecast = std::move(band.upper);
-    status = check_forecast_finite(input, model, bound, {field + ".upper", ""});
-    if (!status.ok()) return status;
+    TSSERVE_RETURN_IF_ERROR(check_forecast_finite(input, model, bound, {field + ".upper", ""}));
     store_forecast(
         input, model, bound.forecast,
         prepare_tensor(forecast_shape(input, model), input.raw_output, interval->mutable_upper()));
   }
-  return grpc::Status::OK;
+  return Status();
 }
 
 }  // namespace
 
-grpc::Status encode_forecast_response(const ForecastInput& input, const ModelShape& model,
-                                      ForecastOutput&& result, v1::ForecastResponse* out) {
-  grpc::Status status = check_forecast_output(input, model, result);
-  if (!status.ok()) return status;
-  status = check_forecast_finite(input, model, result);
-  if (!status.ok()) return status;
+Status encode_forecast_response(const ForecastInput& input, const ModelShape& model,
+                                ForecastOutput&& result, v1::ForecastResponse* out) {
+  TSSERVE_RETURN_IF_ERROR(check_forecast_output(input, model, result));
+  TSSERVE_RETURN_IF_ERROR(check_forecast_finite(input, model, result));
 
-  status = encode_intervals(input, model, result.forecast, out);
-  if (!status.ok()) return status;
+  TSSERVE_RETURN_IF_ERROR(encode_intervals(input, model, result.forecast, out));
   store_forecast(
       input, model, result.forecast,
       prepare_tensor(forecast_shape(input, model), input.raw_output, out->mutable_forecast()));
@@ -61,7 +56,7 @@ grpc::Status encode_forecast_response(const ForecastInput& input, const ModelSha
   out->mutable_forecast_timestamps()->Assign(input.forecast_timestamps.begin(),
                                              input.forecast_timestamps.end());
   out->set_forecast_timestamps_note(input.forecast_timestamps_note);
-  return grpc::Status::OK;
+  return Status();
 }
 
 }  // namespace tsserve::server

@@ -2,10 +2,9 @@
 // A Forecast's result -> ForecastResponse: the forecast as store_forecast() writes it
 // (codec/common/forecast_values.h), encoded as the request asked.
 
-#include <grpcpp/support/status.h>
-
 #include "server/request/model_shape.h"
 #include "server/request/request_types.h"
+#include "server/status/status.h"
 #include "tsserve/v1/forecast_service.pb.h"
 
 namespace tsserve::server {
@@ -16,7 +15,7 @@ namespace tsserve::server {
 // then layer, request_id, input_points_used, scaler_applied. Consumes `result`'s buffers.
 // INTERNAL, with *out untouched, when `result` does not fit `input`
 // (check_forecast_output): a runtime bug, not the caller's.
-grpc::Status encode_forecast_response(const ForecastInput& input, const ModelShape& model,
-                                      ForecastOutput&& result, v1::ForecastResponse* out);
+Status encode_forecast_response(const ForecastInput& input, const ModelShape& model,
+                                ForecastOutput&& result, v1::ForecastResponse* out);
 
 }  // namespace tsserve::server

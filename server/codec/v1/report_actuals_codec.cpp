@@ -6,55 +6,49 @@
 #include "server/codec/common/request_id.h"
 
 namespace tsserve::server {
-namespace {
-
-grpc::Status invalid(const std::string& message) {
-  return {grpc::StatusCode::INVALID_ARGUMENT, message};
-}
-
-}  // namespace
-
-grpc::Status decode_report_actuals(const v1::ReportActualsRequest& request, ActualsReport* out) {
+Status decode_report_actuals(const v1::ReportActualsRequest& request, ActualsReport* out) {
   if (request.series_key().empty()) {
-    return invalid("series_key: required: the key the forecasts were issued with "
-                   "(ForecastRequest.series_key)");
+    return invalid_argument(
+        "series_key: required: the key the forecasts were issued with "
+        "(ForecastRequest.series_key)");
   }
-  grpc::Status status = resolve_request_id(request.series_key(), &out->series_key, "series_key");
-  if (!status.ok()) return status;
+  TSSERVE_RETURN_IF_ERROR(resolve_request_id(request.series_key(), &out->series_key, "series_key"));
 
   const int n = request.variable_names_size();
-  if (n == 0) return invalid("variable_names: required: the name of each reported variable");
+  if (n == 0)
+    return invalid_argument("variable_names: required: the name of each reported variable");
   std::unordered_map<std::string, int> seen;
   for (int i = 0; i < n; ++i) {
     const auto [at, added] = seen.emplace(request.variable_names(i), i);
     if (!added) {
-      return invalid("variable_names: '" + request.variable_names(i) + "' appears twice (" +
-                     std::to_string(at->second) + " and " + std::to_string(i) +
-                     "); names must be unique");
+      return invalid_argument("variable_names: '" + request.variable_names(i) +
+                              "' appears twice (" + std::to_string(at->second) + " and " +
+                              std::to_string(i) + "); names must be unique");
     }
   }
   const int t = request.timestamps_size();
-  if (t == 0) return invalid("timestamps: required: the time of each observation");
+  if (t == 0) return invalid_argument("timestamps: required: the time of each observation");
   std::unordered_map<int64_t, int> times;
   for (int i = 0; i < t; ++i) {
     const auto [at, added] = times.emplace(request.timestamps(i), i);
     if (!added) {
-      return invalid("timestamps: " + std::to_string(request.timestamps(i)) + " appears twice (" +
-                     std::to_string(at->second) + " and " + std::to_string(i) +
-                     "); each time once");
+      return invalid_argument("timestamps: " + std::to_string(request.timestamps(i)) +
+                              " appears twice (" + std::to_string(at->second) + " and " +
+                              std::to_string(i) + "); each time once");
     }
   }
   const int64_t expected = static_cast<int64_t>(t) * n;
   if (request.values_size() != expected) {
-    return invalid("values: " + std::to_string(request.values_size()) +
-                   " entries; expected T * N = " + std::to_string(t) + " * " + std::to_string(n) +
-                   " = " + std::to_string(expected) + " ([T, N] row-major: T timestamps, N "
-                   "variable_names)");
+    return invalid_argument("values: " + std::to_string(request.values_size()) +
+                            " entries; expected T * N = " + std::to_string(t) + " * " +
+                            std::to_string(n) + " = " + std::to_string(expected) +
+                            " ([T, N] row-major: T timestamps, N "
+                            "variable_names)");
   }
   out->variable_names.assign(request.variable_names().begin(), request.variable_names().end());
   out->timestamps.assign(request.timestamps().begin(), request.timestamps().end());
   out->values.assign(request.values().begin(), request.values().end());
-  return grpc::Status::OK;
+  return Status();
 }
 
 void encode_report_actuals(const ActualsOutcome& outcome, v1::ReportActualsResponse* out) {

@@ -4,31 +4,31 @@
 
 namespace tsserve::server {
 
-grpc::Status scaler_mode_of(int scaler_mode, ScalerMode* out) {
+Status scaler_mode_of(int scaler_mode, ScalerMode* out) {
   switch (scaler_mode) {
     case v1::SCALER_MODE_UNSPECIFIED:
       *out = ScalerMode::kAuto;
-      return grpc::Status::OK;
+      return Status();
     case v1::SCALER_MODE_NONE:
       *out = ScalerMode::kNone;
-      return grpc::Status::OK;
+      return Status();
     case v1::SCALER_MODE_REQUIRED:
       *out = ScalerMode::kRequired;
-      return grpc::Status::OK;
+      return Status();
     default:
-      return {grpc::StatusCode::INVALID_ARGUMENT,
+      return {StatusCode::kInvalidArgument,
               "scaler_mode: unknown value " + std::to_string(scaler_mode) +
                   "; expected SCALER_MODE_UNSPECIFIED (0), SCALER_MODE_NONE (1) or "
                   "SCALER_MODE_REQUIRED (2)"};
   }
 }
 
-grpc::Status match_scaler(int scaler_mode,
-                          const google::protobuf::RepeatedPtrField<std::string>& variable_names,
-                          int64_t variables, const ModelShape& model, ScalerMatch* out,
-                          const ScalerFields& fields) {
+Status match_scaler(int scaler_mode,
+                    const google::protobuf::RepeatedPtrField<std::string>& variable_names,
+                    int64_t variables, const ModelShape& model, ScalerMatch* out,
+                    const ScalerFields& fields) {
   ScalerMode mode = ScalerMode::kAuto;
-  grpc::Status known = scaler_mode_of(scaler_mode, &mode);
+  Status known = scaler_mode_of(scaler_mode, &mode);
   if (!known.ok()) {
     out->applied = false;
     out->column.clear();

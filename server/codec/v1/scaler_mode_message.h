@@ -4,7 +4,6 @@
 // enum's wire value, for the decoder and tests that hold one.
 
 #include <google/protobuf/repeated_ptr_field.h>
-#include <grpcpp/support/status.h>
 
 #include <cstdint>
 #include <string>
@@ -12,18 +11,19 @@
 #include "server/codec/common/scaler_matching.h"
 #include "server/request/model_shape.h"
 #include "server/request/scaler_mode.h"
+#include "server/status/status.h"
 
 namespace tsserve::server {
 
 // `scaler_mode` as sent (a v1::ScalerMode value, or any other integer from the wire):
 // UNSPECIFIED is kAuto; INVALID_ARGUMENT for a value this server does not know.
-grpc::Status scaler_mode_of(int scaler_mode, ScalerMode* out);
+Status scaler_mode_of(int scaler_mode, ScalerMode* out);
 
 // match_scaler (scaler_matching.h) of scaler_mode_of(scaler_mode): the same match and the
 // same messages; *out is not applied when the mode is unknown.
-grpc::Status match_scaler(int scaler_mode,
-                          const google::protobuf::RepeatedPtrField<std::string>& variable_names,
-                          int64_t variables, const ModelShape& model, ScalerMatch* out,
-                          const ScalerFields& fields = {});
+Status match_scaler(int scaler_mode,
+                    const google::protobuf::RepeatedPtrField<std::string>& variable_names,
+                    int64_t variables, const ModelShape& model, ScalerMatch* out,
+                    const ScalerFields& fields = {});
 
 }  // namespace tsserve::server

@@ -6,10 +6,6 @@
 namespace tsserve::server {
 namespace {
 
-grpc::Status invalid(const std::string& message) {
-  return {grpc::StatusCode::INVALID_ARGUMENT, message};
-}
-
 std::string shape_text(const v1::Tensor& tensor) { return format_shape(tensor.shape()); }
 
 int64_t product_of(const int64_t* begin, const int64_t* end) {
@@ -28,29 +24,31 @@ unsigned char* prepare(const int64_t* begin, const int64_t* end, bool raw, v1::T
 
 }  // namespace
 
-grpc::Status view_tensor(const v1::Tensor& tensor, const TensorSpec& spec, TensorView* out) {
+Status view_tensor(const v1::Tensor& tensor, const TensorSpec& spec, TensorView* out) {
   const std::string field = spec.field;
   const bool has_values = tensor.values_size() > 0;
   const bool has_raw = !tensor.raw_values().empty();
   if (has_values && has_raw) {
-    return invalid(field + ": both values and raw_values are set; send the data in exactly one");
+    return invalid_argument(field +
+                            ": both values and raw_values are set; send the data in exactly one");
   }
   if (tensor.shape_size() != spec.rank) {
-    return invalid(field + ".shape: expected " + std::to_string(spec.rank) + " dimensions " +
-                   spec.dims + ", got " + std::to_string(tensor.shape_size()) +
-                   (tensor.shape_size() == 0 ? " (shape is empty; is the field set?)" : ""));
+    return invalid_argument(
+        field + ".shape: expected " + std::to_string(spec.rank) + " dimensions " + spec.dims +
+        ", got " + std::to_string(tensor.shape_size()) +
+        (tensor.shape_size() == 0 ? " (shape is empty; is the field set?)" : ""));
   }
   for (int i = 0; i < tensor.shape_size(); ++i) {
     if (tensor.shape(i) < 0) {
-      return invalid(field + ".shape: dimension " + std::to_string(i) + " of " +
-                     shape_text(tensor) + " is negative; dimensions must be >= 0");
+      return invalid_argument(field + ".shape: dimension " + std::to_string(i) + " of " +
+                              shape_text(tensor) + " is negative; dimensions must be >= 0");
     }
   }
   int64_t count = 0;
   const bool fits = element_count(tensor.shape(), &count);
   if (has_raw && tensor.raw_values().size() % 4 != 0) {
-    return invalid(field + ".raw_values: " + std::to_string(tensor.raw_values().size()) +
-                   " bytes, not a multiple of 4 (little-endian float32)");
+    return invalid_argument(field + ".raw_values: " + std::to_string(tensor.raw_values().size()) +
+                            " bytes, not a multiple of 4 (little-endian float32)");
   }
   const int64_t carried = has_raw ? static_cast<int64_t>(tensor.raw_values().size() / 4)
                                   : static_cast<int64_t>(tensor.values_size());
@@ -61,29 +59,29 @@ grpc::Status view_tensor(const v1::Tensor& tensor, const TensorSpec& spec, Tenso
                                            std::to_string(tensor.raw_values().size()) + " bytes)"
                              : has_values ? "values has " + std::to_string(carried)
                                           : std::string("neither values nor raw_values is set");
-    return invalid(field + ": shape " + shape_text(tensor) + " has " + elements + " but " + data +
-                   "; they must match");
+    return invalid_argument(field + ": shape " + shape_text(tensor) + " has " + elements + " but " +
+                            data + "; they must match");
   }
   *out = view_checked_floats(
       tensor.shape(),
       has_raw ? reinterpret_cast<const unsigned char*>(tensor.raw_values().data())
               : reinterpret_cast<const unsigned char*>(tensor.values().data()),
       count);
-  return grpc::Status::OK;
+  return Status();
 }
 
-grpc::Status resolve_output_encoding(int encoding, bool* raw) {
+Status resolve_output_encoding(int encoding, bool* raw) {
   switch (encoding) {
     case v1::TENSOR_ENCODING_UNSPECIFIED:
     case v1::TENSOR_ENCODING_VALUES:
       *raw = false;
-      return grpc::Status::OK;
+      return Status();
     case v1::TENSOR_ENCODING_RAW:
       *raw = true;
-      return grpc::Status::OK;
+      return Status();
     default:
-      return invalid("output_encoding: unknown value " + std::to_string(encoding) +
-                     "; expected TENSOR_ENCODING_VALUES (1) or TENSOR_ENCODING_RAW (2)");
+      return invalid_argument("output_encoding: unknown value " + std::to_string(encoding) +
+                              "; expected TENSOR_ENCODING_VALUES (1) or TENSOR_ENCODING_RAW (2)");
   }
 }
 

@@ -9,13 +9,12 @@
 // Output: prepare_tensor() sizes the encoding the request asked for and returns where the
 // floats go; write_tensor() copies a ready buffer.
 
-#include <grpcpp/support/status.h>
-
 #include <cstdint>
 #include <initializer_list>
 #include <vector>
 
 #include "server/codec/common/tensor_codec.h"
+#include "server/status/status.h"
 #include "tsserve/v1/tensor.pb.h"
 
 namespace tsserve::server {
@@ -23,11 +22,11 @@ namespace tsserve::server {
 // Checks the structural rules of tensor.proto for `tensor` (rank spec.rank) and views it.
 // INVALID_ARGUMENT naming spec.field and the broken rule otherwise, e.g.
 // "series.shape: expected 2 dimensions [N, T_in], got 3".
-grpc::Status view_tensor(const v1::Tensor& tensor, const TensorSpec& spec, TensorView* out);
+Status view_tensor(const v1::Tensor& tensor, const TensorSpec& spec, TensorView* out);
 
 // A request's output_encoding: *raw true for TENSOR_ENCODING_RAW, false for VALUES and
 // UNSPECIFIED; INVALID_ARGUMENT for a value this server does not know.
-grpc::Status resolve_output_encoding(int encoding, bool* raw);
+Status resolve_output_encoding(int encoding, bool* raw);
 
 // Clears `out`, sets its shape and sizes the chosen encoding for the product of `shape`
 // elements, and returns where they go: little-endian float32, 4 bytes each, possibly

@@ -26,9 +26,8 @@ class ServingStateTest : public ::testing::Test {
             },
             [](const RepositoryModel&, const RepositoryVersion&) {
               ModelVersion::Parts parts;
-              parts.name = parts.shape.name = "m";
+              parts.name = "m";
               parts.version = 3;
-              parts.shape.version = "3";
               parts.shape.seq_len = 8;
               parts.shape.pred_len = 4;
               parts.forecast_batcher =
@@ -98,7 +97,7 @@ class ServingStateTest : public ::testing::Test {
   }
 
   ServingState state_;
-  ModelRepository repository_;
+  RepositoryManager repository_;
   std::unique_ptr<ForecastServiceImpl> v1_service_;
   std::unique_ptr<OipServiceImpl> oip_service_;
   std::unique_ptr<grpc::Server> server_;

@@ -15,10 +15,6 @@
 
 namespace tsserve::model {
 
-// The config beside a checkpoint: same folder and stem, ".json" extension
-// (model/default/patchtst_etth1.pt -> model/default/patchtst_etth1.json).
-std::string config_path_for(const std::string& checkpoint_path);
-
 // Strips a `module.` prefix carried by every key.
 StateDict strip_parallel_prefix(StateDict state);
 

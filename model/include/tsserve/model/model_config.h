@@ -102,6 +102,10 @@ struct ModelConfig {
 ModelConfig parse_model_config(const std::string& json_text, const std::string& origin);
 ModelConfig load_model_config(const std::string& path);
 
+// The config beside a checkpoint: same folder and stem, ".json" extension
+// (model/default/patchtst_etth1.pt -> model/default/patchtst_etth1.json).
+std::string config_path_for(const std::string& checkpoint_path);
+
 std::string to_string(ModelFamily family);  // TSLib's name: "PatchTST", "iTransformer"
 std::string to_string(AttentionKind kind);
 std::string to_string(ProbLayout layout);

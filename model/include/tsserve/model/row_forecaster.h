@@ -19,16 +19,11 @@
 #include <optional>
 #include <string>
 
+#include "tsserve/model/cpu_kernels.h"
 #include "tsserve/model/fused_patchtst.h"
 #include "tsserve/model/patchtst.h"
 
 namespace tsserve::model {
-
-enum class CpuKernels { kTorch, kFused };
-
-// "torch" | "fused"; ModelError naming `field` and the accepted values otherwise.
-CpuKernels parse_cpu_kernels(const std::string& text, const std::string& field);
-std::string to_string(CpuKernels kernels);
 
 class RowForecaster {
  public:

@@ -163,7 +163,7 @@ v1::ListModelsResponse list_models(ServerHarness& harness) {
   return response;
 }
 
-TEST(ModelRepository, FourModelsOfDifferentShapesAndDataAnswerAsEachAloneUnderConcurrentLoad) {
+TEST(RepositoryManager, FourModelsOfDifferentShapesAndDataAnswerAsEachAloneUnderConcurrentLoad) {
   const fs::path etth2 = etth2_model_dir();
   // Without ETTh2.csv the generator makes no ETTh2 model and leaves its reason here.
   if (std::ifstream skipped{etth2 / "patchtst_etth2.skipped"}) {
@@ -222,7 +222,7 @@ TEST(ModelRepository, FourModelsOfDifferentShapesAndDataAnswerAsEachAloneUnderCo
   }
 }
 
-TEST(ModelRepository, BadEntriesAreRefusedByPathAndTheRestIsServed) {
+TEST(RepositoryManager, BadEntriesAreRefusedByPathAndTheRestIsServed) {
   TempRepository repository;
   repository.add("good", 1, "patchtst_etth1");
   repository.add("good", 2, "patchtst_etth1");
@@ -333,7 +333,7 @@ std::vector<std::string> series_of_other_versions(const std::string& metrics,
   return stale;
 }
 
-TEST(ModelRepository, SwapUnderLoadLosesNoCallAndEachAnswerIsThatOfTheVersionItNames) {
+TEST(RepositoryManager, SwapUnderLoadLosesNoCallAndEachAnswerIsThatOfTheVersionItNames) {
   TempRepository repository;
   // Version v of "a" has its head's bias raised by 0.1 v: every version answers differently.
   auto add_a = [&](int version) {
@@ -515,7 +515,7 @@ TEST(ModelRepository, SwapUnderLoadLosesNoCallAndEachAnswerIsThatOfTheVersionItN
 }  // namespace
 // Two models get their own request and batch series; rolling a version unloads the old
 // one, whose series leave /metrics while the other model's stay.
-TEST(ModelRepository, EachModelHasItsOwnSeriesAndAnUnloadedVersionsSeriesLeave) {
+TEST(RepositoryManager, EachModelHasItsOwnSeriesAndAnUnloadedVersionsSeriesLeave) {
   TempRepository repository;
   repository.add("a", 1, "patchtst_etth1");
   repository.add("b", 1, "itransformer_etth1");
@@ -611,7 +611,7 @@ v1::ForecastRequest request_of_rows(const std::string& model, int64_t rows) {
 // The version owns its request rules: a model.json max_batch_rows above the server's lets
 // its requests carry more rows than the server default, and one below refuses them at
 // decode with the model's own limit, as GetModelInfo says.
-TEST(ModelRepository, AModelsMaxBatchRowsIsTheMostRowsItsRequestsMayCarry) {
+TEST(RepositoryManager, AModelsMaxBatchRowsIsTheMostRowsItsRequestsMayCarry) {
   TempRepository repository;
   repository.add("wide", 1, "patchtst_etth1");
   repository.add("narrow", 1, "patchtst_etth1");
@@ -640,7 +640,7 @@ TEST(ModelRepository, AModelsMaxBatchRowsIsTheMostRowsItsRequestsMayCarry) {
 // LibTorch's and OpenBLAS's pools are process-wide: a model.json "threads" other than the
 // server's is refused with the reason (never silently applied to every model), and the
 // same count is accepted.
-TEST(ModelRepository, AModelsThreadsOtherThanTheServersAreRefusedWithTheReason) {
+TEST(RepositoryManager, AModelsThreadsOtherThanTheServersAreRefusedWithTheReason) {
   TempRepository repository;
   repository.add("same", 1, "patchtst_etth1");
   repository.add("other", 1, "patchtst_etth1");

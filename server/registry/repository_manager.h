@@ -27,17 +27,17 @@
 
 namespace tsserve::server {
 
-class ModelRepository {
+class RepositoryManager {
  public:
   using Scanner = std::function<RepositoryScan()>;
   // After every change of what is loaded (poll, load, unload): readiness and health.
   using ChangeListener = std::function<void()>;
 
-  ModelRepository(Scanner scanner, ModelRegistry::Loader loader,
-                  ModelRegistry::Options registry_options);
-  ModelRepository(const ModelRepository&) = delete;
-  ModelRepository& operator=(const ModelRepository&) = delete;
-  ~ModelRepository();  // stop()
+  RepositoryManager(Scanner scanner, ModelRegistry::Loader loader,
+                    ModelRegistry::Options registry_options);
+  RepositoryManager(const RepositoryManager&) = delete;
+  RepositoryManager& operator=(const RepositoryManager&) = delete;
+  ~RepositoryManager();  // stop()
 
   // Stops the poller, then unloads (drains) every version: every admitted request is
   // answered. Idempotent; the object stays usable for lookups (nothing resolves).

@@ -1,4 +1,4 @@
-#include "server/registry/model_repository.h"
+#include "server/registry/repository_manager.h"
 
 #include <spdlog/spdlog.h>
 
@@ -7,13 +7,13 @@
 
 namespace tsserve::server {
 
-ModelRepository::ModelRepository(Scanner scanner, ModelRegistry::Loader loader,
-                                 ModelRegistry::Options registry_options)
+RepositoryManager::RepositoryManager(Scanner scanner, ModelRegistry::Loader loader,
+                                     ModelRegistry::Options registry_options)
     : scanner_(std::move(scanner)), registry_(std::move(loader), registry_options) {}
 
-ModelRepository::~ModelRepository() { stop(); }
+RepositoryManager::~RepositoryManager() { stop(); }
 
-void ModelRepository::stop() {
+void RepositoryManager::stop() {
   {
     MutexLock lock(mutex_);
     stopping_ = true;
@@ -23,7 +23,7 @@ void ModelRepository::stop() {
   registry_.unload_all();
 }
 
-RepositoryScan ModelRepository::scan_without_unloaded() {
+RepositoryScan RepositoryManager::scan_without_unloaded() {
   RepositoryScan scan = scanner_();
   MutexLock lock(mutex_);
   for (const RepositoryRefusal& refusal : scan.refusals) {
@@ -39,12 +39,12 @@ RepositoryScan ModelRepository::scan_without_unloaded() {
   return scan;
 }
 
-void ModelRepository::poll_once() {
+void RepositoryManager::poll_once() {
   registry_.apply(scan_without_unloaded());
   changed();
 }
 
-void ModelRepository::start_polling(double seconds) {
+void RepositoryManager::start_polling(double seconds) {
   poller_ = std::thread([this, seconds] {
     const auto period = std::chrono::duration<double>(seconds);
     MutexLock lock(mutex_);
@@ -61,7 +61,7 @@ void ModelRepository::start_polling(double seconds) {
   });
 }
 
-Status ModelRepository::load_model(const std::string& model) {
+Status RepositoryManager::load_model(const std::string& model) {
   {
     MutexLock lock(mutex_);
     unloaded_.erase(model);
@@ -87,7 +87,7 @@ Status ModelRepository::load_model(const std::string& model) {
           "model \"" + model + "\" has no ready version: " + (why.empty() ? "none selected" : why)};
 }
 
-bool ModelRepository::unload_model(const std::string& model) {
+bool RepositoryManager::unload_model(const std::string& model) {
   {
     MutexLock lock(mutex_);
     unloaded_.insert(model);
@@ -97,12 +97,12 @@ bool ModelRepository::unload_model(const std::string& model) {
   return had;
 }
 
-std::vector<RepositoryRefusal> ModelRepository::refusals() const {
+std::vector<RepositoryRefusal> RepositoryManager::refusals() const {
   MutexLock lock(mutex_);
   return refusals_;
 }
 
-void ModelRepository::changed() const {
+void RepositoryManager::changed() const {
   if (listener_) listener_();
 }
 
