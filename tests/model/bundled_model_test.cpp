@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include "bundled_checkpoint.h"
 #include "reference_fixture.h"
 #include "tsserve/model/checkpoint_loader.h"
 
@@ -12,8 +13,6 @@ namespace tsserve::testing {
 namespace {
 
 using namespace tsserve::model;
-
-const std::string kBundled = std::string(TSSERVE_SOURCE_DIR) + "/model/default/patchtst_etth1.pt";
 
 TEST(BundledModel, ForecastMatchesReference) {
   const ReferenceFixture fixture = load_reference_fixture("bundled_model");

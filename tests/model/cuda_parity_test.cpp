@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include "bundled_checkpoint.h"
 #include "fixture_modules.h"
 #include "reference_fixture.h"
 #include "tsserve/model/checkpoint_loader.h"
@@ -57,8 +58,6 @@ INSTANTIATE_TEST_SUITE_P(Cases, CudaParity,
                          ::testing::Values("patchtst_batchnorm_gelu", "patchtst_layernorm_relu",
                                            "patchtst_h1_odd", "patchtst_prob_tslib",
                                            "patchtst_small_scale"));
-
-const std::string kBundled = std::string(TSSERVE_SOURCE_DIR) + "/model/default/patchtst_etth1.pt";
 
 // The checkpoint read from disk (to the CPU, as the loader always does), then moved; Full
 // attention as trained and ProbSparse as it can be served.

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 
+#include "bundled_checkpoint.h"
 #include "default_model_shape.h"
 #include "fixture_modules.h"
 #include "reference_fixture.h"
@@ -21,8 +22,6 @@ namespace tsserve::testing {
 namespace {
 
 using namespace tsserve::model;
-
-const std::string kBundled = std::string(TSSERVE_SOURCE_DIR) + "/model/default/patchtst_etth1.pt";
 
 // x [B, T, N] -> rows [B*N, T]; forecast rows [B*N, F] -> [B, F, N].
 at::Tensor to_rows(const at::Tensor& x) {

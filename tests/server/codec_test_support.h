@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,9 @@
 #include "tsserve/v1/tensor.pb.h"
 
 namespace tsserve::server::testing {
+
+inline constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+inline constexpr float kInf = std::numeric_limits<float>::infinity();
 
 inline v1::Tensor values_tensor(const std::vector<int64_t>& shape, const std::vector<float>& data) {
   v1::Tensor tensor;

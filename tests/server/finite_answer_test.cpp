@@ -19,8 +19,8 @@ using testing::has_status;
 using testing::ramp;
 using testing::small_model;
 
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-constexpr float kInf = std::numeric_limits<float>::infinity();
+using testing::kInf;
+using testing::kNaN;
 
 ::testing::AssertionResult out_of_range(const Status& status,
                                         const std::vector<std::string>& parts) {

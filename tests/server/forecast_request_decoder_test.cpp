@@ -19,8 +19,8 @@ using testing::small_model_without_scaler;
 using testing::transpose;
 using testing::values_tensor;
 
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-constexpr float kInf = std::numeric_limits<float>::infinity();
+using testing::kInf;
+using testing::kNaN;
 
 // N variables of T_in points, [N, T_in], scaler off unless a test turns it on.
 v1::ForecastRequest by_variable(int64_t n, int64_t t_in, const std::vector<float>& data,

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "config_test_support.h"
 #include "fixed_environment.h"
 #include "server/config/server_config.h"
 
@@ -18,10 +19,7 @@ namespace {
 
 using Outcome = ConfigLoadResult::Outcome;
 
-ConfigLoadResult load(const std::vector<std::string>& args,
-                      std::map<std::string, std::string> env = {}) {
-  return load_server_config(args, fixed_environment(std::move(env)));
-}
+using testing::load;
 
 TEST(ServerConfigHostileValuesTest, APathThatIsNotUtf8IsDescribedNotThrownOn) {
   // Linux paths are bytes; naming this one in the message used to throw from JSON's dump.

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "config_test_support.h"
 #include "fixed_environment.h"
 
 namespace tsserve::server {
@@ -36,10 +37,7 @@ class TempFile {
   std::string path_;
 };
 
-ConfigLoadResult load(const std::vector<std::string>& args,
-                      std::map<std::string, std::string> env = {}) {
-  return load_server_config(args, fixed_environment(std::move(env)));
-}
+using testing::load;
 
 // Loads, expecting success; a failure prints the loader's message.
 ServerConfig load_ok(const std::vector<std::string>& args,

@@ -16,8 +16,8 @@ using testing::raw_tensor;
 using testing::values_tensor;
 
 constexpr TensorSpec kSeries{"series", 2, "[N, T_in]"};
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-constexpr float kInf = std::numeric_limits<float>::infinity();
+using testing::kInf;
+using testing::kNaN;
 
 std::vector<float> read_all(const TensorView& view) {
   std::vector<float> data(static_cast<std::size_t>(view.size()));
