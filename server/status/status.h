@@ -12,6 +12,8 @@
 #include <string>
 #include <utility>
 
+#include "tsserve/status/status_code_names.h"
+
 namespace tsserve::server {
 
 enum class StatusCode {
@@ -25,32 +27,9 @@ enum class StatusCode {
   kUnavailable = 14,
 };
 
-// The canonical name, "INVALID_ARGUMENT".
-inline const char* name_of(StatusCode code) {
-  switch (code) {
-    case StatusCode::kOk:
-      return "OK";
-    case StatusCode::kInvalidArgument:
-      return "INVALID_ARGUMENT";
-    case StatusCode::kNotFound:
-      return "NOT_FOUND";
-    case StatusCode::kResourceExhausted:
-      return "RESOURCE_EXHAUSTED";
-    case StatusCode::kFailedPrecondition:
-      return "FAILED_PRECONDITION";
-    case StatusCode::kOutOfRange:
-      return "OUT_OF_RANGE";
-    case StatusCode::kInternal:
-      return "INTERNAL";
-    case StatusCode::kUnavailable:
-      return "UNAVAILABLE";
-  }
-  return "UNKNOWN";
-}
-
 // "INVALID_ARGUMENT (3)", for logs and test failures.
 inline std::ostream& operator<<(std::ostream& out, StatusCode code) {
-  return out << name_of(code) << " (" << static_cast<int>(code) << ")";
+  return out << status_code_name(static_cast<int>(code)) << " (" << static_cast<int>(code) << ")";
 }
 
 class [[nodiscard]] Status {

@@ -45,7 +45,7 @@ inline void check_refusal(const server::Status& status, std::initializer_list<co
       status.code() == server::StatusCode::kInvalidArgument ||
       (precondition_allowed && status.code() == server::StatusCode::kFailedPrecondition);
   FUZZ_CHECK(code_ok,
-             std::string("code ") + server::name_of(status.code()) + ": " + status.message());
+             std::string("code ") + status_code_name(static_cast<int>(status.code())) + ": " + status.message());
   check_names_field(status.message(), fields);
 }
 
