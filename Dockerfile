@@ -5,7 +5,7 @@
 # with the runtime packages, which pull in OpenCV, FFmpeg, Qt, Mesa and LLVM).
 #
 #   podman build --format docker -t tsserve .      (or: docker build -t tsserve .)
-#   podman run -p 50051:50051 -p 9464:9464 tsserve
+#   podman run -p 50051:50051 -p 8000:8000 -p 9464:9464 tsserve
 #
 # tests/deploy/image_test.sh builds and runs this file with podman (--format docker keeps
 # the HEALTHCHECK: the OCI image format has no place for it).
@@ -84,6 +84,7 @@ COPY model/default/patchtst_etth1.pt model/default/patchtst_etth1.json /opt/tsse
 
 ENV PATH=/opt/tsserve/bin:$PATH \
     TSSERVE_GRPC_ADDRESS=0.0.0.0:50051 \
+    TSSERVE_HTTP_ADDRESS=0.0.0.0:8000 \
     TSSERVE_METRICS_ADDRESS=0.0.0.0:9464 \
     TSSERVE_LOG_FORMAT=json
 # A numeric user, so Kubernetes can check runAsNonRoot without a passwd lookup.
@@ -98,14 +99,14 @@ RUN tsserve --help >/dev/null \
  && case $blas in */openblas-pthread/*) ;; *) echo "libblas.so.3 is $blas, not OpenBLAS" >&2; exit 1;; esac \
  && timeout 300 sh -ec ' \
       fifo=$(mktemp -u); mkfifo "$fifo"; \
-      tsserve --grpc-address 127.0.0.1:0 --metrics-address "" >"$fifo" & pid=$!; \
+      tsserve --grpc-address 127.0.0.1:0 --http-address "" --metrics-address "" >"$fifo" & pid=$!; \
       exec 3<"$fifo"; rm "$fifo"; \
       read -r ready <&3; \
       port=${ready#*grpc_port=}; port=${port%% *}; \
       tsserve-client health --target "127.0.0.1:$port"; \
       kill -TERM $pid; wait $pid'
 
-EXPOSE 50051 9464
+EXPOSE 50051 8000 9464
 VOLUME ["/models"]
 # grpc.health.v1 through the client: exit 0 only when the server says SERVING (it says
 # NOT_SERVING while loading and while draining). Assumes the default gRPC port.

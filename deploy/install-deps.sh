@@ -13,11 +13,15 @@ packages=(
   # server and client
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libspdlog-dev prometheus-cpp-dev nlohmann-json3-dev libcli11-dev zlib1g-dev
+  # the HTTP door: Boost.Beast (headers) and simdjson (its JSON reader)
+  libboost-dev libsimdjson-dev
   # client plots (tsserve-client --plot/--attention): cairo draws the PNGs; their labels
   # are set in DejaVu Sans (a minimal image has no font for fontconfig to find)
   libcairo2-dev fonts-dejavu-core
   # tests and benchmarks (matplotlib draws the plots of BENCHMARKS.md)
   libgtest-dev libgmock-dev libbenchmark-dev prometheus python3-matplotlib
+  # HTTP from outside: curl runs the README's examples, wrk measures the HTTP door
+  curl wrk
   # fuzzing (tests/fuzz/run.sh): clang with libFuzzer and the sanitizer runtimes
   clang-14 libclang-rt-14-dev
   # static checks (tests/static): clang-tidy with Clang's thread-safety analysis
@@ -32,6 +36,8 @@ packages=(
   # test builds the Dockerfile and runs it with podman (runc: crun fails on these
   # machines' hybrid cgroups) on a debian:bookworm base made by debootstrap
   python3-yaml podman runc debootstrap
+  # the REST binding's answers are validated against the published OpenAPI schemas
+  python3-jsonschema
 )
 # kubectl (kustomize) and Node/npm (kubernetes-models) for the k8s manifest test, from
 # Debian unless the machine already has them from elsewhere (vendor packages of the same

@@ -14,6 +14,7 @@
 #include "server/app/version_loader.h"
 #include "server/auth/bearer_token.h"
 #include "server/config/server_config.h"
+#include "server/http/http_door.h"
 #include "server/observability/model_version_metrics.h"
 #include "server/observability/server_metrics.h"
 #include "server/registry/repository_manager.h"
@@ -138,8 +139,19 @@ class InferenceServerImpl final : public InferenceServer {
     context.auth = auth_.get();
     context.accuracy = accuracy;
     // Both protocols over the same models, batchers, metrics and serving state.
-    oip_service_ =
-        std::make_unique<OipServiceImpl>(context, OipServerInfo{"tsserve", TSSERVE_VERSION});
+    const OipServerInfo server_info{"tsserve", TSSERVE_VERSION};
+    oip_service_ = std::make_unique<OipServiceImpl>(context, server_info);
+    if (!config.server.http_address.empty()) {
+      HttpServerOptions http;
+      http.address = config.server.http_address;
+      http.threads = config.server.http_threads;
+      http.max_body_bytes = static_cast<std::uint64_t>(config.server.max_message_bytes);
+      try {
+        http_ = std::make_unique<HttpDoor>(http, context, server_info);
+      } catch (const std::exception& e) {
+        throw std::runtime_error("http_address " + config.server.http_address + ": " + e.what());
+      }
+    }
     service_ = std::make_unique<ForecastServiceImpl>(std::move(context));
 
     grpc::EnableDefaultHealthCheckService(true);
@@ -166,12 +178,15 @@ class InferenceServerImpl final : public InferenceServer {
       served += (served.empty() ? "" : ", ") + status.model + " v" +
                 std::to_string(status.version) + " " + to_string(status.state);
     }
-    spdlog::info("serving {} on port {} ({}{}); metrics {}", served.empty() ? "no model" : served,
-                 grpc_port_, transport_security(config), auth_ ? ", bearer token required" : "",
+    spdlog::info("serving {} on port {} ({}{}); HTTP {}; metrics {}",
+                 served.empty() ? "no model" : served, grpc_port_, transport_security(config),
+                 auth_ ? ", bearer token required" : "",
+                 http_ ? "port " + std::to_string(http_port()) : std::string("off"),
                  metrics_ ? "port " + std::to_string(metrics_port()) : std::string("off"));
   }
 
   int grpc_port() const override { return grpc_port_; }
+  int http_port() const override { return http_ ? http_->port() : 0; }
   int metrics_port() const override {
     return metrics_ && !metrics_->listening_ports().empty() ? metrics_->listening_ports().front()
                                                             : 0;
@@ -188,10 +203,19 @@ class InferenceServerImpl final : public InferenceServer {
                  metrics_ ? std::to_string(metrics_->inflight()) : std::string("uncounted"),
                  forecast_rows, encode_rows);
     set_serving(false);  // from here new calls get UNAVAILABLE; admitted ones finish
+    if (http_) http_->begin_drain();  // answers close their connections
     // Admitted tasks run to completion on their versions; each finishes its call.
     repository_->stop();
     const auto now = std::chrono::system_clock::now();
     drained_ = now <= deadline;
+    if (http_) {
+      // Every answer is owed no more: a short grace sends them, as for gRPC below.
+      const auto remaining = std::min(deadline, now + std::chrono::seconds(1)) - now;
+      http_->finish_drain(std::chrono::steady_clock::now() +
+                          std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                              std::max(remaining, std::chrono::system_clock::duration::zero())));
+      http_.reset();
+    }
     // Every admitted call has its answer now; what may remain are responses in flight
     // and streams with no end (health Watch), which need not hold the exit for the whole
     // drain budget: a short grace flushes the former, then the rest is cancelled.
@@ -258,6 +282,7 @@ class InferenceServerImpl final : public InferenceServer {
   std::unique_ptr<RepositoryManager> repository_;
   std::unique_ptr<ForecastServiceImpl> service_;
   std::unique_ptr<OipServiceImpl> oip_service_;
+  std::unique_ptr<HttpDoor> http_;  // before server_: a drain closes HTTP first
   std::unique_ptr<grpc::Server> server_;
   int grpc_port_ = 0;
 

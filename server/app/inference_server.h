@@ -1,7 +1,7 @@
 #pragma once
 // The whole server, assembled from its parts: model -> runner -> batchers -> services
 // (tsserve.v1 and the Open Inference Protocol, over the same batchers) -> gRPC server (with
-// health and reflection) and the metrics endpoint.
+// health and reflection), the HTTP door (the OIP REST binding) and the metrics endpoint.
 //
 // Lifecycle: start() returns once the model is loaded and warmed up and both listeners
 // are bound; health is SERVING from then on. shutdown() drains: health NOT_SERVING, new
@@ -22,8 +22,9 @@ class InferenceServer {
   static std::unique_ptr<InferenceServer> start(const ServerConfig& config);
   virtual ~InferenceServer() = default;
 
-  // The bound ports (useful with port 0). metrics_port() is 0 when metrics are off.
+  // The bound ports (useful with port 0). http_port() and metrics_port() are 0 when off.
   virtual int grpc_port() const = 0;
+  virtual int http_port() const = 0;
   virtual int metrics_port() const = 0;
 
   // Scans the model repository and applies it now: what the poller does every

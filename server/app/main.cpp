@@ -47,8 +47,8 @@ int main(int argc, char** argv) {
   // Which kernels computed the answers (they differ in the last bits across CPUs).
   spdlog::info("kernels: {}", tsserve::model::describe(tsserve::model::kernel_choices()));
   // One line on stdout for scripts and tests that start the server on port 0.
-  std::printf("tsserve listening grpc_port=%d metrics_port=%d\n", server->grpc_port(),
-              server->metrics_port());
+  std::printf("tsserve listening grpc_port=%d metrics_port=%d http_port=%d\n", server->grpc_port(),
+              server->metrics_port(), server->http_port());
   std::fflush(stdout);
 
   const int signal_number = wait_for_stop_signal();

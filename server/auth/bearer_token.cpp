@@ -9,7 +9,6 @@
 namespace tsserve::server {
 namespace {
 
-constexpr std::string_view kHeader = "authorization";
 constexpr std::string_view kScheme = "bearer";
 
 bool is_space(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
@@ -29,10 +28,10 @@ bool iequals(std::string_view a, std::string_view b) {
          });
 }
 
-grpc::Status unauthenticated(const std::string& why) {
-  return {grpc::StatusCode::UNAUTHENTICATED,
+Status unauthenticated(const std::string& why) {
+  return {StatusCode::kUnauthenticated,
           "authorization: " + why +
-              "; every call but the health checks needs the metadata "
+              "; every call but the health checks needs the gRPC metadata or HTTP header "
               "\"authorization: Bearer <token>\""};
 }
 
@@ -74,17 +73,8 @@ BearerTokenCheck::BearerTokenCheck(std::string token) : token_(std::move(token))
   }
 }
 
-grpc::Status BearerTokenCheck::check(const grpc::ServerContextBase& context) const {
-  const auto& metadata = context.client_metadata();
-  const auto found = metadata.equal_range(grpc::string_ref(kHeader.data(), kHeader.size()));
-  const auto count = static_cast<std::size_t>(std::distance(found.first, found.second));
-  if (count == 0) return check_header(std::nullopt, 0);
-  const grpc::string_ref value = found.first->second;
-  return check_header(std::string_view(value.data(), value.size()), count);
-}
-
-grpc::Status BearerTokenCheck::check_header(std::optional<std::string_view> authorization,
-                                            std::size_t count) const {
+Status BearerTokenCheck::check_header(std::optional<std::string_view> authorization,
+                                      std::size_t count) const {
   if (!authorization || count == 0) return unauthenticated("missing");
   if (count > 1) return unauthenticated("sent " + std::to_string(count) + " times; send it once");
   const std::string_view value = trim(*authorization);
@@ -95,7 +85,7 @@ grpc::Status BearerTokenCheck::check_header(std::optional<std::string_view> auth
   if (!constant_time_equal(token_, trim(value.substr(space + 1)))) {
     return unauthenticated("the bearer token is not valid");
   }
-  return grpc::Status::OK;
+  return {};
 }
 
 }  // namespace tsserve::server

@@ -1,16 +1,16 @@
 #pragma once
-// Bearer-token authentication (RFC 6750): with a token configured, every RPC except the
-// health checks must carry the metadata `authorization: Bearer <token>`; anything else is
-// UNAUTHENTICATED. Health checks stay open so probes and load balancers need no secret.
+// Bearer-token authentication (RFC 6750): with a token configured, every call except the
+// health checks must carry `authorization: Bearer <token>` (gRPC metadata or HTTP header); anything
+// else is UNAUTHENTICATED. Health checks stay open so probes and load balancers need no secret.
 //
 // The comparison takes the same time wherever the first differing byte is, so response
 // timing does not reveal how much of a guess was right. Messages never echo the token.
 
-#include <grpcpp/grpcpp.h>
-
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include "server/status/status.h"
 
 namespace tsserve::server {
 
@@ -28,13 +28,10 @@ class BearerTokenCheck {
   // `token` must be non-empty and free of whitespace.
   explicit BearerTokenCheck(std::string token);
 
-  // OK when the call's `authorization` metadata carries this token; UNAUTHENTICATED with
-  // a message saying what was wrong otherwise.
-  grpc::Status check(const grpc::ServerContextBase& context) const;
-
-  // The same rule on the header values alone: none, one, or several (`count`, first).
-  grpc::Status check_header(std::optional<std::string_view> authorization,
-                            std::size_t count = 1) const;
+  // OK when the call's `authorization` values (gRPC metadata or HTTP header: none, one or
+  // several, `count` of them, the first given) carry this token; UNAUTHENTICATED with a
+  // message saying what was wrong otherwise.
+  Status check_header(std::optional<std::string_view> authorization, std::size_t count = 1) const;
 
  private:
   std::string token_;

@@ -34,7 +34,7 @@ class RequestTask final : public BatchTask {
   std::size_t rows() const override;
   Clock::time_point deadline() const override { return deadline_; }
   // True once the call has ended without this task (the caller cancelled, or gRPC ended
-  // it at its deadline: UnaryCall reports which).
+  // it at its deadline: the door's CallEnding reports which).
   bool cancelled() const override { return cancelled_ && cancelled_(); }
 
   Input input;    // set by the handler, read by the processor

@@ -305,6 +305,13 @@ Status check_metrics_address(const std::string& value) {
       "metrics)");
 }
 
+Status check_http_address(const std::string& value) {
+  if (value.empty() || is_host_port(value)) return Status();
+  return invalid_argument(
+      ": " + quoted(value) +
+      " is not an address (expected HOST:PORT, e.g. 0.0.0.0:8000, or \"\" to turn HTTP off)");
+}
+
 Status check_not_empty(const std::string& value) {
   return value.empty() ? invalid_argument(": must not be empty") : Status();
 }
@@ -406,6 +413,14 @@ std::vector<ConfigOption> make_options() {
   options.push_back(text_option(
       {"grpc_address", "Server", "HOST:PORT", "gRPC listen address (port 0 = any free port)"},
       [](auto& c) -> auto& { return c.server.grpc_address; }, check_grpc_address));
+  options.push_back(text_option(
+      {"http_address", "Server", "HOST:PORT",
+       "HTTP/JSON listen address (the Open Inference Protocol's REST binding); \"\" turns it "
+       "off"},
+      [](auto& c) -> auto& { return c.server.http_address; }, check_http_address));
+  options.push_back(integer_option(
+      {"http_threads", "Server", "N", "Threads serving HTTP connections"},
+      [](auto& c) -> auto& { return c.server.http_threads; }, 1, 256));
   options.push_back(text_option(
       {"metrics_address", "Server", "HOST:PORT",
        "Prometheus /metrics listen address; \"\" disables metrics"},

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -148,12 +149,20 @@ void check_combinations(const ServerConfig& config, const Sources& sources,
                      ") needs tls_cert and tls_key: a server that verifies client "
                      "certificates presents its own");
   }
-  if (!config.server.metrics_address.empty() &&
-      config.server.metrics_address == config.server.grpc_address &&
-      config.server.grpc_address.substr(config.server.grpc_address.rfind(':')) != ":0") {
-    errors.push_back("metrics_address (" + sources.describe(config, "metrics_address") +
-                     ") is the gRPC address (" + sources.describe(config, "grpc_address") +
-                     "): they need different ports");
+  // Two listeners on one fixed port cannot both bind (port 0 picks a free one each).
+  const std::pair<const char*, const std::string*> listeners[] = {
+      {"grpc_address", &config.server.grpc_address},
+      {"http_address", &config.server.http_address},
+      {"metrics_address", &config.server.metrics_address}};
+  for (std::size_t i = 0; i < std::size(listeners); ++i) {
+    for (std::size_t j = i + 1; j < std::size(listeners); ++j) {
+      const std::string& a = *listeners[i].second;
+      if (a.empty() || a != *listeners[j].second || a.substr(a.rfind(':')) == ":0") continue;
+      errors.push_back(std::string(listeners[j].first) + " (" +
+                       sources.describe(config, listeners[j].first) + ") is the " +
+                       listeners[i].first + " (" + sources.describe(config, listeners[i].first) +
+                       "): they need different ports");
+    }
   }
 }
 

@@ -83,6 +83,11 @@ struct BatchingOptions {
 
 struct NetworkOptions {
   std::string grpc_address = "0.0.0.0:50051";
+  // The HTTP door (the Open Inference Protocol's REST binding); "" turns it off. 8000 as
+  // Triton's. Port 0 picks a free port.
+  std::string http_address = "0.0.0.0:8000";
+  // Threads serving HTTP connections (parsing and writing JSON happens on them).
+  int http_threads = 2;
   // "" disables the Prometheus endpoint. Port 0 picks a free port.
   std::string metrics_address = "0.0.0.0:9464";
   int max_message_bytes = 16 * 1024 * 1024;

@@ -2,13 +2,34 @@
 
 #include <prometheus/text_serializer.h>
 
+#include <chrono>
 #include <exception>
 #include <iterator>
 #include <map>
 #include <utility>
 
+#include "server/http/http_status.h"
+
 namespace tsserve::server {
 namespace {
+
+// GET /metrics: the exposition; anything else a JSON error.
+template <typename Render>
+HttpResponse metrics_page(const HttpRequest& request, Render render) {
+  if (request.path != "/metrics") {
+    return error_response({StatusCode::kNotFound, "the path: metrics are at /metrics"});
+  }
+  if (request.method != "GET") {
+    HttpResponse refused = error_response(invalid_argument("the method: /metrics takes GET"));
+    refused.status = 405;
+    refused.headers.emplace_back("Allow", "GET");
+    return refused;
+  }
+  HttpResponse page;
+  page.content_type = "text/plain; version=0.0.4; charset=utf-8";
+  page.body = render();
+  return page;
+}
 
 constexpr int kUnknownCode = 2;
 
@@ -45,15 +66,21 @@ prometheus::Histogram::BucketBoundaries batch_rows_buckets() {
   return buckets;
 }
 
-std::size_t index_of(Method method) { return static_cast<std::size_t>(method); }
+constexpr std::array<Transport, kTransportCount> kTransports = {Transport::kGrpc, Transport::kHttp};
 
-std::map<std::string, std::string> duration_labels(Method method, const std::string& model) {
-  return {{"protocol", protocol_name(method)}, {"method", method_name(method)}, {"model", model}};
+std::size_t index_of(Method method) { return static_cast<std::size_t>(method); }
+std::size_t index_of(Transport transport) { return static_cast<std::size_t>(transport); }
+
+std::map<std::string, std::string> duration_labels(Transport transport, Method method,
+                                                   const std::string& model) {
+  return {{"protocol", protocol_label(transport, method)},
+          {"method", method_name(method)},
+          {"model", model}};
 }
 
-std::map<std::string, std::string> request_labels(Method method, const std::string& model,
-                                                  int code) {
-  std::map<std::string, std::string> labels = duration_labels(method, model);
+std::map<std::string, std::string> request_labels(Transport transport, Method method,
+                                                  const std::string& model, int code) {
+  std::map<std::string, std::string> labels = duration_labels(transport, method, model);
   labels.emplace("code", status_code_name(code));
   return labels;
 }
@@ -113,6 +140,14 @@ const char* protocol_name(Method method) {
   return "unknown";
 }
 
+const char* transport_name(Transport transport) {
+  return transport == Transport::kHttp ? "http" : "grpc";
+}
+
+const char* protocol_label(Transport transport, Method method) {
+  return transport == Transport::kHttp ? "http" : protocol_name(method);
+}
+
 ServerMetrics::ServerMetrics() : registry_(std::make_shared<prometheus::Registry>()) {
   requests_family_ = &prometheus::BuildCounter()
                           .Name("tsserve_requests_total")
@@ -127,13 +162,16 @@ ServerMetrics::ServerMetrics() : registry_(std::make_shared<prometheus::Registry
                "RPC latency from arrival to finish, by protocol, method and resolved model, in "
                "seconds.")
            .Register(*registry_);
-  for (Method method : kMethods) {
-    for (int code = 0; code < kStatusCodeCount; ++code) {
-      unresolved_.requests[index_of(method)][static_cast<std::size_t>(code)] =
-          &requests_family_->Add(request_labels(method, "", code));
+  for (Transport transport : kTransports) {
+    for (Method method : kMethods) {
+      for (int code = 0; code < kStatusCodeCount; ++code) {
+        unresolved_
+            .requests[index_of(transport)][index_of(method)][static_cast<std::size_t>(code)] =
+            &requests_family_->Add(request_labels(transport, method, "", code));
+      }
+      unresolved_.duration[index_of(transport)][index_of(method)] =
+          &request_duration_family_->Add(duration_labels(transport, method, ""), latency_buckets());
     }
-    unresolved_.duration[index_of(method)] =
-        &request_duration_family_->Add(duration_labels(method, ""), latency_buckets());
   }
   queue_wait_family_ = &prometheus::BuildHistogram()
                             .Name("tsserve_queue_wait_seconds")
@@ -179,8 +217,16 @@ ServerMetrics::~ServerMetrics() = default;
 
 Status ServerMetrics::serve(const std::string& address) {
   if (endpoint_ != nullptr) return {StatusCode::kFailedPrecondition, "metrics are already served"};
+  HttpServerOptions options;
+  options.address = address;
+  // Scrapes are small and rare: one thread, short limits.
+  options.max_body_bytes = 0;
+  options.request_timeout = std::chrono::seconds(10);
   try {
-    endpoint_ = std::make_unique<MetricsHttpEndpoint>(address, [this] { return exposition(); });
+    endpoint_ =
+        std::make_unique<HttpServer>(options, [this](HttpRequest&& request, HttpResponder respond) {
+          respond(metrics_page(request, [this] { return exposition(); }));
+        });
   } catch (const std::exception& e) {
     return {StatusCode::kUnavailable, "cannot serve metrics on '" + address + "': " + e.what()};
   }
@@ -200,22 +246,25 @@ ServerMetrics::RequestSeries& ServerMetrics::request_series_locked(const std::st
   return it == models_.end() ? unresolved_ : it->second.series;
 }
 
-void ServerMetrics::record_request(Method method, const std::string& model, int status_code,
-                                   double seconds) {
+void ServerMetrics::record_request(Transport transport, Method method, const std::string& model,
+                                   int status_code, double seconds) {
   if (status_code < 0 || status_code >= kStatusCodeCount) status_code = kUnknownCode;
   const auto code = static_cast<std::size_t>(status_code);
   const std::size_t index = index_of(method);
   MutexLock lock(models_mutex_);
   RequestSeries& series = request_series_locked(model);
   const std::string& label = &series == &unresolved_ ? std::string() : model;
-  if (series.requests[index][code] == nullptr)
-    series.requests[index][code] =
-        &requests_family_->Add(request_labels(method, label, status_code));
-  if (series.duration[index] == nullptr)
-    series.duration[index] =
-        &request_duration_family_->Add(duration_labels(method, label), latency_buckets());
-  series.requests[index][code]->Increment();
-  series.duration[index]->Observe(seconds);
+  prometheus::Counter*& counter = series.requests[index_of(transport)][index][code];
+  if (counter == nullptr) {
+    counter = &requests_family_->Add(request_labels(transport, method, label, status_code));
+  }
+  prometheus::Histogram*& duration = series.duration[index_of(transport)][index];
+  if (duration == nullptr) {
+    duration = &request_duration_family_->Add(duration_labels(transport, method, label),
+                                              latency_buckets());
+  }
+  counter->Increment();
+  duration->Observe(seconds);
   ++answered_[index][code];
 }
 
@@ -262,11 +311,16 @@ void ServerMetrics::release_model(const std::string& model) {
   }
   auto it = models_.find(model);
   if (it == models_.end() || --it->second.versions > 0) return;
-  for (Method method : kMethods) {
-    for (prometheus::Counter* counter : it->second.series.requests[index_of(method)])
-      if (counter != nullptr) requests_family_->Remove(counter);
-    if (it->second.series.duration[index_of(method)] != nullptr)
-      request_duration_family_->Remove(it->second.series.duration[index_of(method)]);
+  for (Transport transport : kTransports) {
+    for (Method method : kMethods) {
+      for (prometheus::Counter* counter :
+           it->second.series.requests[index_of(transport)][index_of(method)]) {
+        if (counter != nullptr) requests_family_->Remove(counter);
+      }
+      prometheus::Histogram* duration =
+          it->second.series.duration[index_of(transport)][index_of(method)];
+      if (duration != nullptr) request_duration_family_->Remove(duration);
+    }
   }
   models_.erase(it);
 }

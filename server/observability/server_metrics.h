@@ -16,9 +16,10 @@
 // from 10us, since a batch that fills at once waits microseconds; batch rows 1, 2, 4, ...,
 // 1024.
 //
-// `protocol` is "v1" (tsserve.v1.ForecastService) or "oip" (the Open Inference Protocol,
-// inference.GRPCInferenceService); each method belongs to one protocol, so the pair is one
-// series. Batch figures (queue wait, compute, rows) have no protocol: batches mix both.
+// `protocol` is "v1" (tsserve.v1.ForecastService over gRPC), "oip" (the Open Inference
+// Protocol, inference.GRPCInferenceService) or "http" (either API over HTTP/JSON, its
+// method named as the gRPC method it stands for: POST /v2/models/m/infer is ModelInfer).
+// Batch figures (queue wait, compute, rows) have no protocol: batches mix them all.
 //
 // Bounded labels: `model` is the name of a model the call RESOLVED to a loaded version
 // (never the caller's raw string), or "" for calls that resolved none (NOT_FOUND,
@@ -27,9 +28,9 @@
 // series and its model_info series are removed when its VersionSeries is destroyed, so the
 // exposition is bounded by what is loaded, however many versions roll through.
 //
-// The model="" request children (13 methods x 17 status codes, 13 methods for latency)
-// are created by the constructor and exported from the start (at 0), as Prometheus
-// advises; a loaded model's children are created on their first call.
+// The model="" request children (2 transports x 13 methods x 17 status codes, and 2 x 13
+// for latency) are created by the constructor and exported from the start (at 0), as
+// Prometheus advises; a loaded model's children are created on their first call.
 //
 // Thread safety: the record and set functions may be called from any thread (they use
 // prometheus-cpp's thread-safe metrics). serve() is called once, at startup.
@@ -48,7 +49,7 @@
 #include <utility>
 #include <vector>
 
-#include "server/observability/metrics_http_endpoint.h"
+#include "server/http/http_server.h"
 #include "server/status/status.h"
 #include "server/sync/mutex.h"
 #include "tsserve/status/status_code_names.h"  // kStatusCodeCount, status_code_name
@@ -77,6 +78,15 @@ const char* method_name(Method method);
 // "v1" or "oip": the API the method belongs to.
 const char* protocol_name(Method method);
 
+// The door a call came through: gRPC (either API) or HTTP (server/http/, both APIs).
+enum class Transport { kGrpc, kHttp };
+inline constexpr std::size_t kTransportCount = 2;
+// "grpc" or "http".
+const char* transport_name(Transport transport);
+// The `protocol` label of a call: the method's API over gRPC ("v1", "oip"), "http" over
+// HTTP.
+const char* protocol_label(Transport transport, Method method);
+
 class ServerMetrics {
  public:
   // The registry with every family and child; nothing is served yet.
@@ -87,8 +97,8 @@ class ServerMetrics {
 
   // Serves the registry over HTTP at http://`address`/metrics ("HOST:PORT"; port 0 picks a
   // free port, see listening_ports()). OK, FAILED_PRECONDITION when already serving, or
-  // UNAVAILABLE saying why the address cannot be served. The endpoint is
-  // metrics_http_endpoint.h, not prometheus-cpp's civetweb Exposer (which cannot start
+  // UNAVAILABLE saying why the address cannot be served. The server is tsserve's own
+  // (http/http_server.h), not prometheus-cpp's civetweb Exposer (which cannot start
   // threads in a process holding LibTorch). REQUIRES: called at most once.
   Status serve(const std::string& address);
   // The bound ports while serving; empty before.
@@ -97,9 +107,13 @@ class ServerMetrics {
   // An RPC finished with `status_code` after `seconds`. Codes out of 0..16 count as
   // UNKNOWN. `model` is the model the call resolved ("" if none); a model with no
   // VersionSeries alive (its last version unloaded while the call finished) counts as "".
-  void record_request(Method method, const std::string& model, int status_code, double seconds);
+  void record_request(Transport transport, Method method, const std::string& model, int status_code,
+                      double seconds);
+  void record_request(Method method, const std::string& model, int status_code, double seconds) {
+    record_request(Transport::kGrpc, method, model, status_code, seconds);
+  }
   void record_request(Method method, int status_code, double seconds) {
-    record_request(method, "", status_code, seconds);
+    record_request(Transport::kGrpc, method, "", status_code, seconds);
   }
   // +1 when an RPC starts, -1 when it finishes (or use InflightRequest).
   void add_inflight(int delta);
@@ -183,10 +197,11 @@ class ServerMetrics {
   };
 
  private:
-  // A method x status-code grid of request series for one model label.
+  // A transport x method x status-code grid of request series for one model label.
   struct RequestSeries {
-    std::array<std::array<prometheus::Counter*, kStatusCodeCount>, kMethodCount> requests{};
-    std::array<prometheus::Histogram*, kMethodCount> duration{};
+    using Codes = std::array<prometheus::Counter*, kStatusCodeCount>;
+    std::array<std::array<Codes, kMethodCount>, kTransportCount> requests{};
+    std::array<std::array<prometheus::Histogram*, kMethodCount>, kTransportCount> duration{};
   };
   // A loaded model's request series, created on first use, and how many versions hold it.
   struct ModelSeries {
@@ -210,7 +225,7 @@ class ServerMetrics {
   RequestSeries unresolved_;  // model="", all created by the constructor
   prometheus::Gauge* inflight_ = nullptr;
   prometheus::Gauge* ready_ = nullptr;
-  std::unique_ptr<MetricsHttpEndpoint> endpoint_;  // set once by serve()
+  std::unique_ptr<HttpServer> endpoint_;  // set once by serve()
 
   // Guards models_ and the lazy creation of their children (and their removal, so a
   // record never touches a removed child).

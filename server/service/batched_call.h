@@ -1,23 +1,22 @@
 #pragma once
-// One batched unary call, whatever its protocol and method (tsserve.v1 Forecast and Encode,
-// the Open Inference Protocol's ModelInfer), as one object that owns its steps:
+// One batched call, whatever its door (gRPC, HTTP), protocol and method (tsserve.v1
+// Forecast and Encode, the Open Inference Protocol's ModelInfer), as one object that owns
+// its steps:
 //
 //   start:    admitted? decode the request into a task's input (the codec), or end the call
 //   submit:   hand the task to the method's batcher, or end the call with its refusal
 //   complete: on the batcher's worker, with the runtime's result or the task's failure
 //   encode:   the result into the response (the codec), bounded by max_response_bytes
 //
-// Every end goes through UnaryCall (unary_call.h), so deadlines, cancellation and the
-// call's metrics are handled once. A Codec adapts one protocol's messages:
+// Every end goes through the door's CallEnding (call_ending.h), so deadlines, cancellation
+// and the call's metrics are handled once. A Codec adapts one protocol's messages:
 //
 //   struct Codec {
-//     using Request, Response;            // the gRPC messages
+//     using Request, Response;            // the protocol's messages
 //     using Input, Output;                // request_types.h: ForecastInput/Output, ...
 //     Status decode(const Request&, const ModelShape&, const RequestLimits&, Input*);
 //     Status encode(const Input&, const ModelShape&, Output&&, Response*);
 //   };
-//
-// The codec's Status (status.h) becomes the call's grpc::Status here, once.
 //
 // It is constructed per call and lives as long as the call, so it may keep what decode()
 // learns for encode() (the Open Inference Protocol's OipReply).
@@ -26,12 +25,10 @@
 // takes the task and its shape decodes and encodes, so a call admitted to one version
 // finishes on it whatever is published meanwhile.
 //
-// Lifetime: the batcher's task holds the call until it is completed; gRPC holds the
-// UnaryCall until OnDone. `response` belongs to gRPC and outlives the call's end; the
-// call holds its version (VersionLease) until it is destroyed; the BatchedMethod's
-// metrics outlive every call.
-
-#include <grpcpp/grpcpp.h>
+// Lifetime: the batcher's task holds the call until it is completed; the door holds its
+// CallEnding until its exchange is done. `response` belongs to the door and outlives the
+// call's end; the call holds its version (VersionLease) until it is destroyed; the
+// BatchedMethod's metrics outlive every call.
 
 #include <memory>
 #include <utility>
@@ -40,17 +37,11 @@
 #include "server/batching/request_task.h"
 #include "server/observability/server_metrics.h"
 #include "server/request/model_shape.h"
+#include "server/service/call_ending.h"
+#include "server/service/call_status.h"
 #include "server/service/model_route.h"
-#include "server/service/status_mapping.h"
-#include "server/service/unary_call.h"
 
 namespace tsserve::server {
-
-// gRPC deadline (system clock) -> the batcher's steady clock.
-Clock::time_point steady_deadline(const grpc::CallbackServerContext& context);
-
-// OK, or RESOURCE_EXHAUSTED when an answer of `bytes` exceeds `max_bytes` (0: no limit).
-grpc::Status check_response_size(std::size_t bytes, int64_t max_bytes);
 
 // What every call of one batched method shares, whatever version it runs on.
 struct BatchedMethod {
@@ -68,41 +59,37 @@ class BatchedCall final : public std::enable_shared_from_this<BatchedCall<Codec>
   using Task = RequestTask<typename Codec::Input, typename Codec::Output>;
 
   // Serves one call of `method` on `route`'s version: refused with route.status when that
-  // is not OK, else decoded and queued. Returns the call's reactor for gRPC.
-  static grpc::ServerUnaryReactor* start(const BatchedMethod& method,
-                                         grpc::CallbackServerContext* context,
-                                         const Request& request, Response* response,
-                                         ModelRoute route, Codec codec = {}) {
-    const Clock::time_point deadline = steady_deadline(*context);
+  // is not OK, else decoded and queued; `ending` answers it, `response` takes the answer.
+  static void start(const BatchedMethod& method, std::shared_ptr<CallEnding> ending,
+                    const Request& request, Response* response, ModelRoute route,
+                    Codec codec = {}) {
     std::shared_ptr<BatchedCall> call(
-        new BatchedCall(method, deadline, response, std::move(codec)));
+        new BatchedCall(method, std::move(ending), response, std::move(codec)));
     call->lease_ = std::move(route.lease);
-    if (call->lease_) call->unary_->set_model(call->lease_->name());
-    const grpc::Status decoded = route.status.ok() ? call->decode(request) : route.status;
+    if (call->lease_) call->ending_->set_model(call->lease_->name());
+    const Status decoded = route.status.ok() ? call->decode(request) : route.status;
     if (decoded.ok()) {
       call->submit();
     } else {
-      call->unary_->end(decoded);
+      call->ending_->end(decoded);
     }
-    return call->unary_.get();
   }
 
  private:
-  BatchedCall(const BatchedMethod& method, Clock::time_point deadline, Response* response,
+  BatchedCall(const BatchedMethod& method, std::shared_ptr<CallEnding> ending, Response* response,
               Codec codec)
       : method_(method),
-        deadline_(deadline),
-        unary_(UnaryCall::start(method.metrics, method.method, deadline)),
+        ending_(std::move(ending)),
         response_(response),
         codec_(std::move(codec)) {}
 
-  grpc::Status decode(const Request& request) {
-    return to_grpc_status(codec_.decode(request, lease_->shape(), lease_->limits(), &input_));
+  Status decode(const Request& request) {
+    return codec_.decode(request, lease_->shape(), lease_->limits(), &input_);
   }
 
   void submit() {
     auto task = std::make_unique<Task>(
-        std::move(input_), deadline_, [unary = unary_] { return unary->ended(); },
+        std::move(input_), ending_->deadline(), [ending = ending_] { return ending->ended(); },
         [self = this->shared_from_this()](Task& done, const TaskStatus& outcome) {
           self->complete(done, outcome);
         });
@@ -111,33 +98,32 @@ class BatchedCall final : public std::enable_shared_from_this<BatchedCall<Codec>
     const SubmitResult result = batcher.submit(task);
     lease_.admitted();  // from here the version may drain, finishing the task if accepted
     if (result != SubmitResult::kAccepted) {
-      unary_->end(to_grpc_status(result, rows, batcher.options()));
+      ending_->end(refusal_status(result, rows, batcher.options()));
     }
   }
 
   // On the worker that completes the task; `done` is the task this call submitted.
   void complete(Task& done, const TaskStatus& outcome) {
     if (!outcome.is_ok()) {
-      unary_->end(to_grpc_status(outcome));
+      ending_->end(task_status(outcome));
       return;
     }
-    unary_->end([&] { return encode(done); });
+    ending_->end([&] { return encode(done); });
   }
 
   // Runs only when the answer wins the call's end, so the response is written once.
-  grpc::Status encode(Task& done) {
-    TSSERVE_RETURN_IF_ERROR(to_grpc_status(
-        codec_.encode(done.input, lease_->shape(), std::move(done.output), response_)));
-    grpc::Status fits =
-        check_response_size(response_->ByteSizeLong(), lease_->limits().max_response_bytes);
+  Status encode(Task& done) {
+    TSSERVE_RETURN_IF_ERROR(
+        codec_.encode(done.input, lease_->shape(), std::move(done.output), response_));
+    Status fits =
+        response_size_status(response_->ByteSizeLong(), lease_->limits().max_response_bytes);
     if (!fits.ok()) response_->Clear();
     return fits;
   }
 
   const BatchedMethod method_;
-  const Clock::time_point deadline_;
-  const std::shared_ptr<UnaryCall> unary_;
-  Response* const response_;  // gRPC's
+  const std::shared_ptr<CallEnding> ending_;
+  Response* const response_;  // the door's
   Codec codec_;
   typename Task::Input input_;  // decoded here, then moved into the task
   VersionLease lease_;          // the version; set before decode when admitted

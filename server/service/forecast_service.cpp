@@ -2,10 +2,11 @@
 
 #include "server/codec/common/model_selection.h"
 #include "server/codec/v1/report_actuals_codec.h"
+#include "server/service/call_status.h"
 #include "server/service/encode_codec.h"
+#include "server/service/grpc_batched_call.h"
 #include "server/service/keeping_forecast_codec.h"
 #include "server/service/model_listing.h"
-#include "server/service/status_mapping.h"
 #include "server/service/unary_call.h"
 
 namespace tsserve::server {
@@ -18,18 +19,19 @@ ForecastServiceImpl::ForecastServiceImpl(ServiceContext context)
 grpc::ServerUnaryReactor* ForecastServiceImpl::Forecast(grpc::CallbackServerContext* context,
                                                         const v1::ForecastRequest* request,
                                                         v1::ForecastResponse* response) {
-  return BatchedCall<KeepingForecastCodec>::start(
-      forecast_, context, *request, response,
-      route_call(context_, *context, request->model(), request->model_version()),
-      KeepingForecastCodec{context_.accuracy});
+  return serve_batched_grpc_call(forecast_, context, *request, response,
+                                 route_call(context_, authenticate(context_, *context),
+                                            request->model(), request->model_version()),
+                                 KeepingForecastCodec{context_.accuracy});
 }
 
 grpc::ServerUnaryReactor* ForecastServiceImpl::Encode(grpc::CallbackServerContext* context,
                                                       const v1::EncodeRequest* request,
                                                       v1::EncodeResponse* response) {
-  return BatchedCall<EncodeCodec>::start(
+  return serve_batched_grpc_call<EncodeCodec>(
       encode_, context, *request, response,
-      route_call(context_, *context, request->model(), request->model_version()));
+      route_call(context_, authenticate(context_, *context), request->model(),
+                 request->model_version()));
 }
 
 grpc::ServerUnaryReactor* ForecastServiceImpl::GetModelInfo(grpc::CallbackServerContext* context,
@@ -37,7 +39,8 @@ grpc::ServerUnaryReactor* ForecastServiceImpl::GetModelInfo(grpc::CallbackServer
                                                             v1::GetModelInfoResponse* response) {
   const auto call =
       UnaryCall::start(context_.metrics, Method::kGetModelInfo, steady_deadline(*context));
-  ModelRoute route = route_call(context_, *context, request->model(), request->model_version());
+  ModelRoute route = route_call(context_, authenticate(context_, *context), request->model(),
+                                request->model_version());
   if (route.status.ok()) {
     call->set_model(route.lease->name());
     *response->mutable_info() = route.lease->info();
@@ -51,7 +54,7 @@ grpc::ServerUnaryReactor* ForecastServiceImpl::ListModels(grpc::CallbackServerCo
                                                           v1::ListModelsResponse* response) {
   const auto call =
       UnaryCall::start(context_.metrics, Method::kListModels, steady_deadline(*context));
-  grpc::Status status = authenticate(context_, *context);
+  const Status status = authenticate(context_, *context);
   if (status.ok()) *response = list_models(*context_.repository);
   call->end(status);
   return call.get();
@@ -62,16 +65,16 @@ grpc::ServerUnaryReactor* ForecastServiceImpl::ReportActuals(
     v1::ReportActualsResponse* response) {
   const auto call =
       UnaryCall::start(context_.metrics, Method::kReportActuals, steady_deadline(*context));
-  call->end([&]() -> grpc::Status {
+  call->end([&]() -> Status {
     TSSERVE_RETURN_IF_ERROR(authenticate(context_, *context));
-    TSSERVE_RETURN_IF_ERROR(to_grpc_status(*context_.state));
+    TSSERVE_RETURN_IF_ERROR(serving_status(*context_.state));
     if (context_.accuracy == nullptr) {
-      return {grpc::StatusCode::UNIMPLEMENTED, "ReportActuals: this server keeps no forecasts"};
+      return {StatusCode::kUnimplemented, "ReportActuals: this server keeps no forecasts"};
     }
     ActualsReport report;
-    TSSERVE_RETURN_IF_ERROR(to_grpc_status(decode_report_actuals(*request, &report)));
+    TSSERVE_RETURN_IF_ERROR(decode_report_actuals(*request, &report));
     encode_report_actuals(context_.accuracy->report(report), response);
-    return grpc::Status::OK;
+    return {};
   });
   return call.get();
 }

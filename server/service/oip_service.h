@@ -7,7 +7,8 @@
 // ServingState, as grpc.health.v1 does.
 //
 // Served: ServerLive, ServerReady, ModelReady, ServerMetadata, ModelMetadata, ModelInfer,
-// and the model repository extension's RepositoryModelLoad/Unload (repository_manager.h).
+// and the model repository extension's RepositoryModelLoad/Unload (repository_manager.h);
+// the answers are oip_answers.h's, shared with the REST binding.
 // model_name/model_version pick the version as tsserve.v1's model/model_version do
 // (model_route.h); ModelReady and ModelMetadata answer per version.
 //
@@ -17,15 +18,10 @@
 
 #include "inference/grpc_service.grpc.pb.h"
 #include "server/service/batched_call.h"
+#include "server/service/oip_answers.h"
 #include "server/service/service_context.h"
 
 namespace tsserve::server {
-
-// ServerMetadata's answer.
-struct OipServerInfo {
-  std::string name = "tsserve";
-  std::string version;
-};
 
 class OipServiceImpl final : public inference::GRPCInferenceService::CallbackService {
  public:

@@ -2,8 +2,9 @@
 
 namespace tsserve::server {
 
-grpc::Status authenticate(const ServiceContext& service, const grpc::ServerContextBase& context) {
-  return service.auth ? service.auth->check(context) : grpc::Status::OK;
+Status authenticate(const ServiceContext& service, std::optional<std::string_view> authorization,
+                    std::size_t count) {
+  return service.auth ? service.auth->check_header(authorization, count) : Status();
 }
 
 }  // namespace tsserve::server

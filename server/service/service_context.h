@@ -1,8 +1,8 @@
 #pragma once
-// What both protocols' services (forecast_service.h, oip_service.h) share: the same
-// models (the repository and its registry, each version with its own batchers), metrics,
-// serving state, token check and accuracy tracker, and the token check every non-health
-// RPC makes first.
+// What every door's services share (gRPC: forecast_service.h, oip_service.h; HTTP:
+// server/http/): the same models (the repository and its registry, each version with its
+// own batchers), metrics, serving state, token check and accuracy tracker, and the token
+// check every non-health call makes first.
 //
 // Its own header so that the call path (model_route.h, batched_call.h) can admit a call
 // without including a service: the services include the call path, never the reverse.
@@ -10,7 +10,9 @@
 // Thread safety: the members are constant after construction (the serving state they
 // point to is atomic).
 
-#include <grpcpp/grpcpp.h>
+#include <cstddef>
+#include <optional>
+#include <string_view>
 
 #include "server/accuracy/accuracy_tracker.h"
 #include "server/auth/bearer_token.h"
@@ -18,6 +20,7 @@
 #include "server/registry/model_registry.h"
 #include "server/registry/repository_manager.h"
 #include "server/service/serving_state.h"
+#include "server/status/status.h"
 
 namespace tsserve::server {
 
@@ -30,7 +33,9 @@ struct ServiceContext {
   AccuracyTracker* accuracy = nullptr;     // not owned; null = no ReportActuals
 };
 
-// OK when `context` may call a non-health RPC: no token is configured, or it carries it.
-grpc::Status authenticate(const ServiceContext& service, const grpc::ServerContextBase& context);
+// OK when a call carrying these `authorization` values (none, one or `count`, the first
+// given) may call a non-health method: no token is configured, or they carry it.
+Status authenticate(const ServiceContext& service, std::optional<std::string_view> authorization,
+                    std::size_t count = 1);
 
 }  // namespace tsserve::server

@@ -1,8 +1,8 @@
 #include "server/service/unary_call.h"
 
-#include <spdlog/spdlog.h>
-
 #include "server/service/happens_before.h"
+#include "server/service/service_context.h"
+#include "server/service/status_mapping.h"
 
 namespace tsserve::server {
 
@@ -16,47 +16,12 @@ std::shared_ptr<UnaryCall> UnaryCall::start(ServerMetrics* metrics, Method metho
   return call;
 }
 
-UnaryCall::UnaryCall(ServerMetrics* metrics, Method method,
-                     std::chrono::steady_clock::time_point deadline)
-    : metrics_(metrics),
-      method_(method),
-      deadline_(deadline),
-      arrived_(std::chrono::steady_clock::now()) {
-  if (metrics_) metrics_->add_inflight(+1);
-}
-
-void UnaryCall::set_model(const std::string& model) {
-  MutexLock lock(model_mutex_);
-  model_ = model;
-}
-
-void UnaryCall::end(const grpc::Status& status) {
-  if (claim()) finish(status);
-}
-
-void UnaryCall::end(const std::function<grpc::Status()>& answer) {
-  if (claim()) finish(answer());
-}
-
-void UnaryCall::finish(const grpc::Status& status) {
-  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - arrived_;
-  const int code = static_cast<int>(status.error_code());
-  if (metrics_) {
-    std::string model;
-    {
-      MutexLock lock(model_mutex_);
-      model = model_;
-    }
-    metrics_->record_request(method_, model, code, took.count());
-    metrics_->add_inflight(-1);
-  }
-  spdlog::debug("{} finished {} in {:.3f} ms{}{}", method_name(method_), status_code_name(code),
-                took.count() * 1e3, status.ok() ? "" : ": ", status.error_message());
+void UnaryCall::deliver(const Status& status) {
   // Finish may run OnDone at once, which drops gRPC's reference: keep this object alive
   // until we return.
   const std::shared_ptr<UnaryCall> keep = self_;
   happens_before(this);  // OnDone, on a gRPC thread, follows Finish
-  Finish(status);
+  Finish(to_grpc_status(status));
 }
 
 // The caller's clock runs its deadline out up to one transit time before ours (our copy
@@ -67,18 +32,37 @@ constexpr std::chrono::milliseconds kDeadlineTransitMargin{50};
 void UnaryCall::OnCancel() {
   happens_after(this);
   // gRPC cancels a call whose deadline passed as well; say which it was.
-  if (deadline_ != std::chrono::steady_clock::time_point::max() &&
-      std::chrono::steady_clock::now() >= deadline_ - kDeadlineTransitMargin) {
-    end(grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
-                     "the deadline passed before the answer was ready"));
+  if (deadline() != std::chrono::steady_clock::time_point::max() &&
+      std::chrono::steady_clock::now() >= deadline() - kDeadlineTransitMargin) {
+    end(Status(StatusCode::kDeadlineExceeded, "the deadline passed before the answer was ready"));
   } else {
-    end(grpc::Status(grpc::StatusCode::CANCELLED, "the client cancelled the call"));
+    end(Status(StatusCode::kCancelled, "the client cancelled the call"));
   }
 }
 
 void UnaryCall::OnDone() {
   happens_after(this);
   self_.reset();
+}
+
+Status authenticate(const ServiceContext& service, const grpc::ServerContextBase& context) {
+  constexpr std::string_view kHeader = "authorization";
+  const auto& metadata = context.client_metadata();
+  const auto found = metadata.equal_range(grpc::string_ref(kHeader.data(), kHeader.size()));
+  const auto count = static_cast<std::size_t>(std::distance(found.first, found.second));
+  if (count == 0) return authenticate(service, std::nullopt, 0);
+  const grpc::string_ref value = found.first->second;
+  return authenticate(service, std::string_view(value.data(), value.size()), count);
+}
+
+std::chrono::steady_clock::time_point steady_deadline(const grpc::CallbackServerContext& context) {
+  const auto deadline = context.deadline();
+  if (deadline == std::chrono::system_clock::time_point::max()) {
+    return std::chrono::steady_clock::time_point::max();
+  }
+  const auto remaining = deadline - std::chrono::system_clock::now();
+  return std::chrono::steady_clock::now() +
+         std::chrono::duration_cast<std::chrono::steady_clock::duration>(remaining);
 }
 
 }  // namespace tsserve::server

@@ -18,13 +18,17 @@ namespace tsserve::server {
 
 enum class StatusCode {
   kOk = 0,
+  kCancelled = 1,
   kInvalidArgument = 3,
+  kDeadlineExceeded = 4,
   kNotFound = 5,
   kResourceExhausted = 8,
   kFailedPrecondition = 9,
   kOutOfRange = 11,
+  kUnimplemented = 12,
   kInternal = 13,
   kUnavailable = 14,
+  kUnauthenticated = 16,
 };
 
 // "INVALID_ARGUMENT (3)", for logs and test failures.

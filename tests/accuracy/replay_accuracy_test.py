@@ -53,7 +53,7 @@ def free_port():
 
 def start_tsserve(binary, work, extra):
     log = open(os.path.join(work, "tsserve.log"), "w")
-    server = subprocess.Popen([binary, "--grpc-address", "127.0.0.1:0",
+    server = subprocess.Popen([binary, "--grpc-address", "127.0.0.1:0", "--http-address", "",
                                "--metrics-address", "127.0.0.1:0"] + extra,
                               stdout=subprocess.PIPE, stderr=log, text=True)
     ready, _, _ = select.select([server.stdout], [], [], 120)

@@ -87,7 +87,7 @@ class Bench:
     # ------------------------------------------------------------------ runners
 
     def tsserve_server(self, *extra):
-        argv = [self.tsserve, "--grpc-address", "127.0.0.1:0", "--metrics-address", "",
+        argv = [self.tsserve, "--grpc-address", "127.0.0.1:0", "--http-address", "", "--metrics-address", "",
                 "--threads", str(self.args.threads), "--device", self.args.device,
                 "--log-level", "warn"] + list(extra)
         return Server(argv, "tsserve")

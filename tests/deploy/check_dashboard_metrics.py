@@ -94,7 +94,7 @@ def self_test():
 def scrape_real_server(tsserve, work):
     os.makedirs(work, exist_ok=True)
     with open(os.path.join(work, "tsserve.log"), "w") as log:
-        server = subprocess.Popen([tsserve, "--grpc-address", "127.0.0.1:0",
+        server = subprocess.Popen([tsserve, "--grpc-address", "127.0.0.1:0", "--http-address", "",
                                    "--metrics-address", "127.0.0.1:0"],
                                   stdout=subprocess.PIPE, stderr=log, text=True)
         try:

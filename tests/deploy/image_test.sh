@@ -147,7 +147,7 @@ step "tsserve-client in the image: forecast, plot and heatmaps ($(grep -c . "$wo
 # stdout line (through a FIFO) says where it listens.
 podman exec "$name" timeout 120 sh -ec '
   fifo=$(mktemp -u); mkfifo "$fifo"
-  tsserve --grpc-address 127.0.0.1:0 --metrics-address "" \
+  tsserve --grpc-address 127.0.0.1:0 --http-address "" --metrics-address "" \
     --tls-cert /tls/cert.pem --tls-key /tls/key.pem >"$fifo" 2>/tmp/tls_server.log & pid=$!
   exec 3<"$fifo"; rm "$fifo"
   read -r ready <&3 || { cat /tmp/tls_server.log; exit 1; }

@@ -46,7 +46,7 @@ open(sys.argv[2], "w").write(maps[0]["data"]["config.json"])
 PY
 rm -f "$work/stdout"; mkfifo "$work/stdout"
 "$tsserve" --config "$work/config.json" --log-format text \
-  --grpc-address 127.0.0.1:0 --metrics-address 127.0.0.1:0 >"$work/stdout" 2>"$work/tsserve.log" &
+  --grpc-address 127.0.0.1:0 --http-address 127.0.0.1:0 --metrics-address 127.0.0.1:0 >"$work/stdout" 2>"$work/tsserve.log" &
 server=$!
 trap 'kill -KILL $server 2>/dev/null || true' EXIT
 exec 3<"$work/stdout"

@@ -11,7 +11,7 @@ model=$root/model/default/patchtst_etth1.pt
 expect_refused() {
   local output status=0
   output=$(TSSERVE_FUSED_ISA="$1" timeout 120 "$tsserve" --model "$model" \
-    --grpc-address 127.0.0.1:0 --metrics-address 127.0.0.1:0 2>&1) || status=$?
+    --grpc-address 127.0.0.1:0 --http-address "" --metrics-address 127.0.0.1:0 2>&1) || status=$?
   if [ "$status" -eq 0 ] || [ "$status" -eq 124 ]; then
     echo "FAIL: TSSERVE_FUSED_ISA=$1 was not refused at start (exit $status)"
     exit 1

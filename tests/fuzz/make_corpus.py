@@ -213,6 +213,48 @@ def oip_seeds(ipb):
     return out
 
 
+def oip_json_seeds():
+    """REST inference bodies (the HTTP door): the bundled model's window flat and nested,
+    with parameters and outputs, and JSON each kind of refusal starts from."""
+    def body(samples, points, variables, nested=False, **fields):
+        rows = [transpose(series(variables, points, b)) for b in range(samples)]
+        data = [[[round(x, 4) for x in row] for row in sample] for sample in rows]
+        tensor = {"name": "series", "shape": [samples, points, variables], "datatype": "FP32",
+                  "data": data if nested else flat(flat(data))}
+        return dict({"inputs": [tensor]}, **fields)
+
+    def encoded(value):
+        return json.dumps(value).encode()
+
+    etth1 = body(1, 336, 7, id="seed-rest",
+                 parameters={"variable_names": ",".join(COLUMNS)})
+    seeds = {
+        "etth1_flat.json": encoded(etth1),
+        "etth1_nested.json": encoded(body(1, 336, 7, nested=True)),
+        "batch_attention.json": encoded(body(2, 340, 3, outputs=[{"name": "forecast"},
+                                                                  {"name": "attention"}],
+                                             parameters={"attention_layers": "0,2",
+                                                         "attention_variables": 1,
+                                                         "attention_average_heads": True,
+                                                         "scaler_mode": "none"})),
+        "spec_example.json": encoded({"id": "42", "inputs": [
+            {"name": "input0", "shape": [2, 2], "datatype": "UINT32", "data": [1, 2, 3, 4]},
+            {"name": "input1", "shape": [3], "datatype": "BOOL", "data": [True]}],
+            "outputs": [{"name": "output0"}]}),
+        "refused_truncated.json": encoded(etth1)[:500],
+        "refused_nan.json": b'{"inputs": [{"name": "series", "shape": [1], "datatype": "FP32", '
+                            b'"data": [NaN]}]}',
+        "refused_overflow.json": b'{"inputs": [{"name": "series", "shape": [1], '
+                                 b'"datatype": "FP32", "data": [1e39]}]}',
+        "refused_duplicate.json": b'{"inputs": [], "inputs": []}',
+        "refused_deep.json": b'{"inputs": [{"name": "s", "shape": [1], "datatype": "FP32", '
+                             b'"data": ' + b"[" * 64 + b"1" + b"]" * 64 + b"}]}",
+        "strings.json": '{"id": "\\u00e9\\n\\ud83d\\ude00", "inputs": [{"name": "b", '
+                        '"shape": [2], "datatype": "BYTES", "data": ["x", "\\u0000"]}]}'.encode(),
+    }
+    return seeds
+
+
 # --------------------------------------------------------------------------------------
 # Checkpoints
 
@@ -387,6 +429,7 @@ def main():
         "encode_request": encode_seeds(forecast_pb2),
         "attention_selection": attention_seeds(attention_pb2),
         "oip_request": oip_seeds(inference_pb2),
+        "oip_json_request": oip_json_seeds(),
         "checkpoint_file": checkpoint_file_seeds(),
         "torch_pickle": torch_pickle_seeds(),
         "server_config": server_config_seeds(),

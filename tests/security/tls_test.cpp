@@ -96,9 +96,10 @@ TEST_F(TlsTest, MutualTlsRefusesAClientCertificateFromAnotherCa) {
 }
 
 TEST_F(TlsTest, AnUnreadableKeyStopsTheServerNamingTheOption) {
-  const CommandResult result = run_command({TSSERVE_SERVER_BINARY, "--grpc-address", "127.0.0.1:0",
-                                            "--metrics-address", "", "--tls-cert",
-                                            pki().server_cert, "--tls-key", test_dir() + "/absent.key"});
+  const CommandResult result =
+      run_command({TSSERVE_SERVER_BINARY, "--grpc-address", "127.0.0.1:0", "--http-address", "",
+                   "--metrics-address", "", "--tls-cert", pki().server_cert, "--tls-key",
+                   test_dir() + "/absent.key"});
   EXPECT_EQ(result.exit_code, 1);
   EXPECT_THAT(result.err, HasSubstr("tls_key " + test_dir() + "/absent.key: cannot be read"));
 }

@@ -187,8 +187,9 @@ TEST_F(TokenAuthTest, TheClientSendsTheTokenFromAFileOrTheEnvironment) {
 
 TEST_F(TokenAuthTest, AnEmptyTokenFileStopsTheServerNamingTheOption) {
   const std::string empty = write_file("empty-token", "\n");
-  const CommandResult result = run_command({TSSERVE_SERVER_BINARY, "--grpc-address", "127.0.0.1:0",
-                                            "--metrics-address", "", "--auth-token-file", empty});
+  const CommandResult result =
+      run_command({TSSERVE_SERVER_BINARY, "--grpc-address", "127.0.0.1:0", "--http-address", "",
+                   "--metrics-address", "", "--auth-token-file", empty});
   EXPECT_EQ(result.exit_code, 1);
   EXPECT_THAT(result.err, HasSubstr("auth_token_file " + empty + ": empty"));
 }

@@ -124,6 +124,31 @@ TEST(ServerMetricsTest, EveryRequestSeriesIsExportedAtZeroFromTheStart) {
   EXPECT_THAT(text, Not(HasSubstr("tsserve_model_info{")));
 }
 
+TEST(ServerMetricsTest, HttpCallsHaveSeriesOfTheirOwnLabelledProtocolHttp) {
+  ServerMetrics metrics;
+  EXPECT_SAMPLE(metrics.exposition(),
+                "tsserve_requests_total{code=\"OK\",method=\"ModelInfer\",model=\"\","
+                "protocol=\"http\"} 0");
+  metrics.record_request(Transport::kHttp, Method::kModelInfer, "", 0, 0.25);
+  metrics.record_request(Transport::kHttp, Method::kModelInfer, "", 3, 0.5);
+  metrics.record_request(Transport::kGrpc, Method::kModelInfer, "", 0, 0.125);
+  const std::string text = metrics.exposition();
+  EXPECT_SAMPLE(text,
+                "tsserve_requests_total{code=\"OK\",method=\"ModelInfer\",model=\"\","
+                "protocol=\"http\"} 1");
+  EXPECT_SAMPLE(text,
+                "tsserve_requests_total{code=\"INVALID_ARGUMENT\",method=\"ModelInfer\","
+                "model=\"\",protocol=\"http\"} 1");
+  EXPECT_SAMPLE(text,
+                "tsserve_request_duration_seconds_sum{method=\"ModelInfer\",model=\"\","
+                "protocol=\"http\"} 0.75");
+  EXPECT_SAMPLE(text,
+                "tsserve_requests_total{code=\"OK\",method=\"ModelInfer\",model=\"\","
+                "protocol=\"oip\"} 1");
+  EXPECT_STREQ(transport_name(Transport::kHttp), "http");
+  EXPECT_STREQ(protocol_label(Transport::kGrpc, Method::kForecast), "v1");
+}
+
 TEST(ServerMetricsTest, RequestsAreCountedByMethodAndCodeWithLatency) {
   ServerMetrics metrics;
   // Binary fractions, so the sums print exactly.

@@ -96,8 +96,8 @@ ServerProcess::ServerProcess(const std::string& binary, const std::vector<std::s
     : log_path_(temp_path("tsserve-server-log")) {
   int pipe_fds[2];
   if (::pipe(pipe_fds) != 0) throw std::runtime_error("pipe failed");
-  std::vector<std::string> argv{binary, "--grpc-address", "127.0.0.1:0", "--metrics-address",
-                                "127.0.0.1:0"};
+  std::vector<std::string> argv{binary,        "--grpc-address",    "127.0.0.1:0", "--http-address",
+                                "127.0.0.1:0", "--metrics-address", "127.0.0.1:0"};
   argv.insert(argv.end(), extra_args.begin(), extra_args.end());
   pid_ = spawn(argv, pipe_fds[1], log_path_, "");
   ::close(pipe_fds[1]);
@@ -115,7 +115,8 @@ ServerProcess::ServerProcess(const std::string& binary, const std::vector<std::s
   }
   ::close(pipe_fds[0]);  // later stdout output goes nowhere (the server prints none)
   std::smatch match;
-  if (!std::regex_search(line, match, std::regex("grpc_port=(\\d+) metrics_port=(\\d+)"))) {
+  if (!std::regex_search(line, match,
+                         std::regex("grpc_port=(\\d+) metrics_port=(\\d+) http_port=(\\d+)"))) {
     ::kill(pid_, SIGKILL);
     ::waitpid(pid_, nullptr, 0);
     pid_ = -1;
@@ -124,6 +125,7 @@ ServerProcess::ServerProcess(const std::string& binary, const std::vector<std::s
   }
   grpc_port_ = std::stoi(match[1]);
   metrics_port_ = std::stoi(match[2]);
+  http_port_ = std::stoi(match[3]);
 }
 
 ServerProcess::~ServerProcess() {

@@ -24,8 +24,9 @@ CommandResult run_command(const std::vector<std::string>& argv,
 
 class ServerProcess {
  public:
-  // Starts `binary --grpc-address 127.0.0.1:0 --metrics-address 127.0.0.1:0 extra...` and
-  // waits (up to 120 s) for its "tsserve listening grpc_port=X metrics_port=Y" line.
+  // Starts `binary --grpc-address 127.0.0.1:0 --http-address 127.0.0.1:0 --metrics-address
+  // 127.0.0.1:0 extra...` and waits (up to 120 s) for its "tsserve listening grpc_port=X
+  // metrics_port=Y http_port=Z" line.
   ServerProcess(const std::string& binary, const std::vector<std::string>& extra_args = {});
   ~ServerProcess();  // SIGKILL if still running
   ServerProcess(const ServerProcess&) = delete;
@@ -33,6 +34,7 @@ class ServerProcess {
 
   int grpc_port() const { return grpc_port_; }
   int metrics_port() const { return metrics_port_; }
+  int http_port() const { return http_port_; }
   std::string target() const { return "127.0.0.1:" + std::to_string(grpc_port_); }
   // SIGTERM, then waits (up to `timeout`) for the exit; returns its exit code (-1 if it
   // had to be killed or died of a signal).
@@ -44,6 +46,7 @@ class ServerProcess {
   pid_t pid_ = -1;
   int grpc_port_ = 0;
   int metrics_port_ = 0;
+  int http_port_ = 0;
   std::string log_path_;
 };
 

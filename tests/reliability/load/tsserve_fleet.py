@@ -79,7 +79,7 @@ class Server:
     def _start(self, log_mode="a"):
         log = open(self.log_path, log_mode)  # a restart appends to the same log
         self.process = subprocess.Popen(
-            [self.binary, "--grpc-address", "127.0.0.1:%d" % self.port,
+            [self.binary, "--grpc-address", "127.0.0.1:%d" % self.port, "--http-address", "",
              "--metrics-address", "127.0.0.1:0"] + self.args,
             stdout=subprocess.PIPE, stderr=log, text=True)
         log.close()

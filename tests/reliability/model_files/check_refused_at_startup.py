@@ -88,7 +88,7 @@ def run_case(case, args, stubs, log_dir):
     out_path = os.path.join(log_dir, case["name"] + ".stdout")
     err_path = os.path.join(log_dir, case["name"] + ".stderr")
     command = [args.tsserve] + case["args"] + [
-        "--grpc-address", "127.0.0.1:%d" % grpc_port, "--metrics-address", "127.0.0.1:%d" % metrics_port,
+        "--grpc-address", "127.0.0.1:%d" % grpc_port, "--http-address", "", "--metrics-address", "127.0.0.1:%d" % metrics_port,
         "--threads", "1", "--drain-timeout-s", "30"]
     probe = Probe(pb, pb_grpc, grpc, grpc_port, metrics_port, args.seq_len)
     started = time.monotonic()

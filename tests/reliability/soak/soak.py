@@ -35,7 +35,7 @@ MESSAGE_LIMIT = 1 << 20  # small, so the oversize kind costs ~1 MiB and not the 
 def start_tsserve(binary, out):
     log = open(os.path.join(out, "tsserve.log"), "w")
     process = subprocess.Popen(
-        [binary, "--grpc-address", "127.0.0.1:0", "--metrics-address", "127.0.0.1:0", "--threads", "1",
+        [binary, "--grpc-address", "127.0.0.1:0", "--http-address", "", "--metrics-address", "127.0.0.1:0", "--threads", "1",
          "--max-message-bytes", str(MESSAGE_LIMIT), "--log-level", "warn"],
         stdout=subprocess.PIPE, stderr=log, text=True)
     ready, _, _ = select.select([process.stdout], [], [], 180)

@@ -13,6 +13,7 @@ ServerConfig test_config() {
   ServerConfig config;
   config.server.grpc_address = "127.0.0.1:0";
   config.server.metrics_address = "127.0.0.1:0";
+  config.server.http_address = "127.0.0.1:0";
   config.server.drain_timeout_s = 10;
   config.model.instances = 1;
   config.model.threads = 1;

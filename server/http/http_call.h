@@ -1,0 +1,40 @@
+#pragma once
+// An HTTP request's CallEnding (service/call_ending.h): whichever of the batch task and
+// the deadline ends the call first decides its Status, and `render` turns it (with the
+// response the answer wrote, which render's captures own) into the HTTP answer, sent
+// once through the connection's responder.
+
+#include <chrono>
+#include <functional>
+#include <memory>
+
+#include "server/http/http_message.h"
+#include "server/service/call_ending.h"
+
+namespace tsserve::server {
+
+class HttpCall final : public CallEnding {
+ public:
+  using Render = std::function<HttpResponse(const Status& status)>;
+
+  static std::shared_ptr<HttpCall> start(ServerMetrics* metrics, Method method,
+                                         std::chrono::steady_clock::time_point deadline,
+                                         HttpResponder respond, Render render) {
+    return std::shared_ptr<HttpCall>(
+        new HttpCall(metrics, method, deadline, std::move(respond), std::move(render)));
+  }
+
+ private:
+  HttpCall(ServerMetrics* metrics, Method method, std::chrono::steady_clock::time_point deadline,
+           HttpResponder respond, Render render)
+      : CallEnding(metrics, Transport::kHttp, method, deadline),
+        respond_(std::move(respond)),
+        render_(std::move(render)) {}
+
+  void deliver(const Status& status) override { respond_(render_(status)); }
+
+  const HttpResponder respond_;
+  const Render render_;
+};
+
+}  // namespace tsserve::server

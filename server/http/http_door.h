@@ -1,0 +1,39 @@
+#pragma once
+// tsserve's HTTP door: one HttpServer (http_server.h) on --http-address answering the Open
+// Inference Protocol's REST binding (oip_rest_routes.h) over the same services as the gRPC
+// door (service_context.h); any other path is 404 with a JSON body.
+//
+// Lifetime: constructed once the models are loaded; a drain first closes connections after
+// their answers, then waits for them (bounded); the destructor stops the server's threads
+// before the routes go.
+
+#include <chrono>
+
+#include "server/http/http_server.h"
+#include "server/http/oip_rest_routes.h"
+
+namespace tsserve::server {
+
+class HttpDoor {
+ public:
+  // Throws std::runtime_error saying why `options.address` cannot be served.
+  HttpDoor(const HttpServerOptions& options, const ServiceContext& service,
+           const OipServerInfo& server);
+
+  int port() const { return server_.port(); }
+
+  // A drain: answers from now on close their connections (calls get 503 from the serving
+  // state meanwhile); then waits for every connection to close, at most until `deadline`.
+  void begin_drain() { server_.close_connections_after_answers(); }
+  bool finish_drain(std::chrono::steady_clock::time_point deadline) {
+    return server_.wait_connections_closed(deadline);
+  }
+
+ private:
+  void handle(HttpRequest&& request, HttpResponder respond) const;
+
+  const OipRestRoutes oip_;
+  HttpServer server_;  // last: destroyed first, so no request reaches a gone route
+};
+
+}  // namespace tsserve::server

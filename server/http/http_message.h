@@ -1,0 +1,49 @@
+#pragma once
+// An HTTP exchange as plain values, so that the routes (oip_rest_routes.h) and the metrics
+// page know nothing of the HTTP library (http_server.h is the only file that does).
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace tsserve::server {
+
+struct HttpRequest {
+  std::string method;  // "GET", "POST", ... as sent
+  std::string path;    // the target without its query, percent-decoding left to the routes
+  std::string query;   // after '?', "" when none
+  // Header fields in arrival order, names lower-cased.
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+
+  // The first value of header `name` (lower-case), if any.
+  std::optional<std::string_view> header(std::string_view name) const {
+    for (const auto& [key, value] : headers)
+      if (key == name) return std::string_view(value);
+    return std::nullopt;
+  }
+  // How many fields named `name` (lower-case) arrived.
+  std::size_t header_count(std::string_view name) const {
+    std::size_t count = 0;
+    for (const auto& field : headers) count += field.first == name ? 1 : 0;
+    return count;
+  }
+};
+
+struct HttpResponse {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::vector<std::pair<std::string, std::string>> headers;  // besides Content-Type/-Length
+  std::string body;
+};
+
+// Sends the answer to one request; called exactly once, from any thread.
+using HttpResponder = std::function<void(HttpResponse)>;
+// Answers one request, now or later (the responder may be kept and called on another
+// thread, e.g. the batcher's worker).
+using HttpHandler = std::function<void(HttpRequest&& request, HttpResponder respond)>;
+
+}  // namespace tsserve::server

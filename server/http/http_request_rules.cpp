@@ -1,0 +1,86 @@
+#include "server/http/http_request_rules.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+
+namespace tsserve::server {
+namespace {
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+}  // namespace
+
+Status authenticate_http(const ServiceContext& service, const HttpRequest& request) {
+  return authenticate(service, request.header("authorization"),
+                      request.header_count("authorization"));
+}
+
+Status check_content_type(const HttpRequest& request, const char* type) {
+  const auto given = request.header("content-type");
+  if (!given) return {};
+  std::string media = lower(given->substr(0, given->find(';')));
+  media.erase(
+      std::remove_if(media.begin(), media.end(), [](char c) { return c == ' ' || c == '\t'; }),
+      media.end());
+  if (media == type) return {};
+  return invalid_argument("content-type: \"" + std::string(*given) + "\"; send " + type);
+}
+
+Status request_deadline(const HttpRequest& request,
+                        std::chrono::steady_clock::time_point* deadline) {
+  *deadline = std::chrono::steady_clock::time_point::max();
+  const auto given = request.header("request-timeout-ms");
+  if (!given) return {};
+  long long milliseconds = 0;
+  const auto [end, error] =
+      std::from_chars(given->data(), given->data() + given->size(), milliseconds);
+  if (error != std::errc() || end != given->data() + given->size() || milliseconds <= 0) {
+    return invalid_argument("request-timeout-ms: \"" + std::string(*given) +
+                            "\"; expected a positive number of milliseconds");
+  }
+  *deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(milliseconds);
+  return {};
+}
+
+Status path_segments(const std::string& path, std::vector<std::string>* segments) {
+  segments->clear();
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    const std::size_t slash = std::min(path.find('/', start), path.size());
+    const std::string_view raw(path.data() + start, slash - start);
+    if (!raw.empty()) {
+      std::string decoded;
+      for (std::size_t i = 0; i < raw.size(); ++i) {
+        if (raw[i] != '%') {
+          decoded += raw[i];
+          continue;
+        }
+        const int high = i + 2 < raw.size() ? hex_value(raw[i + 1]) : -1;
+        const int low = i + 2 < raw.size() ? hex_value(raw[i + 2]) : -1;
+        if (high < 0 || low < 0) {
+          return invalid_argument("the path: \"" + path +
+                                  "\" has a malformed percent-escape; expected %XX");
+        }
+        decoded += static_cast<char>(high * 16 + low);
+        i += 2;
+      }
+      segments->push_back(std::move(decoded));
+    }
+    start = slash + 1;
+  }
+  return {};
+}
+
+}  // namespace tsserve::server

@@ -1,0 +1,30 @@
+#pragma once
+// What every HTTP route asks of a request before its body is decoded, each refusal a
+// Status naming the header and the expectation.
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "server/http/http_message.h"
+#include "server/service/service_context.h"
+#include "server/status/status.h"
+
+namespace tsserve::server {
+
+// The `Authorization` header against the configured token (service_context.h).
+Status authenticate_http(const ServiceContext& service, const HttpRequest& request);
+
+// OK when Content-Type is absent or `type` (parameters such as charset allowed);
+// INVALID_ARGUMENT naming the header otherwise (the routes answer it 415).
+Status check_content_type(const HttpRequest& request, const char* type);
+
+// The request's deadline: now + `Request-Timeout-Ms` (a positive integer), or none.
+Status request_deadline(const HttpRequest& request,
+                        std::chrono::steady_clock::time_point* deadline);
+
+// The path's segments between slashes, percent-decoded ("/v2/models/a%20b" -> v2, models,
+// "a b"); INVALID_ARGUMENT for a malformed escape.
+Status path_segments(const std::string& path, std::vector<std::string>* segments);
+
+}  // namespace tsserve::server

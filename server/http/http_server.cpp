@@ -1,0 +1,375 @@
+#include "server/http/http_server.h"
+
+#include <atomic>
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <condition_variable>
+#include <optional>
+#include <stdexcept>
+#include <thread>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "server/codec/json/json_writer.h"
+#include "server/sync/mutex.h"
+
+namespace tsserve::server {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+namespace {
+
+// "HOST:PORT" -> an endpoint; throws std::runtime_error naming what is wrong.
+tcp::endpoint parse_endpoint(const std::string& address) {
+  const std::size_t colon = address.rfind(':');
+  if (colon == std::string::npos) {
+    throw std::runtime_error("'" + address + "' is not HOST:PORT");
+  }
+  std::string host = address.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  if (host.empty()) host = "0.0.0.0";
+  if (host == "localhost") host = "127.0.0.1";
+  const std::string port_text = address.substr(colon + 1);
+  unsigned long port = 0;
+  std::size_t used = 0;
+  try {
+    port = std::stoul(port_text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != port_text.size() || port > 65535) {
+    throw std::runtime_error("'" + address + "': the port must be 0..65535");
+  }
+  beast::error_code ec;
+  const asio::ip::address ip = asio::ip::make_address(host, ec);
+  if (ec) throw std::runtime_error("'" + address + "': '" + host + "' is not an IP address");
+  return {ip, static_cast<unsigned short>(port)};
+}
+
+}  // namespace
+
+namespace {
+class Session;
+}  // namespace
+
+struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
+  Impl(const HttpServerOptions& opts, HttpHandler h) : options(opts), handler(std::move(h)) {}
+
+  void accept();
+  void remember(const std::shared_ptr<Session>& session);
+  void forget(Session* session);
+
+  const HttpServerOptions options;
+  const HttpHandler handler;
+  asio::io_context io;
+  tcp::acceptor acceptor{io};
+  std::vector<std::thread> threads;
+  std::atomic<bool> closing{false};  // a drain: close each connection after its answer
+
+  // Guards `stopped` and `sessions`. A responder posts its write holding it, so nothing is
+  // posted to the io_context once the destructor has set `stopped`.
+  Mutex mutex;
+  bool stopped TSSERVE_GUARDED_BY(mutex) = false;
+  std::unordered_map<Session*, std::weak_ptr<Session>> sessions TSSERVE_GUARDED_BY(mutex);
+  std::condition_variable all_closed;  // notified when `sessions` becomes empty
+};
+
+namespace {
+
+// One connection: read a request, hand it to the handler, write its answer, repeat. Its
+// socket and timer live on one strand, so its handlers never run at once.
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(tcp::socket socket, std::shared_ptr<HttpServer::Impl> server)
+      : socket_(std::move(socket)), timer_(socket_.get_executor()), server_(std::move(server)) {}
+  ~Session() { server_->forget(this); }
+
+  void start() { read_header(); }
+
+  // Closes the connection if it waits for a request with nothing received (a drain).
+  void close_if_idle() {
+    asio::dispatch(socket_.get_executor(), [self = shared_from_this()] {
+      if (self->reading_ && self->buffer_.size() == 0) self->close();
+    });
+  }
+
+  // Closes the connection from the thread that stopped the server's threads.
+  void close_stopped() { close(); }
+
+  // Posts the answer to this connection; once the server has stopped it is dropped.
+  HttpResponder responder() {
+    return [self = shared_from_this()](HttpResponse response) {
+      MutexLock lock(self->server_->mutex);
+      if (self->server_->stopped) return;
+      asio::post(self->socket_.get_executor(), [self, response = std::move(response)]() mutable {
+        self->answer(std::move(response));
+      });
+    };
+  }
+
+ private:
+  // The deadline of the request now being read or the answer being written: when it
+  // passes, the socket's operations are cancelled and `timed_out_` says why.
+  void arm(std::chrono::milliseconds timeout) {
+    timed_out_ = false;
+    const std::uint64_t armed = ++deadline_;
+    timer_.expires_after(timeout);
+    timer_.async_wait([weak = weak_from_this(), armed](beast::error_code ec) {
+      auto self = weak.lock();
+      // A wait that completes after its operation finished (cancelled, or queued just
+      // before disarm()) must not cancel the next one.
+      if (ec || !self || self->deadline_ != armed) return;
+      self->timed_out_ = true;
+      beast::error_code ignored;
+      self->socket_.cancel(ignored);
+    });
+  }
+
+  void disarm() {
+    ++deadline_;
+    timer_.cancel();
+  }
+
+  void read_header() {
+    reading_ = true;
+    parser_.emplace();
+    parser_->header_limit(server_->options.max_header_bytes);
+    parser_->body_limit(server_->options.max_body_bytes);
+    arm(server_->options.request_timeout);
+    http::async_read_header(
+        socket_, buffer_, *parser_,
+        [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_header(ec); });
+  }
+
+  void on_header(beast::error_code ec) {
+    if (ec) return on_read_error(ec);
+    auto& request = parser_->get();
+    keep_alive_ = request.keep_alive();
+    // A declared body over max_body_bytes never gets here: the parser refuses it with the
+    // header (body_limit, 413 below), before a byte of it is read.
+    const auto expect = request.find(http::field::expect);
+    if (expect != request.end() && beast::iequals(expect->value(), "100-continue")) {
+      // curl waits a second for this before it sends a body over 1 KiB.
+      auto proceed = std::make_shared<http::response<http::empty_body>>(http::status::continue_,
+                                                                        request.version());
+      http::async_write(
+          socket_, *proceed,
+          [self = shared_from_this(), proceed](beast::error_code write_ec, std::size_t) {
+            if (write_ec) return self->on_read_error(write_ec);
+            self->read_body();
+          });
+      return;
+    }
+    read_body();
+  }
+
+  void read_body() {
+    http::async_read(
+        socket_, buffer_, *parser_,
+        [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_request(ec); });
+  }
+
+  void on_read_error(beast::error_code ec) {
+    disarm();
+    reading_ = false;
+    if (timed_out_) {
+      // Nothing received: an idle kept-alive connection, closed quietly.
+      if (buffer_.size() == 0 && !parser_->is_header_done()) return close();
+      return refuse(408, "the request did not arrive whole within " +
+                             std::to_string(server_->options.request_timeout.count()) + " ms");
+    }
+    if (ec == http::error::header_limit) {
+      return refuse(431, "the request's header block is over " +
+                             std::to_string(server_->options.max_header_bytes) + " bytes");
+    }
+    if (ec == http::error::body_limit) {
+      const auto length = parser_->content_length();
+      return refuse(413, "the body is " +
+                             (length ? std::to_string(*length) + " bytes" : std::string("longer")) +
+                             ", over the server's max_message_bytes = " +
+                             std::to_string(server_->options.max_body_bytes));
+    }
+    if (ec == http::error::end_of_stream || ec == asio::error::eof ||
+        ec == asio::error::operation_aborted || ec == asio::error::connection_reset ||
+        ec == asio::error::bad_descriptor) {
+      return close();
+    }
+    return refuse(400, "malformed HTTP request: " + ec.message());
+  }
+
+  void on_request(beast::error_code ec) {
+    if (ec) return on_read_error(ec);
+    disarm();  // the handler's own deadline bounds the answer
+    reading_ = false;
+    http::request<http::string_body> message = parser_->release();
+    HttpRequest request;
+    request.method = std::string(message.method_string());
+    const beast::string_view target = message.target();
+    const std::size_t question = target.find('?');
+    request.path = std::string(target.substr(0, question));
+    if (question != beast::string_view::npos) {
+      request.query = std::string(target.substr(question + 1));
+    }
+    request.headers.reserve(8);
+    for (const auto& field : message) {
+      std::string name(field.name_string());
+      for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      request.headers.emplace_back(std::move(name), std::string(field.value()));
+    }
+    request.body = std::move(message.body());
+    server_->handler(std::move(request), responder());
+  }
+
+  void answer(HttpResponse response) {
+    auto message = std::make_shared<http::response<http::string_body>>();
+    // HTTP/1.1 whatever the request's version (RFC 9110 6.2: the highest the server
+    // conforms to); an HTTP/1.0 client's connection still closes after its answer.
+    message->version(11);
+    message->result(static_cast<unsigned>(response.status));
+    message->set(http::field::server, "tsserve");
+    message->set(http::field::content_type, response.content_type);
+    for (auto& [name, value] : response.headers) message->insert(name, value);
+    message->body() = std::move(response.body);
+    message->keep_alive(keep_alive_ && !server_->closing.load(std::memory_order_acquire));
+    message->prepare_payload();
+    arm(server_->options.write_timeout);
+    http::async_write(socket_, *message,
+                      [self = shared_from_this(), message](beast::error_code ec, std::size_t) {
+                        self->disarm();
+                        if (ec || !message->keep_alive()) return self->close();
+                        self->read_header();
+                      });
+  }
+
+  // Answers a request that will not reach the handler, then closes the connection.
+  void refuse(int status, const std::string& message) {
+    keep_alive_ = false;
+    HttpResponse response;
+    response.status = status;
+    response.body = json_error_body(message);
+    answer(std::move(response));
+  }
+
+  void close() {
+    disarm();
+    beast::error_code ignored;
+    socket_.shutdown(tcp::socket::shutdown_both, ignored);
+    socket_.close(ignored);
+    // The connection is gone, though the object may live on in an owed responder.
+    server_->forget(this);
+  }
+
+  tcp::socket socket_;
+  asio::steady_timer timer_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  const std::shared_ptr<HttpServer::Impl> server_;
+  bool keep_alive_ = true;
+  bool reading_ = false;        // waiting for a request (for close_if_idle)
+  bool timed_out_ = false;      // the armed deadline passed
+  std::uint64_t deadline_ = 0;  // which arm() the timer serves
+};
+
+}  // namespace
+
+void HttpServer::Impl::accept() {
+  acceptor.async_accept(asio::make_strand(io), [this](beast::error_code ec, tcp::socket socket) {
+    if (ec == asio::error::operation_aborted || !acceptor.is_open()) return;
+    if (!ec) {
+      beast::error_code ignored;
+      socket.set_option(tcp::no_delay(true), ignored);
+      // The session co-owns this Impl (its io_context) so that a socket never outlives it.
+      auto session = std::make_shared<Session>(std::move(socket), shared_from_this());
+      remember(session);
+      session->start();
+    }
+    accept();
+  });
+}
+
+void HttpServer::Impl::remember(const std::shared_ptr<Session>& session) {
+  MutexLock lock(mutex);
+  sessions.emplace(session.get(), session);
+}
+
+void HttpServer::Impl::forget(Session* session) {
+  MutexLock lock(mutex);
+  sessions.erase(session);
+  if (sessions.empty()) all_closed.notify_all();
+}
+
+HttpServer::HttpServer(const HttpServerOptions& options, HttpHandler handler)
+    : impl_(std::make_shared<Impl>(options, std::move(handler))) {
+  const tcp::endpoint endpoint = parse_endpoint(options.address);
+  beast::error_code ec;
+  auto& acceptor = impl_->acceptor;
+  acceptor.open(endpoint.protocol(), ec);
+  if (!ec) acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor.bind(endpoint, ec);
+  if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) throw std::runtime_error("cannot listen on '" + options.address + "': " + ec.message());
+  impl_->accept();
+  const int threads = options.threads > 0 ? options.threads : 1;
+  for (int i = 0; i < threads; ++i) {
+    impl_->threads.emplace_back([impl = impl_.get()] { impl->io.run(); });
+  }
+}
+
+int HttpServer::port() const { return impl_->acceptor.local_endpoint().port(); }
+
+void HttpServer::close_connections_after_answers() {
+  impl_->closing.store(true, std::memory_order_release);
+  std::vector<std::shared_ptr<Session>> open;
+  {
+    MutexLock lock(impl_->mutex);
+    for (auto& [raw, weak] : impl_->sessions)
+      if (auto session = weak.lock()) open.push_back(std::move(session));
+  }
+  for (auto& session : open) session->close_if_idle();
+}
+
+bool HttpServer::wait_connections_closed(std::chrono::steady_clock::time_point deadline) {
+  MutexLock lock(impl_->mutex);
+  while (!impl_->sessions.empty()) {
+    if (impl_->all_closed.wait_until(lock.native(), deadline) == std::cv_status::timeout) {
+      return impl_->sessions.empty();
+    }
+  }
+  return true;
+}
+
+HttpServer::~HttpServer() {
+  {
+    MutexLock lock(impl_->mutex);
+    impl_->stopped = true;  // from here no responder posts
+  }
+  impl_->io.stop();
+  for (auto& thread : impl_->threads) thread.join();
+  // No handler runs now: close the acceptor and every connection from this thread, then
+  // run what that aborted to its end, which releases the sessions the io_context held.
+  beast::error_code ignored;
+  impl_->acceptor.close(ignored);
+  std::vector<std::shared_ptr<Session>> open;
+  {
+    MutexLock lock(impl_->mutex);
+    for (auto& [raw, weak] : impl_->sessions)
+      if (auto session = weak.lock()) open.push_back(std::move(session));
+  }
+  for (auto& session : open) session->close_stopped();
+  open.clear();
+  impl_->io.restart();
+  impl_->io.run();
+}
+
+}  // namespace tsserve::server

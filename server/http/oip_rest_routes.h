@@ -1,0 +1,47 @@
+#pragma once
+// The Open Inference Protocol's REST binding (inference_rest.md, open_inference_rest.yaml
+// in docs/specs/), over the same parts as its gRPC binding: the answers are
+// service/oip_answers.h's, an inference request becomes the same ModelInferRequest
+// (codec/oip_rest) and joins the same batcher through the same BatchedCall, so a forecast
+// is bitwise the same whichever door it came through.
+//
+//   GET  /v2                                      server metadata
+//   GET  /v2/health/live                          200 {"live": true} (no token needed)
+//   GET  /v2/health/ready                         200 {"ready": true}, 503 while not serving
+//   GET  /v2/models/M[/versions/V]                model metadata
+//   GET  /v2/models/M[/versions/V]/ready          200 {"name", "ready": true}, 503 not ready
+//   POST /v2/models/M[/versions/V]/infer          inference (Content-Type application/json)
+//
+// Every call but the health checks needs `Authorization: Bearer <token>` when a token is
+// configured. A request may bound its wait with `Request-Timeout-Ms: N` (as gRPC's
+// deadline: a request still queued then is answered 504 and not computed). Errors are
+// {"error": "..."} with http_status.h's status.
+//
+// Thread safety: route() may be called from any thread; members are constant.
+
+#include <string>
+
+#include "server/http/http_message.h"
+#include "server/service/batched_call.h"
+#include "server/service/oip_answers.h"
+#include "server/service/service_context.h"
+
+namespace tsserve::server {
+
+class OipRestRoutes {
+ public:
+  OipRestRoutes(ServiceContext service, OipServerInfo server);
+
+  // Answers `request` when its path is /v2 or under it and returns true; false otherwise.
+  bool route(HttpRequest& request, HttpResponder& respond) const;
+
+ private:
+  void infer(HttpRequest& request, HttpResponder respond, const std::string& model,
+             const std::string& version) const;
+
+  const ServiceContext service_;
+  const OipServerInfo server_;
+  const BatchedMethod infer_;  // joins the version's forecast batcher, as gRPC's ModelInfer
+};
+
+}  // namespace tsserve::server

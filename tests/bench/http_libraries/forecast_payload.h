@@ -1,0 +1,42 @@
+#pragma once
+// The work every candidate server does per request, identical across libraries so that
+// only the HTTP layer differs: parse a small JSON forecast request (7 series of 336
+// float32, the bundled model's window) and write a 7 x 96 answer, as the real endpoint
+// will. The "forecast" is each series' mean repeated: the model is not what is measured.
+
+#include <charconv>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace http_bench {
+
+inline std::string forecast_answer(std::string_view body) {
+  const nlohmann::json request = nlohmann::json::parse(body);
+  const auto& series = request.at("series");
+  std::string out = R"({"forecast":{)";
+  bool first_column = true;
+  char number[32];
+  for (const auto& [name, values] : series.items()) {
+    double sum = 0;
+    for (const auto& v : values) sum += v.get<double>();
+    const float mean = static_cast<float>(sum / static_cast<double>(values.size()));
+    if (!first_column) out += ',';
+    first_column = false;
+    out += '"';
+    out += name;
+    out += "\":[";
+    for (int t = 0; t < 96; ++t) {
+      if (t) out += ',';
+      const auto end = std::to_chars(number, number + sizeof number, mean).ptr;
+      out.append(number, end);
+    }
+    out += ']';
+  }
+  out += "}}";
+  return out;
+}
+
+}  // namespace http_bench

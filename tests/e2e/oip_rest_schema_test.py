@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Every REST endpoint of the Open Inference Protocol, answered by a real tsserve, against
+the schemas of the published open_inference_rest.yaml (docs/specs/open-inference-protocol):
+server and model metadata, an inference (typed JSON, with intervals and attention) and
+each error body, validated with jsonschema (Draft 4, the dialect OpenAPI 3.0's schema
+objects extend). The health answers, for which the YAML gives no schema, against
+inference_rest.md's objects.
+
+    oip_rest_schema_test.py --tsserve build/server/tsserve
+"""
+import argparse
+import json
+import math
+import os
+import select
+import subprocess
+import sys
+import tempfile
+import urllib.error
+import urllib.request
+
+import jsonschema
+import yaml
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SPEC = os.path.join(ROOT, "docs", "specs", "open-inference-protocol", "open_inference_rest.yaml")
+
+
+def start_tsserve(binary, work):
+    log = open(os.path.join(work, "tsserve.log"), "w")
+    server = subprocess.Popen([binary, "--grpc-address", "127.0.0.1:0", "--http-address",
+                               "127.0.0.1:0", "--metrics-address", ""],
+                              stdout=subprocess.PIPE, stderr=log, text=True)
+    ready, _, _ = select.select([server.stdout], [], [], 120)
+    line = server.stdout.readline() if ready else ""
+    fields = dict(f.split("=") for f in line.split() if "=" in f)
+    assert "http_port" in fields, "tsserve did not start: %r (log in %s)" % (line, work)
+    return server, int(fields["http_port"])
+
+
+def call(port, path, body=None, headers=None):
+    """(status, decoded JSON body) of one request."""
+    data = None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
+    request = urllib.request.Request("http://127.0.0.1:%d%s" % (port, path), data=data,
+                                     headers=dict({"Content-Type": "application/json"},
+                                                  **(headers or {})))
+    try:
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            return answer.status, json.load(answer)
+    except urllib.error.HTTPError as error:
+        return error.code, json.load(error)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tsserve", required=True)
+    args = parser.parse_args()
+    spec = yaml.safe_load(open(SPEC))
+
+    def check(name, instance):
+        # A schema of components/schemas, its $refs resolved within the document.
+        schema = dict(spec["components"]["schemas"][name], components=spec["components"])
+        jsonschema.Draft4Validator(schema).validate(instance)
+        print("  %-32s valid: %s" % (name, json.dumps(instance)[:100]))
+
+    live_schema = {"type": "object", "required": ["live"], "properties": {"live": {"type": "boolean"}},
+                   "additionalProperties": False}
+    ready_schema = {"type": "object", "required": ["ready"],
+                    "properties": {"ready": {"type": "boolean"}}, "additionalProperties": False}
+    model_ready_schema = {"type": "object", "required": ["name", "ready"],
+                          "properties": {"name": {"type": "string"}, "ready": {"type": "boolean"}},
+                          "additionalProperties": False}
+
+    work = tempfile.mkdtemp(prefix="oip-rest-schema-")
+    server, port = start_tsserve(args.tsserve, work)
+    try:
+        status, live = call(port, "/v2/health/live")
+        assert status == 200, status
+        jsonschema.validate(live, live_schema)
+        status, ready = call(port, "/v2/health/ready")
+        assert status == 200 and ready["ready"] is True, (status, ready)
+        jsonschema.validate(ready, ready_schema)
+        status, model_ready = call(port, "/v2/models/patchtst-etth1/ready")
+        assert status == 200, status
+        jsonschema.validate(model_ready, model_ready_schema)
+
+        status, server_metadata = call(port, "/v2")
+        assert status == 200, status
+        check("metadata_server_response", server_metadata)
+        for path in ("/v2/models/patchtst-etth1", "/v2/models/patchtst-etth1/versions/1"):
+            status, model_metadata = call(port, path)
+            assert status == 200, status
+            check("metadata_model_response", model_metadata)
+
+        window = [[[10 * math.sin(t / 24 + v) + v for v in range(7)] for t in range(336)]]
+        request = {"id": "schema", "inputs": [{"name": "series", "datatype": "FP32",
+                                               "shape": [1, 336, 7], "data": window}],
+                   "parameters": {"interval_levels": "0.8,0.95", "attention_layers": "0",
+                                  "attention_variables": "0"},
+                   "outputs": [{"name": "forecast"}, {"name": "attention"}]}
+        check("inference_request", request)
+        status, answer = call(port, "/v2/models/patchtst-etth1/infer", request)
+        assert status == 200, (status, answer)
+        check("inference_response", answer)
+        names = [o["name"] for o in answer["outputs"]]
+        assert names == ["forecast", "attention", "forecast_lower", "forecast_upper"], names
+        for output in answer["outputs"]:
+            count = math.prod(output["shape"])
+            assert len(output["data"]) == count, (output["name"], len(output["data"]), count)
+
+        errors = [("/v2/models/nope", None, 404, "metadata_model_error_response"),
+                  ("/v2/models/patchtst-etth1/infer", b"{", 400, "inference_error_response"),
+                  ("/v2/models/patchtst-etth1/infer", {"inputs": []}, 400, "inference_error_response")]
+        for path, body, want, schema in errors:
+            status, error = call(port, path, body)
+            assert status == want, (path, status, error)
+            check(schema, error)
+    finally:
+        server.terminate()
+        assert server.wait(timeout=60) == 0, "tsserve did not drain (log in %s)" % work
+    print("PASS: every answer validates against %s" % os.path.relpath(SPEC, ROOT))
+
+
+if __name__ == "__main__":
+    main()
