@@ -57,8 +57,9 @@ def main():
         "id": "rest-forecast-example",
         # Named columns let the server match its scaler's columns by name.
         "parameters": {"variable_names": ",".join(columns)},
+        # Nested as the shape (one sample of `window` rows), or flat; nothing in between.
         "inputs": [{"name": "series", "datatype": "FP32", "shape": [1, window, len(columns)],
-                    "data": history}],
+                    "data": [history]}],
     }
     if args.intervals:
         # The bands come as the outputs forecast_lower and forecast_upper, [levels, 1, F, N].
