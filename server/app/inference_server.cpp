@@ -147,7 +147,8 @@ class InferenceServerImpl final : public InferenceServer {
       http.threads = config.server.http_threads;
       http.max_body_bytes = static_cast<std::uint64_t>(config.server.max_message_bytes);
       try {
-        http_ = std::make_unique<HttpDoor>(http, context, server_info);
+        http_ =
+            std::make_unique<HttpDoor>(http, context, server_info, config.server.http_cors_origins);
       } catch (const std::exception& e) {
         throw std::runtime_error("http_address " + config.server.http_address + ": " + e.what());
       }

@@ -422,6 +422,11 @@ std::vector<ConfigOption> make_options() {
       {"http_threads", "Server", "N", "Threads serving HTTP connections"},
       [](auto& c) -> auto& { return c.server.http_threads; }, 1, 256));
   options.push_back(text_option(
+      {"http_cors_origins", "Server", "ORIGINS",
+       "Origins whose browser apps may call the HTTP door (CORS), comma-separated; \"*\" any, "
+       "\"\" none"},
+      [](auto& c) -> auto& { return c.server.http_cors_origins; }));
+  options.push_back(text_option(
       {"metrics_address", "Server", "HOST:PORT",
        "Prometheus /metrics listen address; \"\" disables metrics"},
       [](auto& c) -> auto& { return c.server.metrics_address; }, check_metrics_address));

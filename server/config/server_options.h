@@ -88,6 +88,9 @@ struct NetworkOptions {
   std::string http_address = "0.0.0.0:8000";
   // Threads serving HTTP connections (parsing and writing JSON happens on them).
   int http_threads = 2;
+  // Origins whose browser apps may call the HTTP door (CORS): comma-separated, "*" for
+  // any, "" (the default) for none.
+  std::string http_cors_origins;
   // "" disables the Prometheus endpoint. Port 0 picks a free port.
   std::string metrics_address = "0.0.0.0:9464";
   int max_message_bytes = 16 * 1024 * 1024;

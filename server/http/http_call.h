@@ -8,7 +8,7 @@
 #include <functional>
 #include <memory>
 
-#include "server/http/http_message.h"
+#include "server/httpd/http_message.h"
 #include "server/service/call_ending.h"
 
 namespace tsserve::server {

@@ -1,16 +1,19 @@
 #pragma once
-// tsserve's HTTP door: one HttpServer (http_server.h) on --http-address answering the Open
-// Inference Protocol's REST binding (oip_rest_routes.h) over the same services as the gRPC
-// door (service_context.h); any other path is 404 with a JSON body.
+// tsserve's HTTP door: one HttpServer (httpd/http_server.h) on --http-address answering the
+// Open Inference Protocol's REST binding (oip_rest_routes.h) over the same services as the
+// gRPC door (service_context.h), with the CORS policy of --http-cors-origins
+// (cors_policy.h); any other path is 404 with a JSON body.
 //
 // Lifetime: constructed once the models are loaded; a drain first closes connections after
 // their answers, then waits for them (bounded); the destructor stops the server's threads
 // before the routes go.
 
 #include <chrono>
+#include <string>
 
-#include "server/http/http_server.h"
+#include "server/http/cors_policy.h"
 #include "server/http/oip_rest_routes.h"
+#include "server/httpd/http_server.h"
 
 namespace tsserve::server {
 
@@ -18,7 +21,7 @@ class HttpDoor {
  public:
   // Throws std::runtime_error saying why `options.address` cannot be served.
   HttpDoor(const HttpServerOptions& options, const ServiceContext& service,
-           const OipServerInfo& server);
+           const OipServerInfo& server, const std::string& cors_origins = "");
 
   int port() const { return server_.port(); }
 
@@ -33,6 +36,7 @@ class HttpDoor {
   void handle(HttpRequest&& request, HttpResponder respond) const;
 
   const OipRestRoutes oip_;
+  const CorsPolicy cors_;
   HttpServer server_;  // last: destroyed first, so no request reaches a gone route
 };
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "server/http/http_message.h"
+#include "server/httpd/http_message.h"
 #include "server/service/service_context.h"
 #include "server/status/status.h"
 

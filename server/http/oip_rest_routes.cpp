@@ -8,7 +8,7 @@
 #include "server/codec/oip_rest/oip_json_response.h"
 #include "server/http/http_call.h"
 #include "server/http/http_request_rules.h"
-#include "server/http/http_status.h"
+#include "server/httpd/http_status.h"
 #include "server/service/model_infer_codec.h"
 #include "server/service/model_route.h"
 

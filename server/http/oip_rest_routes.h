@@ -21,7 +21,7 @@
 
 #include <string>
 
-#include "server/http/http_message.h"
+#include "server/httpd/http_message.h"
 #include "server/service/batched_call.h"
 #include "server/service/oip_answers.h"
 #include "server/service/service_context.h"

@@ -8,7 +8,7 @@
 #include <map>
 #include <utility>
 
-#include "server/http/http_status.h"
+#include "server/httpd/http_status.h"
 
 namespace tsserve::server {
 namespace {
@@ -223,8 +223,8 @@ Status ServerMetrics::serve(const std::string& address) {
   options.max_body_bytes = 0;
   options.request_timeout = std::chrono::seconds(10);
   try {
-    endpoint_ =
-        std::make_unique<HttpServer>(options, [this](HttpRequest&& request, HttpResponder respond) {
+    endpoint_ = std::make_unique<HttpServer>(
+        options, [this](HttpRequest&& request, const HttpResponder& respond) {
           respond(metrics_page(request, [this] { return exposition(); }));
         });
   } catch (const std::exception& e) {

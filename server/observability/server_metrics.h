@@ -49,7 +49,7 @@
 #include <utility>
 #include <vector>
 
-#include "server/http/http_server.h"
+#include "server/httpd/http_server.h"
 #include "server/status/status.h"
 #include "server/sync/mutex.h"
 #include "tsserve/status/status_code_names.h"  // kStatusCodeCount, status_code_name

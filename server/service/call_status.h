@@ -1,6 +1,6 @@
 #pragma once
 // The Status of each outcome on the call path that is not the codec's, the same for every
-// door (gRPC maps it with status_mapping.h, HTTP with server/http/http_status.h).
+// door (gRPC maps it with status_mapping.h, HTTP with server/httpd/http_status.h).
 
 #include <cstddef>
 #include <cstdint>

@@ -4,7 +4,7 @@
 // sent, a header block over the limit, a client too slow to finish its request, text that
 // is not HTTP), a drain, and answers owed after the server is gone.
 
-#include "server/http/http_server.h"
+#include "server/httpd/http_server.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -255,5 +255,43 @@ TEST(OipRest, BadRequestsAreRefusedByFieldAndTheServerServesOn) {
             0);
 }
 
+TEST(OipRest, BrowserAppsOfTheConfiguredOriginsMayCallAndOthersMayNot) {
+  ServerConfig config = test_config();
+  config.server.http_cors_origins = "https://app.example, https://other.example";
+  ServerHarness harness(config);
+  const int port = harness.server().http_port();
+  const HttpReply preflight =
+      http_call(port, "OPTIONS", "/v2/models/patchtst-etth1/infer", "",
+                {{"Origin", "https://app.example"},
+                 {"Access-Control-Request-Method", "POST"},
+                 {"Access-Control-Request-Headers", "content-type, authorization"}});
+  EXPECT_EQ(preflight.status, 204);
+  EXPECT_EQ(preflight.header("access-control-allow-origin"), "https://app.example");
+  EXPECT_THAT(preflight.header("access-control-allow-methods").value_or(""), HasSubstr("POST"));
+  EXPECT_THAT(preflight.header("access-control-allow-headers").value_or(""),
+              HasSubstr("Authorization"));
+  const HttpReply call =
+      http_call(port, "GET", "/v2/health/live", "", {{"Origin", "https://other.example"}});
+  EXPECT_EQ(call.status, 200);
+  EXPECT_EQ(call.header("access-control-allow-origin"), "https://other.example");
+  EXPECT_EQ(call.header("vary"), "Origin");
+
+  const HttpReply refused =
+      http_call(port, "OPTIONS", "/v2/health/live", "",
+                {{"Origin", "https://evil.example"}, {"Access-Control-Request-Method", "GET"}});
+  EXPECT_EQ(refused.status, 403);
+  EXPECT_THAT(body_of(refused)["error"].get<std::string>(), HasSubstr("--http-cors-origins"));
+  const HttpReply plain =
+      http_call(port, "GET", "/v2/health/live", "", {{"Origin", "https://evil.example"}});
+  EXPECT_EQ(plain.status, 200);
+  EXPECT_FALSE(plain.header("access-control-allow-origin"));
+
+  // Off by default: no CORS headers, and OPTIONS is not a method the routes take.
+  ServerHarness plain_server;
+  const HttpReply off = http_call(plain_server.server().http_port(), "GET", "/v2/health/live", "",
+                                  {{"Origin", "https://app.example"}});
+  EXPECT_FALSE(off.header("access-control-allow-origin"));
+}
+
 }  // namespace
 }  // namespace tsserve::server::testing

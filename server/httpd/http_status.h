@@ -8,7 +8,7 @@
 //   RESOURCE_EXHAUSTED 429, CANCELLED 499, UNIMPLEMENTED 501, UNAVAILABLE 503,
 //   DEADLINE_EXCEEDED 504, anything else 500.
 
-#include "server/http/http_message.h"
+#include "server/httpd/http_message.h"
 #include "server/status/status.h"
 
 namespace tsserve::server {

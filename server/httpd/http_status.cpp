@@ -1,4 +1,4 @@
-#include "server/http/http_status.h"
+#include "server/httpd/http_status.h"
 
 #include "server/codec/json/json_writer.h"
 

@@ -27,14 +27,14 @@
 #include <memory>
 #include <string>
 
-#include "server/http/http_message.h"
+#include "server/httpd/http_message.h"
 
 namespace tsserve::server {
 
 struct HttpServerOptions {
   std::string address;  // "HOST:PORT"; port 0 picks a free port
   int threads = 1;
-  std::uint64_t max_body_bytes = 16 * 1024 * 1024;
+  std::uint64_t max_body_bytes = std::uint64_t{16} << 20;  // 16 MiB
   std::uint32_t max_header_bytes = 16 * 1024;
   // From a connection's first byte (or its previous answer) to the request's last byte.
   std::chrono::milliseconds request_timeout{30'000};

@@ -1,4 +1,4 @@
-#include "server/http/http_server.h"
+#include "server/httpd/http_server.h"
 
 #include <atomic>
 #include <boost/asio/dispatch.hpp>
@@ -9,6 +9,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <condition_variable>
+#include <cstdio>
 #include <optional>
 #include <stdexcept>
 #include <thread>
@@ -350,26 +351,33 @@ bool HttpServer::wait_connections_closed(std::chrono::steady_clock::time_point d
 }
 
 HttpServer::~HttpServer() {
-  {
-    MutexLock lock(impl_->mutex);
-    impl_->stopped = true;  // from here no responder posts
+  try {
+    {
+      MutexLock lock(impl_->mutex);
+      impl_->stopped = true;  // from here no responder posts
+    }
+    impl_->io.stop();
+    for (auto& thread : impl_->threads) thread.join();
+    // No handler runs now: close the acceptor and every connection from this thread, then
+    // run what that aborted to its end, which releases the sessions the io_context held.
+    beast::error_code ignored;
+    impl_->acceptor.close(ignored);
+    std::vector<std::shared_ptr<Session>> open;
+    {
+      MutexLock lock(impl_->mutex);
+      for (auto& [raw, weak] : impl_->sessions)
+        if (auto session = weak.lock()) open.push_back(std::move(session));
+    }
+    for (auto& session : open) session->close_stopped();
+    open.clear();
+    impl_->io.restart();
+    impl_->io.run();
+  } catch (const std::exception& e) {
+    // A destructor cannot pass it on; the process is going down with this server anyway.
+    std::fprintf(stderr, "tsserve: stopping the HTTP server: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "tsserve: stopping the HTTP server: an unknown error\n");
   }
-  impl_->io.stop();
-  for (auto& thread : impl_->threads) thread.join();
-  // No handler runs now: close the acceptor and every connection from this thread, then
-  // run what that aborted to its end, which releases the sessions the io_context held.
-  beast::error_code ignored;
-  impl_->acceptor.close(ignored);
-  std::vector<std::shared_ptr<Session>> open;
-  {
-    MutexLock lock(impl_->mutex);
-    for (auto& [raw, weak] : impl_->sessions)
-      if (auto session = weak.lock()) open.push_back(std::move(session));
-  }
-  for (auto& session : open) session->close_stopped();
-  open.clear();
-  impl_->io.restart();
-  impl_->io.run();
 }
 
 }  // namespace tsserve::server
