@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Measures the three HTTP libraries Debian offers for tsserve's HTTP door (Boost.Beast,
 # cpp-httplib, libmicrohttpd), each in a process holding LibTorch, doing the same JSON
-# work (forecast_payload.h): wrk at concurrency 1 and 32, requests/s and p50. Prints a
-# Markdown table for BENCHMARKS.md. Usage: run.sh [seconds per run, default 5]
+# work (forecast_payload.h), then the HTTP layer alone (HTTP_BENCH_NO_JSON: a fixed answer,
+# the body unread): wrk at concurrency 1 and 32, requests/s, p50 and p99. Prints a Markdown
+# table for BENCHMARKS.md. Usage: run.sh [seconds per run, default 5]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 seconds=${1:-5}
@@ -35,15 +36,17 @@ wrk.headers["Content-Type"] = "application/json"
 local f = io.open("$work/body.json", "rb"); wrk.body = f:read("*a"); f:close()
 LUA
 
-echo "| library | threads | concurrency | requests/s | p50 (us) | p99 (us) |"
-echo "|---|---|---|---|---|---|"
+echo "| library | work | threads | concurrency | requests/s | p50 (us) | p99 (us) |"
+echo "|---|---|---|---|---|---|---|"
 port=18090
+for work_kind in json http-only; do
 for server in beast_server httplib_server microhttpd_server; do
   for concurrency in 1 32; do
     threads=2
     # cpp-httplib holds a pool thread per kept-alive connection.
     [ "$server" = httplib_server ] && [ "$concurrency" -gt 2 ] && threads=$concurrency
     port=$((port + 1))
+    if [ "$work_kind" = http-only ]; then export HTTP_BENCH_NO_JSON=1; else unset HTTP_BENCH_NO_JSON; fi
     "$build/$server" "$port" "$threads" > "$work/server.log" 2>&1 &
     pid=$!
     for _ in $(seq 100); do
@@ -54,7 +57,7 @@ for server in beast_server httplib_server microhttpd_server; do
     wrk -t1 -c"$concurrency" -d"${seconds}s" --latency -s "$work/post.lua" \
       "http://127.0.0.1:$port/infer" > "$work/wrk.txt"
     kill $pid; wait $pid 2>/dev/null || true
-    /usr/bin/python3 - "$work/wrk.txt" "$server" "$threads" "$concurrency" <<'PY'
+    /usr/bin/python3 - "$work/wrk.txt" "$server" "$threads" "$concurrency" "$work_kind" <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()
 def us(label):
@@ -66,8 +69,10 @@ errors = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
 name = {"beast_server": "Boost.Beast 1.74", "httplib_server": "cpp-httplib 0.11",
         "microhttpd_server": "libmicrohttpd 0.9.75"}[sys.argv[2]]
 note = " (%s non-2xx)" % errors.group(1) if errors else ""
-print("| %s | %s | %s | %.0f%s | %.0f | %.0f |" % (name, sys.argv[3], sys.argv[4], rps, note,
-      us("50%"), us("99%")))
+work = {"json": "parse + write JSON", "http-only": "HTTP only"}[sys.argv[5]]
+print("| %s | %s | %s | %s | %.0f%s | %.0f | %.0f |" % (name, work, sys.argv[3], sys.argv[4], rps,
+      note, us("50%"), us("99%")))
 PY
   done
+done
 done
