@@ -1,10 +1,12 @@
 #include "server/http/oip_rest_routes.h"
 
+#include <charconv>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
-#include "server/codec/oip_rest/oip_json_request.h"
+#include "server/codec/oip_rest/oip_binary_tensors.h"
 #include "server/codec/oip_rest/oip_json_response.h"
 #include "server/http/http_call.h"
 #include "server/http/http_request_rules.h"
@@ -16,6 +18,7 @@ namespace tsserve::server {
 namespace {
 
 constexpr auto kNoDeadline = std::chrono::steady_clock::time_point::max();
+constexpr char kHeaderLengthHeader[] = "Inference-Header-Content-Length";
 
 HttpResponse not_found(const std::string& path) {
   return error_response(
@@ -51,9 +54,34 @@ void answer_now(const ServiceContext& service, const HttpRequest& request, HttpR
 // What a REST inference call owns for as long as it runs: the request it decoded and the
 // response the batcher's worker writes (BatchedCall keeps pointers to both).
 struct InferExchange {
-  inference::ModelInferRequest request;
+  OipRestRequest request;
   inference::ModelInferResponse response;
 };
+
+// The answer of a successful inference: JSON, or JSON then the binary outputs' bytes.
+HttpResponse infer_answer(const InferExchange& exchange) {
+  OipRestAnswer answer = write_oip_rest_answer(exchange.request, exchange.response);
+  HttpResponse response = json_response(std::move(answer.body));
+  if (answer.header_length != response.body.size()) {
+    response.content_type = "application/octet-stream";
+    response.headers.emplace_back(kHeaderLengthHeader, std::to_string(answer.header_length));
+  }
+  return response;
+}
+
+// Inference-Header-Content-Length: the JSON header's bytes (the binary tensor extension).
+Status header_length_of(const HttpRequest& request, std::optional<std::size_t>* length) {
+  const auto given = request.header("inference-header-content-length");
+  if (!given) return {};
+  std::size_t value = 0;
+  const auto [end, error] = std::from_chars(given->data(), given->data() + given->size(), value);
+  if (error != std::errc() || end != given->data() + given->size()) {
+    return invalid_argument("inference-header-content-length: \"" + std::string(*given) +
+                            "\"; expected the JSON header's length in bytes");
+  }
+  *length = value;
+  return {};
+}
 
 }  // namespace
 
@@ -80,7 +108,9 @@ bool OipRestRoutes::route(HttpRequest& request, HttpResponder& respond) const {
     answer_now(service_, request, respond, Method::kServerMetadata, true,
                [&](CallEnding&, HttpResponse* out) {
                  inference::ServerMetadataResponse metadata;
-                 TSSERVE_RETURN_IF_ERROR(answer_server_metadata(server_, {}, &metadata));
+                 // Triton's name for the binary tensor extension (oip_binary_tensors.h).
+                 TSSERVE_RETURN_IF_ERROR(
+                     answer_server_metadata(server_, {"binary_tensor_data"}, &metadata));
                  *out = json_response(oip_json_server_metadata(metadata));
                  return Status();
                });
@@ -160,32 +190,40 @@ void OipRestRoutes::infer(HttpRequest& request, HttpResponder respond, const std
                           const std::string& version) const {
   auto exchange = std::make_shared<InferExchange>();
   std::chrono::steady_clock::time_point deadline = kNoDeadline;
+  std::optional<std::size_t> header_length;
   // Who asks comes first, then what the headers say, then the body.
   Status admitted = authenticate_http(service_, request);
+  if (admitted.ok()) admitted = header_length_of(request, &header_length);
   bool unsupported_media = false;
   if (admitted.ok()) {
+    // With the binary extension the body is not JSON alone.
     admitted = check_content_type(request, "application/json");
+    if (!admitted.ok() && header_length) {
+      admitted = check_content_type(request, "application/octet-stream");
+    }
     unsupported_media = !admitted.ok();
   }
   if (admitted.ok()) admitted = request_deadline(request, &deadline);
   const auto call =
       HttpCall::start(service_.metrics, Method::kModelInfer, deadline, std::move(respond),
                       [exchange, unsupported_media](const Status& status) {
-                        if (status.ok())
-                          return json_response(oip_json_infer_response(exchange->response));
+                        if (status.ok()) return infer_answer(*exchange);
                         HttpResponse response = error_response(status);
                         if (unsupported_media) response.status = 415;
                         return response;
                       });
-  if (admitted.ok()) admitted = parse_oip_json_request(request.body, &exchange->request);
+  if (admitted.ok()) {
+    admitted = parse_oip_rest_request(request.body, header_length, &exchange->request);
+  }
   if (!admitted.ok()) {
     call->end(admitted);
     return;
   }
-  exchange->request.set_model_name(model);
-  exchange->request.set_model_version(version);
+  inference::ModelInferRequest& message = exchange->request.message;
+  message.set_model_name(model);
+  message.set_model_version(version);
   BatchedCall<ModelInferCodec>::start(
-      infer_, call, exchange->request, &exchange->response,
+      infer_, call, message, &exchange->response,
       route_call(service_, Status(), model, version, "model_name", "model_version"));
 }
 

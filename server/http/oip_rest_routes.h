@@ -12,6 +12,12 @@
 //   GET  /v2/models/M[/versions/V]/ready          200 {"name", "ready": true}, 503 not ready
 //   POST /v2/models/M[/versions/V]/infer          inference (Content-Type application/json)
 //
+// The binary tensor extension (codec/oip_rest/oip_binary_tensors.h): with
+// `Inference-Header-Content-Length: N` the body is N bytes of JSON then the inputs' raw
+// bytes (Content-Type application/json or application/octet-stream); outputs asked for as
+// binary come back after the JSON answer, whose length the answer's
+// Inference-Header-Content-Length gives (Content-Type application/octet-stream).
+//
 // Every call but the health checks needs `Authorization: Bearer <token>` when a token is
 // configured. A request may bound its wait with `Request-Timeout-Ms: N` (as gRPC's
 // deadline: a request still queued then is answered 504 and not computed). Errors are

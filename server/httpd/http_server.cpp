@@ -30,7 +30,7 @@ using tcp = asio::ip::tcp;
 namespace {
 
 constexpr std::size_t kHeaderRoom = 4096;
-constexpr std::size_t kKeptRoom = 64 * 1024;
+constexpr std::size_t kKeptRoom = std::size_t{64} << 10;
 
 // "HOST:PORT" -> an endpoint; throws std::runtime_error naming what is wrong.
 tcp::endpoint parse_endpoint(const std::string& address) {

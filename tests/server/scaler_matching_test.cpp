@@ -12,60 +12,70 @@ using testing::invalid_argument;
 using testing::small_model;
 using testing::small_model_without_scaler;
 
-google::protobuf::RepeatedPtrField<std::string> names(std::vector<std::string> list) {
+google::protobuf::RepeatedPtrField<std::string> variable_names_of(std::vector<std::string> list) {
   return {list.begin(), list.end()};
 }
 
 TEST(ScalerMatchingTest, AutoMatchesByNameInTheNamesOrder) {
   ScalerMatch match;
-  ASSERT_TRUE(
-      match_scaler(v1::SCALER_MODE_UNSPECIFIED, names({"b", "c"}), 2, small_model(), &match).ok());
+  ASSERT_TRUE(match_scaler(v1::SCALER_MODE_UNSPECIFIED, variable_names_of({"b", "c"}), 2,
+                           small_model(), &match)
+                  .ok());
   EXPECT_TRUE(match.applied);
   EXPECT_EQ(match.column, (std::vector<int32_t>{1, 2}));
 }
 
 TEST(ScalerMatchingTest, AutoMatchesByPositionOnlyWithoutNames) {
   ScalerMatch match;
-  ASSERT_TRUE(match_scaler(v1::SCALER_MODE_UNSPECIFIED, names({}), 3, small_model(), &match).ok());
+  ASSERT_TRUE(
+      match_scaler(v1::SCALER_MODE_UNSPECIFIED, variable_names_of({}), 3, small_model(), &match)
+          .ok());
   EXPECT_TRUE(match.applied);
   EXPECT_EQ(match.column, (std::vector<int32_t>{0, 1, 2}));
-  ASSERT_TRUE(
-      match_scaler(v1::SCALER_MODE_UNSPECIFIED, names({"c", "b", "A"}), 3, small_model(), &match)
-          .ok());
+  ASSERT_TRUE(match_scaler(v1::SCALER_MODE_UNSPECIFIED, variable_names_of({"c", "b", "A"}), 3,
+                           small_model(), &match)
+                  .ok());
   EXPECT_FALSE(match.applied);  // names are case-sensitive; no positional fallback
   EXPECT_TRUE(match.column.empty());
-  ASSERT_TRUE(match_scaler(v1::SCALER_MODE_UNSPECIFIED, names({}), 4, small_model(), &match).ok());
+  ASSERT_TRUE(
+      match_scaler(v1::SCALER_MODE_UNSPECIFIED, variable_names_of({}), 4, small_model(), &match)
+          .ok());
   EXPECT_FALSE(match.applied);
 }
 
 TEST(ScalerMatchingTest, NoneNeverApplies) {
   ScalerMatch match;
-  ASSERT_TRUE(match_scaler(v1::SCALER_MODE_NONE, names({"a"}), 1, small_model(), &match).ok());
-  EXPECT_FALSE(match.applied);
   ASSERT_TRUE(
-      match_scaler(v1::SCALER_MODE_NONE, names({}), 3, small_model_without_scaler(), &match).ok());
+      match_scaler(v1::SCALER_MODE_NONE, variable_names_of({"a"}), 1, small_model(), &match).ok());
+  EXPECT_FALSE(match.applied);
+  ASSERT_TRUE(match_scaler(v1::SCALER_MODE_NONE, variable_names_of({}), 3,
+                           small_model_without_scaler(), &match)
+                  .ok());
   EXPECT_FALSE(match.applied);
 }
 
 TEST(ScalerMatchingTest, RequiredRejectsWhatAutoWouldLeaveUnscaled) {
   ScalerMatch match;
-  EXPECT_TRUE(has_status(
-      match_scaler(v1::SCALER_MODE_REQUIRED, names({}), 3, small_model_without_scaler(), &match),
-      StatusCode::kFailedPrecondition, {"has no dataset scaler"}));
-  EXPECT_TRUE(invalid_argument(
-      match_scaler(v1::SCALER_MODE_REQUIRED, names({"a", "q", "r"}), 3, small_model(), &match),
-      {"variable_names: \"q\" (variable 1) is not a column", "(3 columns)"}));
+  EXPECT_TRUE(has_status(match_scaler(v1::SCALER_MODE_REQUIRED, variable_names_of({}), 3,
+                                      small_model_without_scaler(), &match),
+                         StatusCode::kFailedPrecondition, {"has no dataset scaler"}));
   EXPECT_TRUE(
-      invalid_argument(match_scaler(v1::SCALER_MODE_REQUIRED, names({}), 5, small_model(), &match),
-                       {"series: 5 unnamed variables", "exactly 3 variables"}));
-  ASSERT_TRUE(match_scaler(v1::SCALER_MODE_REQUIRED, names({"c"}), 1, small_model(), &match).ok());
+      invalid_argument(match_scaler(v1::SCALER_MODE_REQUIRED, variable_names_of({"a", "q", "r"}), 3,
+                                    small_model(), &match),
+                       {"variable_names: \"q\" (variable 1) is not a column", "(3 columns)"}));
+  EXPECT_TRUE(invalid_argument(
+      match_scaler(v1::SCALER_MODE_REQUIRED, variable_names_of({}), 5, small_model(), &match),
+      {"series: 5 unnamed variables", "exactly 3 variables"}));
+  ASSERT_TRUE(
+      match_scaler(v1::SCALER_MODE_REQUIRED, variable_names_of({"c"}), 1, small_model(), &match)
+          .ok());
   EXPECT_TRUE(match.applied);
   EXPECT_EQ(match.column, (std::vector<int32_t>{2}));
 }
 
 TEST(ScalerMatchingTest, RejectsUnknownModes) {
   ScalerMatch match;
-  EXPECT_TRUE(invalid_argument(match_scaler(3, names({}), 3, small_model(), &match),
+  EXPECT_TRUE(invalid_argument(match_scaler(3, variable_names_of({}), 3, small_model(), &match),
                                {"scaler_mode: unknown value 3"}));
 }
 
@@ -76,7 +86,8 @@ TEST(ScalerMatchingTest, ListsABoundedNumberOfColumns) {
   model.scaler_mean.assign(40, 0.0);
   model.scaler_std.assign(40, 1.0);
   ScalerMatch match;
-  const Status status = match_scaler(v1::SCALER_MODE_REQUIRED, names({"nope"}), 1, model, &match);
+  const Status status =
+      match_scaler(v1::SCALER_MODE_REQUIRED, variable_names_of({"nope"}), 1, model, &match);
   EXPECT_TRUE(invalid_argument(status, {"\"col11\", ...", "(40 columns)"}));
   EXPECT_EQ(status.message().find("col12"), std::string::npos);
 }

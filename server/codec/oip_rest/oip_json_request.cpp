@@ -414,6 +414,12 @@ Status parse_input(od::value& value, const std::string& path,
   if (!has_name) return invalid_argument(path + ".name: missing");
   if (!has_shape) return invalid_argument(path + ".shape: missing");
   if (!has_datatype) return invalid_argument(path + ".datatype: missing");
+  // The binary tensor extension (oip_binary_tensors.h) carries the data after the JSON.
+  const bool binary = input->parameters().count("binary_data_size") != 0;
+  if (binary && has_data) {
+    return invalid_argument(path + ": both data and parameters.binary_data_size; give one");
+  }
+  if (binary) return {};
   if (!has_data) return invalid_argument(path + ".data: missing");
   const std::string data_path = path + ".data";
   TSSERVE_RETURN_IF_ERROR(check_nesting(data, input->shape(), data_path));

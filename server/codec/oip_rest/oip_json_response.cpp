@@ -2,15 +2,15 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "server/codec/json/json_writer.h"
 
 namespace tsserve::server {
 namespace {
 
-void write_parameters(JsonWriter& json,
-                      const google::protobuf::Map<std::string, inference::InferParameter>& map) {
-  json.begin_object();
+void write_parameter_entries(
+    JsonWriter& json, const google::protobuf::Map<std::string, inference::InferParameter>& map) {
   for (const auto& [name, parameter] : map) {
     json.key(name);
     switch (parameter.parameter_choice_case()) {
@@ -27,7 +27,32 @@ void write_parameters(JsonWriter& json,
         json.null();
     }
   }
+}
+
+void write_parameters(JsonWriter& json,
+                      const google::protobuf::Map<std::string, inference::InferParameter>& map) {
+  json.begin_object();
+  write_parameter_entries(json, map);
   json.end_object();
+}
+
+// The output's elements as little-endian bytes, as raw_output_contents holds them.
+std::string output_bytes(const inference::ModelInferResponse& response, int index) {
+  if (index < response.raw_output_contents_size()) return response.raw_output_contents(index);
+  const auto& contents = response.outputs(index).contents();
+  std::string bytes;
+  const auto append = [&bytes](const auto& values) {
+    using T = typename std::decay_t<decltype(values)>::value_type;
+    const std::size_t start = bytes.size();
+    bytes.resize(start + static_cast<std::size_t>(values.size()) * sizeof(T));
+    if (values.size() > 0)
+      std::memcpy(bytes.data() + start, values.data(), values.size() * sizeof(T));
+  };
+  append(contents.fp32_contents());
+  append(contents.int64_contents());
+  append(contents.fp64_contents());
+  append(contents.int_contents());
+  return bytes;
 }
 
 void write_shape(JsonWriter& json, const google::protobuf::RepeatedField<int64_t>& shape) {
@@ -107,7 +132,9 @@ void write_metadata_tensor(JsonWriter& json,
 
 }  // namespace
 
-std::string oip_json_infer_response(const inference::ModelInferResponse& response) {
+std::string oip_json_infer_response(const inference::ModelInferResponse& response,
+                                    const std::function<bool(const std::string&)>& binary,
+                                    std::string* tail) {
   JsonWriter json;
   json.begin_object();
   json.key("model_name").string(response.model_name());
@@ -125,6 +152,16 @@ std::string oip_json_infer_response(const inference::ModelInferResponse& respons
     json.key("datatype").string(output.datatype());
     json.key("shape");
     write_shape(json, output.shape());
+    if (binary && tail != nullptr && binary(output.name())) {
+      const std::string bytes = output_bytes(response, i);
+      json.key("parameters").begin_object();
+      write_parameter_entries(json, output.parameters());
+      json.key("binary_data_size").unsigned_integer(bytes.size());
+      json.end_object();
+      json.end_object();
+      tail->append(bytes);
+      continue;
+    }
     if (!output.parameters().empty()) {
       json.key("parameters");
       write_parameters(json, output.parameters());

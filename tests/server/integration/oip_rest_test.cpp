@@ -96,7 +96,7 @@ TEST(OipRest, HealthAndMetadataSayWhatTheGrpcBindingSays) {
   const nlohmann::json server = body_of(http_call(port, "GET", "/v2"));
   EXPECT_EQ(server["name"], "tsserve");
   EXPECT_FALSE(server["version"].get<std::string>().empty());
-  EXPECT_EQ(server["extensions"], nlohmann::json::array());  // none served over REST yet
+  EXPECT_EQ(server["extensions"], nlohmann::json({"binary_tensor_data"}));
   EXPECT_EQ(body_of(http_call(port, "GET", "/v2/")), server);
 
   inference::ModelMetadataRequest ask;
@@ -153,6 +153,48 @@ TEST(OipRest, InferenceOverJsonIsTheGrpcBindingsAnswerBitForBit) {
                                         rest_json(request), kJson);
   EXPECT_EQ(versioned.status, 200);
   EXPECT_EQ(json_floats(body_of(versioned)["outputs"][0]["data"]), output_floats(expected, 0));
+}
+
+TEST(OipRest, TheBinaryExtensionCarriesTheForecastAndItsMapsAsTheGrpcRawBytes) {
+  ServerHarness harness;
+  inference::ModelInferRequest request = bundled_request(75);
+  request_outputs(&request, {"forecast", "attention"});
+  set_string_parameter(&request, "attention_layers", "0");
+  // The gRPC binding, raw in and raw out: the reference bytes.
+  inference::ModelInferRequest raw = request;
+  const auto& values = request.inputs(0).contents().fp32_contents();
+  raw.add_raw_input_contents(little_endian_bytes(std::vector<float>(values.begin(), values.end())));
+  raw.mutable_inputs(0)->clear_contents();
+  const inference::ModelInferResponse expected = grpc_infer(harness, raw);
+  ASSERT_EQ(expected.raw_output_contents_size(), 2);
+
+  // The REST binding: a JSON header without data, the series' bytes after it, both
+  // outputs asked for as bytes.
+  nlohmann::json header = nlohmann::json::parse(rest_json(request));
+  header["inputs"][0].erase("data");
+  header["inputs"][0]["parameters"] = {{"binary_data_size", values.size() * 4}};
+  header["parameters"]["binary_data_output"] = true;
+  const std::string json = header.dump();
+  const std::string body = json + raw.raw_input_contents(0);
+  const HttpReply reply =
+      http_call(harness.server().http_port(), "POST", "/v2/models/patchtst-etth1/infer", body,
+                {{"Content-Type", "application/octet-stream"},
+                 {"Inference-Header-Content-Length", std::to_string(json.size())}});
+  ASSERT_EQ(reply.status, 200) << reply.body.substr(0, 300);
+  EXPECT_EQ(reply.header("content-type"), "application/octet-stream");
+  const std::size_t answer_length =
+      std::stoul(reply.header("inference-header-content-length").value());
+  const nlohmann::json answer = nlohmann::json::parse(reply.body.substr(0, answer_length));
+  ASSERT_EQ(answer["outputs"].size(), 2u);
+  std::size_t offset = answer_length;
+  for (int i = 0; i < 2; ++i) {
+    const auto& output = answer["outputs"][i];
+    EXPECT_FALSE(output.contains("data"));
+    const std::size_t size = output["parameters"]["binary_data_size"].get<std::size_t>();
+    EXPECT_EQ(reply.body.substr(offset, size), expected.raw_output_contents(i)) << output["name"];
+    offset += size;
+  }
+  EXPECT_EQ(offset, reply.body.size());
 }
 
 TEST(OipRest, RestAndGrpcRequestsShareABatchAndEachEqualsItsAloneAnswer) {
