@@ -11,6 +11,8 @@
 #include <ctime>
 #include <utility>
 
+#include "server/codec/json/json_writer.h"
+
 namespace tsserve::server {
 namespace {
 
@@ -27,35 +29,6 @@ std::string_view level_name(spdlog::level::level_enum level) {
     if (value == level) return name;
   }
   return level == spdlog::level::critical ? "critical" : "off";
-}
-
-// Length of the well-formed UTF-8 sequence (RFC 3629: shortest form, no surrogates,
-// at most U+10FFFF) starting at text[i], or 0 when text[i] does not start one.
-std::size_t utf8_sequence_length(std::string_view text, std::size_t i) {
-  auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char lead = byte(i);
-  std::size_t length = 0;
-  unsigned char low = 0x80;  // the allowed range of the second byte
-  unsigned char high = 0xBF;
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    length = 2;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    length = 3;
-    if (lead == 0xE0) low = 0xA0;   // no overlong forms
-    if (lead == 0xED) high = 0x9F;  // no UTF-16 surrogates
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    length = 4;
-    if (lead == 0xF0) low = 0x90;   // no overlong forms
-    if (lead == 0xF4) high = 0x8F;  // at most U+10FFFF
-  } else {
-    return 0;
-  }
-  if (i + length > text.size()) return 0;
-  if (byte(i + 1) < low || byte(i + 1) > high) return 0;
-  for (std::size_t k = 2; k < length; ++k) {
-    if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
-  }
-  return length;
 }
 
 // ISO-8601 UTC with milliseconds: 2024-05-01T12:00:00.123Z.
@@ -91,56 +64,6 @@ std::optional<LogFormat> log_format_from_name(std::string_view name) {
   if (name == "text") return LogFormat::kText;
   if (name == "json") return LogFormat::kJson;
   return std::nullopt;
-}
-
-void append_json_escaped(std::string_view text, std::string& out) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  for (std::size_t i = 0; i < text.size();) {
-    const unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x80) {
-      const std::size_t length = utf8_sequence_length(text, i);
-      if (length == 0) {
-        out += "\xEF\xBF\xBD";  // U+FFFD for a byte that is not UTF-8
-        ++i;
-      } else {
-        out.append(text.substr(i, length));
-        i += length;
-      }
-      continue;
-    }
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      default:
-        if (c < 0x20 || c == 0x7F) {
-          out += "\\u00";
-          out += kHex[c >> 4];
-          out += kHex[c & 0xF];
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-    ++i;
-  }
 }
 
 void JsonLineFormatter::format(const spdlog::details::log_msg& msg, spdlog::memory_buf_t& dest) {

@@ -41,9 +41,6 @@ std::unique_ptr<spdlog::formatter> make_log_formatter(LogFormat format);
 // spdlog's default logger (spdlog::info(...) and friends then go through it).
 void setup_logging(spdlog::level::level_enum level, LogFormat format);
 
-// `text` as the inside of a JSON string (no surrounding quotes), appended to `out`.
-void append_json_escaped(std::string_view text, std::string& out);
-
 // One JSON object per message, newline-terminated.
 class JsonLineFormatter final : public spdlog::formatter {
  public:

@@ -37,9 +37,11 @@ TEST(JsonWriterTest, PlacesCommasAndColonsInNestedValues) {
 TEST(JsonWriterTest, EscapesWhatJsonRequiresAndReplacesBytesThatAreNotUtf8) {
   EXPECT_EQ(json_quoted("a\"b\\c\n\t\x01"), R"("a\"b\\c\n\t\u0001")");
   EXPECT_EQ(json_quoted("h\xc3\xa9llo \xe2\x82\xac"), "\"h\xc3\xa9llo \xe2\x82\xac\"");  // é, €
-  EXPECT_EQ(json_quoted("bad \xff end"), R"("bad \ufffd end")");
-  EXPECT_EQ(json_quoted("cut \xe2\x82"), R"("cut \ufffd\ufffd")");    // a sequence cut short
-  EXPECT_EQ(json_quoted("\xed\xa0\x80"), R"("\ufffd\ufffd\ufffd")");  // a UTF-16 surrogate
+  const std::string replacement = "\xEF\xBF\xBD";                                        // U+FFFD
+  EXPECT_EQ(json_quoted("bad \xff end"), "\"bad " + replacement + " end\"");
+  // A sequence cut short, and a UTF-16 surrogate.
+  EXPECT_EQ(json_quoted("cut \xe2\x82"), "\"cut " + replacement + replacement + "\"");
+  EXPECT_EQ(json_quoted("\xed\xa0\x80"), "\"" + replacement + replacement + replacement + "\"");
   EXPECT_EQ(json_error_body("model \"x\" not found"), R"({"error":"model \"x\" not found"})");
 }
 

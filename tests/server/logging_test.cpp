@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "server/codec/json/json_writer.h"
+
 namespace tsserve::server {
 namespace {
 

@@ -6,41 +6,45 @@
 namespace tsserve::server {
 namespace {
 
-// The length of the well-formed UTF-8 sequence at text[i], or 0 when it is not one.
-std::size_t utf8_length(std::string_view text, std::size_t i) {
-  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+// Length of the well-formed UTF-8 sequence (RFC 3629: shortest form, no surrogates,
+// at most U+10FFFF) starting at text[i], or 0 when text[i] does not start one.
+std::size_t utf8_sequence_length(std::string_view text, std::size_t i) {
+  auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
   const unsigned char lead = byte(i);
   std::size_t length = 0;
-  unsigned min_second = 0x80, max_second = 0xBF;
+  unsigned char low = 0x80;  // the allowed range of the second byte
+  unsigned char high = 0xBF;
   if (lead >= 0xC2 && lead <= 0xDF) {
     length = 2;
   } else if (lead >= 0xE0 && lead <= 0xEF) {
     length = 3;
-    if (lead == 0xE0) min_second = 0xA0;  // no overlong forms
-    if (lead == 0xED) max_second = 0x9F;  // no surrogates
+    if (lead == 0xE0) low = 0xA0;   // no overlong forms
+    if (lead == 0xED) high = 0x9F;  // no UTF-16 surrogates
   } else if (lead >= 0xF0 && lead <= 0xF4) {
     length = 4;
-    if (lead == 0xF0) min_second = 0x90;
-    if (lead == 0xF4) max_second = 0x8F;  // nothing above U+10FFFF
+    if (lead == 0xF0) low = 0x90;   // no overlong forms
+    if (lead == 0xF4) high = 0x8F;  // at most U+10FFFF
   } else {
     return 0;
   }
   if (i + length > text.size()) return 0;
-  if (byte(i + 1) < min_second || byte(i + 1) > max_second) return 0;
-  for (std::size_t k = 2; k < length; ++k)
+  if (byte(i + 1) < low || byte(i + 1) > high) return 0;
+  for (std::size_t k = 2; k < length; ++k) {
     if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
+  }
   return length;
 }
 
-void append_quoted(std::string& out, std::string_view text) {
+}  // namespace
+
+void append_json_escaped(std::string_view text, std::string& out) {
   static constexpr char kHex[] = "0123456789abcdef";
-  out += '"';
   for (std::size_t i = 0; i < text.size();) {
-    const auto c = static_cast<unsigned char>(text[i]);
+    const unsigned char c = static_cast<unsigned char>(text[i]);
     if (c >= 0x80) {
-      const std::size_t length = utf8_length(text, i);
+      const std::size_t length = utf8_sequence_length(text, i);
       if (length == 0) {
-        out += "\\ufffd";
+        out += "\xEF\xBF\xBD";  // U+FFFD for a byte that is not UTF-8
         ++i;
       } else {
         out.append(text.substr(i, length));
@@ -64,8 +68,14 @@ void append_quoted(std::string& out, std::string_view text) {
       case '\t':
         out += "\\t";
         break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
       default:
-        if (c < 0x20) {
+        if (c < 0x20 || c == 0x7F) {
           out += "\\u00";
           out += kHex[c >> 4];
           out += kHex[c & 0xF];
@@ -75,6 +85,13 @@ void append_quoted(std::string& out, std::string_view text) {
     }
     ++i;
   }
+}
+
+namespace {
+
+void append_quoted(std::string& out, std::string_view text) {
+  out += '"';
+  append_json_escaped(text, out);
   out += '"';
 }
 

@@ -4,9 +4,9 @@
 // forecast read from JSON is bitwise the one computed).
 //
 // The caller nests the calls correctly (object keys before their values); the writer
-// places commas and colons. Strings are escaped as RFC 8259 asks; bytes that are not
-// UTF-8 become U+FFFD so that the text is always valid JSON. A non-finite number, which
-// JSON cannot hold, is written as null (the codecs refuse such answers before writing).
+// places commas and colons. Strings are escaped as RFC 8259 asks (append_json_escaped). A
+// non-finite number, which JSON cannot hold, is written as null (the codecs refuse such answers
+// before writing).
 
 #include <cstdint>
 #include <string>
@@ -47,6 +47,11 @@ class JsonWriter {
   std::vector<bool> has_item_;  // per open object or array: something written already
   bool after_key_ = false;
 };
+
+// `text` as the inside of a JSON string (no surrounding quotes), appended to `out`: quotes,
+// backslashes and control characters (and DEL) escaped, bytes that are not UTF-8 replaced
+// by U+FFFD, so that the result is always valid JSON.
+void append_json_escaped(std::string_view text, std::string& out);
 
 // `text` as a JSON string literal, quotes included.
 std::string json_quoted(std::string_view text);
