@@ -31,17 +31,7 @@ grep -q '"platform":"pytorch_libtorch"' <<<"$out" || { echo "FAIL: no model meta
 grep -q '"name":"forecast","datatype":"FP32","shape":\[1,96,7\]' <<<"$out" ||
   { echo "FAIL: no forecast" >&2; exit 1; }
 
-# A CSV in the ETTh1 layout (date + the 7 scaler columns), 400 rows, seeded.
-/usr/bin/python3 - "$work/window.csv" <<'PY'
-import math, random, sys
-random.seed(7)
-cols = ["HUFL", "HULL", "MUFL", "MULL", "LUFL", "LULL", "OT"]
-with open(sys.argv[1], "w") as f:
-    f.write("date," + ",".join(cols) + "\n")
-    for r in range(400):
-        f.write("2018-01-%02d %02d:00:00," % (1 + r // 24, r % 24) +
-                ",".join("%.4f" % (5 + i + 2 * math.sin(r / 12 + i) + random.gauss(0, 0.2)) for i in range(7)) + "\n")
-PY
+write_etth1_csv "$work/window.csv"
 out=$(/usr/bin/python3 "$root/client/python/rest_forecast.py" "$work/window.csv" \
         --url "http://127.0.0.1:$http_port" --intervals)
 head -3 <<<"$out"

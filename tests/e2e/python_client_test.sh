@@ -11,17 +11,7 @@ mkdir -p "$work"
 source "$root/tests/e2e/tsserve_process.sh"
 start_tsserve "$tsserve" "$work"
 
-# A CSV in the ETTh1 layout (date + the 7 scaler columns), 400 rows, seeded.
-/usr/bin/python3 - "$work/window.csv" <<'PY'
-import math, random, sys
-random.seed(7)
-cols = ["HUFL", "HULL", "MUFL", "MULL", "LUFL", "LULL", "OT"]
-with open(sys.argv[1], "w") as f:
-    f.write("date," + ",".join(cols) + "\n")
-    for r in range(400):
-        f.write("2018-01-%02d %02d:00:00," % (1 + r // 24, r % 24) +
-                ",".join("%.4f" % (5 + i + 2 * math.sin(r / 12 + i) + random.gauss(0, 0.2)) for i in range(7)) + "\n")
-PY
+write_etth1_csv "$work/window.csv"
 out=$(/usr/bin/python3 "$root/client/python/forecast_from_csv.py" --target "127.0.0.1:$port" "$work/window.csv")
 # Here-strings, not `echo | head`: a reader that stops early (head, grep -q) would end
 # echo with SIGPIPE, and pipefail would fail the test at random.

@@ -28,3 +28,18 @@ stop_tsserve() {
   if wait "$server"; then echo "tsserve drained and exited 0"; else echo "FAIL: exit $?" >&2; cat "$log"; exit 1; fi
   grep -q "stopped (drained)" "$log" || { cat "$log"; echo "FAIL: no drain" >&2; exit 1; }
 }
+
+# write_etth1_csv FILE: a CSV in the ETTh1 layout (date + the 7 scaler columns), 400 rows,
+# seeded, for the example clients.
+write_etth1_csv() {
+  /usr/bin/python3 - "$1" <<'PY'
+import math, random, sys
+random.seed(7)
+cols = ["HUFL", "HULL", "MUFL", "MULL", "LUFL", "LULL", "OT"]
+with open(sys.argv[1], "w") as f:
+    f.write("date," + ",".join(cols) + "\n")
+    for r in range(400):
+        f.write("2018-01-%02d %02d:00:00," % (1 + r // 24, r % 24) +
+                ",".join("%.4f" % (5 + i + 2 * math.sin(r / 12 + i) + random.gauss(0, 0.2)) for i in range(7)) + "\n")
+PY
+}

@@ -115,31 +115,23 @@ void JsonWriter::before_value() {
   }
 }
 
-JsonWriter& JsonWriter::begin_object() {
+JsonWriter& JsonWriter::open(char bracket) {
   before_value();
-  out_ += '{';
+  out_ += bracket;
   has_item_.push_back(false);
   return *this;
 }
 
-JsonWriter& JsonWriter::end_object() {
-  out_ += '}';
+JsonWriter& JsonWriter::close(char bracket) {
+  out_ += bracket;
   has_item_.pop_back();
   return *this;
 }
 
-JsonWriter& JsonWriter::begin_array() {
-  before_value();
-  out_ += '[';
-  has_item_.push_back(false);
-  return *this;
-}
-
-JsonWriter& JsonWriter::end_array() {
-  out_ += ']';
-  has_item_.pop_back();
-  return *this;
-}
+JsonWriter& JsonWriter::begin_object() { return open('{'); }
+JsonWriter& JsonWriter::end_object() { return close('}'); }
+JsonWriter& JsonWriter::begin_array() { return open('['); }
+JsonWriter& JsonWriter::end_array() { return close(']'); }
 
 JsonWriter& JsonWriter::key(std::string_view name) {
   before_value();

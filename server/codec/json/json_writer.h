@@ -42,6 +42,8 @@ class JsonWriter {
 
  private:
   void before_value();
+  JsonWriter& open(char bracket);
+  JsonWriter& close(char bracket);
 
   std::string out_;
   std::vector<bool> has_item_;  // per open object or array: something written already
