@@ -102,6 +102,16 @@ void append_number(std::string& out, T value) {
   out.append(digits, end);
 }
 
+// A float or double, or null when JSON cannot hold it.
+template <typename T>
+void append_finite(std::string& out, T value) {
+  if (std::isfinite(value)) {
+    append_number(out, value);
+  } else {
+    out += "null";
+  }
+}
+
 }  // namespace
 
 void JsonWriter::before_value() {
@@ -149,21 +159,13 @@ JsonWriter& JsonWriter::string(std::string_view text) {
 
 JsonWriter& JsonWriter::number(float value) {
   before_value();
-  if (std::isfinite(value)) {
-    append_number(out_, value);
-  } else {
-    out_ += "null";
-  }
+  append_finite(out_, value);
   return *this;
 }
 
 JsonWriter& JsonWriter::number(double value) {
   before_value();
-  if (std::isfinite(value)) {
-    append_number(out_, value);
-  } else {
-    out_ += "null";
-  }
+  append_finite(out_, value);
   return *this;
 }
 
@@ -196,11 +198,7 @@ JsonWriter& JsonWriter::numbers(const float* values, std::size_t count) {
   out_.reserve(out_.size() + count * 12);
   for (std::size_t i = 0; i < count; ++i) {
     if (i != 0) out_ += ',';
-    if (std::isfinite(values[i])) {
-      append_number(out_, values[i]);
-    } else {
-      out_ += "null";
-    }
+    append_finite(out_, values[i]);
   }
   if (count != 0) has_item_.back() = true;
   return end_array();

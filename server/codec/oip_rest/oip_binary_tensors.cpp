@@ -14,29 +14,6 @@ constexpr char kBinarySize[] = "binary_data_size";
 constexpr char kBinaryOutput[] = "binary_data";
 constexpr char kAllBinary[] = "binary_data_output";
 
-// The typed contents of an input given as JSON, as the little-endian bytes the raw form
-// holds (the gRPC binding's raw_input_contents).
-std::string packed(const inference::InferTensorContents& contents) {
-  std::string bytes;
-  const auto append = [&bytes](const auto& values) {
-    using T = typename std::decay_t<decltype(values)>::value_type;
-    const std::size_t start = bytes.size();
-    bytes.resize(start + static_cast<std::size_t>(values.size()) * sizeof(T));
-    if (values.size() > 0) {
-      std::memcpy(bytes.data() + start, values.data(),
-                  static_cast<std::size_t>(values.size()) * sizeof(T));
-    }
-  };
-  append(contents.fp32_contents());
-  append(contents.fp64_contents());
-  append(contents.int64_contents());
-  append(contents.int_contents());
-  append(contents.uint64_contents());
-  append(contents.uint_contents());
-  for (bool flag : contents.bool_contents()) bytes += static_cast<char>(flag ? 1 : 0);
-  return bytes;
-}
-
 // Reads and removes a boolean parameter; INVALID_ARGUMENT when it is not a boolean.
 Status take_flag(google::protobuf::Map<std::string, inference::InferParameter>* parameters,
                  const char* name, const std::string& path, bool* value) {
@@ -62,7 +39,7 @@ Status take_binary_inputs(const std::string& body, std::size_t offset,
     const std::string path = "inputs[" + std::to_string(i) + "]";
     const auto it = input->parameters().find(kBinarySize);
     if (it == input->parameters().end()) {
-      raw.push_back(packed(input->contents()));
+      raw.push_back(packed_bytes(input->contents()));
       continue;
     }
     if (!it->second.has_int64_param() || it->second.int64_param() < 0) {
@@ -94,6 +71,27 @@ Status take_binary_inputs(const std::string& body, std::size_t offset,
 }
 
 }  // namespace
+
+std::string packed_bytes(const inference::InferTensorContents& contents) {
+  std::string bytes;
+  const auto append = [&bytes](const auto& values) {
+    using T = typename std::decay_t<decltype(values)>::value_type;
+    const std::size_t start = bytes.size();
+    bytes.resize(start + static_cast<std::size_t>(values.size()) * sizeof(T));
+    if (values.size() > 0) {
+      std::memcpy(bytes.data() + start, values.data(),
+                  static_cast<std::size_t>(values.size()) * sizeof(T));
+    }
+  };
+  append(contents.fp32_contents());
+  append(contents.fp64_contents());
+  append(contents.int64_contents());
+  append(contents.int_contents());
+  append(contents.uint64_contents());
+  append(contents.uint_contents());
+  for (bool flag : contents.bool_contents()) bytes += static_cast<char>(flag ? 1 : 0);
+  return bytes;
+}
 
 Status parse_oip_rest_request(std::string& body, std::optional<std::size_t> header_length,
                               OipRestRequest* request) {

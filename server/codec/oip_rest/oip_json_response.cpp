@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "server/codec/json/json_writer.h"
+#include "server/codec/oip_rest/oip_binary_tensors.h"
 
 namespace tsserve::server {
 namespace {
@@ -39,20 +40,7 @@ void write_parameters(JsonWriter& json,
 // The output's elements as little-endian bytes, as raw_output_contents holds them.
 std::string output_bytes(const inference::ModelInferResponse& response, int index) {
   if (index < response.raw_output_contents_size()) return response.raw_output_contents(index);
-  const auto& contents = response.outputs(index).contents();
-  std::string bytes;
-  const auto append = [&bytes](const auto& values) {
-    using T = typename std::decay_t<decltype(values)>::value_type;
-    const std::size_t start = bytes.size();
-    bytes.resize(start + static_cast<std::size_t>(values.size()) * sizeof(T));
-    if (values.size() > 0)
-      std::memcpy(bytes.data() + start, values.data(), values.size() * sizeof(T));
-  };
-  append(contents.fp32_contents());
-  append(contents.int64_contents());
-  append(contents.fp64_contents());
-  append(contents.int_contents());
-  return bytes;
+  return packed_bytes(response.outputs(index).contents());
 }
 
 void write_shape(JsonWriter& json, const google::protobuf::RepeatedField<int64_t>& shape) {
