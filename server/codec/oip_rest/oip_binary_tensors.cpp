@@ -1,11 +1,10 @@
 #include "server/codec/oip_rest/oip_binary_tensors.h"
 
 #include <algorithm>
-#include <cstring>
-#include <type_traits>
 
 #include "server/codec/oip_rest/oip_json_request.h"
 #include "server/codec/oip_rest/oip_json_response.h"
+#include "server/codec/oip_rest/oip_packed_contents.h"
 
 namespace tsserve::server {
 namespace {
@@ -71,27 +70,6 @@ Status take_binary_inputs(const std::string& body, std::size_t offset,
 }
 
 }  // namespace
-
-std::string packed_bytes(const inference::InferTensorContents& contents) {
-  std::string bytes;
-  const auto append = [&bytes](const auto& values) {
-    using T = typename std::decay_t<decltype(values)>::value_type;
-    const std::size_t start = bytes.size();
-    bytes.resize(start + static_cast<std::size_t>(values.size()) * sizeof(T));
-    if (values.size() > 0) {
-      std::memcpy(bytes.data() + start, values.data(),
-                  static_cast<std::size_t>(values.size()) * sizeof(T));
-    }
-  };
-  append(contents.fp32_contents());
-  append(contents.fp64_contents());
-  append(contents.int64_contents());
-  append(contents.int_contents());
-  append(contents.uint64_contents());
-  append(contents.uint_contents());
-  for (bool flag : contents.bool_contents()) bytes += static_cast<char>(flag ? 1 : 0);
-  return bytes;
-}
 
 Status parse_oip_rest_request(std::string& body, std::optional<std::size_t> header_length,
                               OipRestRequest* request) {

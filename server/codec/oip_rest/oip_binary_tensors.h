@@ -31,10 +31,6 @@ struct OipRestRequest {
   bool all_binary = false;
 };
 
-// Typed contents as the little-endian bytes the raw form holds (raw_input_contents,
-// raw_output_contents); booleans one byte each.
-std::string packed_bytes(const inference::InferTensorContents& contents);
-
 // Parses `body`: JSON alone (no `header_length`), or the first *header_length bytes as JSON
 // and the rest as the inputs' bytes. INVALID_ARGUMENT naming the field: a header length
 // beyond the body, binary_data_size that is not a non-negative integer or that the bytes

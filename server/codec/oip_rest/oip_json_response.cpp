@@ -5,7 +5,7 @@
 #include <type_traits>
 
 #include "server/codec/json/json_writer.h"
-#include "server/codec/oip_rest/oip_binary_tensors.h"
+#include "server/codec/oip_rest/oip_packed_contents.h"
 
 namespace tsserve::server {
 namespace {
