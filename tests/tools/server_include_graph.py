@@ -32,8 +32,9 @@ import sys
 
 # Folder -> rank. An include must go to a strictly lower rank, or stay in its folder.
 LAYERS = {
-    # The standard library only, below every other folder: Mutex, MutexLock; JSON text.
-    "sync": -1, "status": -1, "codec/json": -1,
+    # The standard library only, below every other folder: Mutex, MutexLock; Status.
+    "sync": -2, "status": -2,
+    "codec/json": -1,  # JSON text, read (simdjson) and written; errors as Status
     "request": 0, "httpd": 0,  # httpd: the HTTP server, below the metrics page
     "batching": 1, "codec/common": 1, "observability": 1, "auth": 1, "codec/oip_rest": 1,
     "codec/v1": 2, "codec/oip": 2, "config": 2,  # config checks the batcher's row limits

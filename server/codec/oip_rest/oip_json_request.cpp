@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "server/codec/json/json_numbers.h"
+#include "server/codec/json/json_reading.h"
 
 namespace tsserve::server {
 namespace {
@@ -19,29 +20,6 @@ using simdjson::error_code;
 
 // Deeper than any tensor tsserve takes (rank 3); stops a pathological body early.
 constexpr int kMaxDataDepth = 8;
-
-Status malformed(error_code error, const std::string& where) {
-  return invalid_argument(where + ": malformed JSON (" + simdjson::error_message(error) + ")");
-}
-
-// A wrong JSON type is the caller's mistake of type; anything else is malformed text.
-Status expected(error_code error, const std::string& where, const char* expectation) {
-  if (error == simdjson::INCORRECT_TYPE)
-    return invalid_argument(where + ": expected " + expectation);
-  return malformed(error, where);
-}
-
-std::string element(const std::string& path, std::size_t index) {
-  return path + "[" + std::to_string(index) + "]";
-}
-
-std::string member(const std::string& path, std::string_view key) {
-  return path + "." + std::string(key);
-}
-
-Status duplicate(const std::string& path, std::string_view key) {
-  return invalid_argument(member(path, key) + ": given twice; each field once");
-}
 
 // The scalars of a tensor's "data" as found, before the datatype and shape (which may come
 // after it in the object) say what they must be.
@@ -85,7 +63,7 @@ Status collect_scalar(od::value& value, od::json_type type, const std::string& p
       kind = TensorData::Kind::kString;
       break;
     default:
-      return invalid_argument(element(path, data->count()) +
+      return invalid_argument(json_element(path, data->count()) +
                               ": null; tensor data holds numbers, booleans or strings");
   }
   if (data->kind != TensorData::Kind::kNone && data->kind != kind) {
@@ -97,11 +75,11 @@ Status collect_scalar(od::value& value, od::json_type type, const std::string& p
     data->numbers.push_back(value.raw_json_token());
   } else if (kind == TensorData::Kind::kBool) {
     bool flag = false;
-    if (auto error = value.get_bool().get(flag)) return malformed(error, path);
+    if (auto error = value.get_bool().get(flag)) return json_malformed(error, path);
     data->bools.push_back(flag);
   } else {
     std::string_view text;
-    if (auto error = value.get_string().get(text)) return malformed(error, path);
+    if (auto error = value.get_string().get(text)) return json_malformed(error, path);
     data->strings.emplace_back(text);
   }
   return {};
@@ -115,12 +93,12 @@ Status collect_data(od::array array, int depth, const std::string& path, TensorD
   std::size_t length = 0;
   for (auto item : array) {
     od::value value;
-    if (auto error = std::move(item).get(value)) return malformed(error, path);
+    if (auto error = std::move(item).get(value)) return json_malformed(error, path);
     od::json_type type;
-    if (auto error = value.type().get(type)) return malformed(error, path);
+    if (auto error = value.type().get(type)) return json_malformed(error, path);
     if (type == od::json_type::array) {
       od::array inner;
-      if (auto error = value.get_array().get(inner)) return malformed(error, path);
+      if (auto error = value.get_array().get(inner)) return json_malformed(error, path);
       TSSERVE_RETURN_IF_ERROR(collect_data(inner, depth + 1, path, data));
     } else if (type == od::json_type::object) {
       return invalid_argument(path +
@@ -190,8 +168,8 @@ Status fill_integers(const TensorData& data, const std::string& path, const char
     }
     if (!fits) {
       const char* why = error == JsonNumberError::kNone ? "is out of range" : describe(error);
-      return invalid_argument(element(path, i) + ": " + std::string(data.numbers[i]) + " " + why +
-                              " for " + datatype);
+      return invalid_argument(json_element(path, i) + ": " + std::string(data.numbers[i]) + " " +
+                              why + " for " + datatype);
     }
     if (is_signed) {
       add(static_cast<Int>(signed_value));
@@ -218,8 +196,8 @@ Status fill_floats(const TensorData& data, const std::string& path, const char* 
                                 token.back() == '\r' || token.back() == '\t')) {
         token.pop_back();
       }
-      return invalid_argument(element(path, i) + ": " + token + " " + describe(error) + " for " +
-                              datatype);
+      return invalid_argument(json_element(path, i) + ": " + token + " " + describe(error) +
+                              " for " + datatype);
     }
     add(value);
   }
@@ -288,25 +266,18 @@ Status fill_contents(const TensorData& data, const std::string& datatype, const 
                           "UINT64, INT8, INT16, INT32, INT64, FP16, FP32, FP64, BYTES)");
 }
 
-Status parse_string(od::value& value, const std::string& path, std::string* out) {
-  std::string_view text;
-  if (auto error = value.get_string().get(text)) return expected(error, path, "a string");
-  out->assign(text);
-  return {};
-}
-
 Status parse_shape(od::value& value, const std::string& path,
                    google::protobuf::RepeatedField<int64_t>* shape) {
   od::array dims;
   if (auto error = value.get_array().get(dims)) {
-    return expected(error, path, "an array of dimensions");
+    return json_expected(error, path, "an array of dimensions");
   }
   for (auto item : dims) {
     od::value dim;
-    if (auto error = std::move(item).get(dim)) return malformed(error, path);
-    const std::string at = element(path, static_cast<std::size_t>(shape->size()));
+    if (auto error = std::move(item).get(dim)) return json_malformed(error, path);
+    const std::string at = json_element(path, static_cast<std::size_t>(shape->size()));
     od::json_type type;
-    if (auto error = dim.type().get(type)) return malformed(error, at);
+    if (auto error = dim.type().get(type)) return json_malformed(error, at);
     if (type != od::json_type::number) return invalid_argument(at + ": expected an integer");
     std::int64_t size = 0;
     const JsonNumberError error = parse_json_int64(dim.raw_json_token(), &size);
@@ -323,29 +294,29 @@ Status parse_parameters(od::value& value, const std::string& path,
                         google::protobuf::Map<std::string, inference::InferParameter>* out) {
   od::object object;
   if (auto error = value.get_object().get(object)) {
-    return expected(error, path, "an object of parameters");
+    return json_expected(error, path, "an object of parameters");
   }
   for (auto field_result : object) {
     od::field field;
-    if (auto error = std::move(field_result).get(field)) return malformed(error, path);
+    if (auto error = std::move(field_result).get(field)) return json_malformed(error, path);
     std::string_view key;
-    if (auto error = field.unescaped_key().get(key)) return malformed(error, path);
-    const std::string at = member(path, key);
-    if (out->count(std::string(key)) != 0) return duplicate(path, key);
+    if (auto error = field.unescaped_key().get(key)) return json_malformed(error, path);
+    const std::string at = json_member(path, key);
+    if (out->count(std::string(key)) != 0) return json_duplicate(path, key);
     od::value parameter = field.value();
     od::json_type type;
-    if (auto error = parameter.type().get(type)) return malformed(error, at);
+    if (auto error = parameter.type().get(type)) return json_malformed(error, at);
     inference::InferParameter& slot = (*out)[std::string(key)];
     switch (type) {
       case od::json_type::string: {
         std::string_view text;
-        if (auto error = parameter.get_string().get(text)) return malformed(error, at);
+        if (auto error = parameter.get_string().get(text)) return json_malformed(error, at);
         slot.set_string_param(std::string(text));
         break;
       }
       case od::json_type::boolean: {
         bool flag = false;
-        if (auto error = parameter.get_bool().get(flag)) return malformed(error, at);
+        if (auto error = parameter.get_bool().get(flag)) return json_malformed(error, at);
         slot.set_bool_param(flag);
         break;
       }
@@ -370,43 +341,46 @@ Status parse_parameters(od::value& value, const std::string& path,
 Status parse_input(od::value& value, const std::string& path,
                    inference::ModelInferRequest::InferInputTensor* input) {
   od::object object;
-  if (auto error = value.get_object().get(object)) return expected(error, path, "an input object");
+  if (auto error = value.get_object().get(object))
+    return json_expected(error, path, "an input object");
   TensorData data;
   bool has_name = false, has_shape = false, has_datatype = false, has_data = false,
        has_parameters = false;
   for (auto field_result : object) {
     od::field field;
-    if (auto error = std::move(field_result).get(field)) return malformed(error, path);
+    if (auto error = std::move(field_result).get(field)) return json_malformed(error, path);
     std::string_view key;
-    if (auto error = field.unescaped_key().get(key)) return malformed(error, path);
+    if (auto error = field.unescaped_key().get(key)) return json_malformed(error, path);
     od::value item = field.value();
     const auto once = [&](bool* seen) -> Status {
-      if (*seen) return duplicate(path, key);
+      if (*seen) return json_duplicate(path, key);
       *seen = true;
       return {};
     };
     if (key == "name") {
       TSSERVE_RETURN_IF_ERROR(once(&has_name));
-      TSSERVE_RETURN_IF_ERROR(parse_string(item, member(path, key), input->mutable_name()));
+      TSSERVE_RETURN_IF_ERROR(
+          read_json_string(item, json_member(path, key), input->mutable_name()));
     } else if (key == "shape") {
       TSSERVE_RETURN_IF_ERROR(once(&has_shape));
-      TSSERVE_RETURN_IF_ERROR(parse_shape(item, member(path, key), input->mutable_shape()));
+      TSSERVE_RETURN_IF_ERROR(parse_shape(item, json_member(path, key), input->mutable_shape()));
     } else if (key == "datatype") {
       TSSERVE_RETURN_IF_ERROR(once(&has_datatype));
-      TSSERVE_RETURN_IF_ERROR(parse_string(item, member(path, key), input->mutable_datatype()));
+      TSSERVE_RETURN_IF_ERROR(
+          read_json_string(item, json_member(path, key), input->mutable_datatype()));
     } else if (key == "parameters") {
       TSSERVE_RETURN_IF_ERROR(once(&has_parameters));
       TSSERVE_RETURN_IF_ERROR(
-          parse_parameters(item, member(path, key), input->mutable_parameters()));
+          parse_parameters(item, json_member(path, key), input->mutable_parameters()));
     } else if (key == "data") {
       TSSERVE_RETURN_IF_ERROR(once(&has_data));
       od::array array;
       if (auto error = item.get_array().get(array)) {
-        return expected(error, member(path, key), "an array of tensor elements");
+        return json_expected(error, json_member(path, key), "an array of tensor elements");
       }
-      TSSERVE_RETURN_IF_ERROR(collect_data(array, 0, member(path, key), &data));
+      TSSERVE_RETURN_IF_ERROR(collect_data(array, 0, json_member(path, key), &data));
     } else {
-      return invalid_argument(member(path, key) +
+      return invalid_argument(json_member(path, key) +
                               ": unknown field; an input has name, shape, datatype, parameters "
                               "and data");
     }
@@ -429,25 +403,27 @@ Status parse_input(od::value& value, const std::string& path,
 Status parse_output(od::value& value, const std::string& path,
                     inference::ModelInferRequest::InferRequestedOutputTensor* output) {
   od::object object;
-  if (auto error = value.get_object().get(object)) return expected(error, path, "an output object");
+  if (auto error = value.get_object().get(object))
+    return json_expected(error, path, "an output object");
   bool has_name = false, has_parameters = false;
   for (auto field_result : object) {
     od::field field;
-    if (auto error = std::move(field_result).get(field)) return malformed(error, path);
+    if (auto error = std::move(field_result).get(field)) return json_malformed(error, path);
     std::string_view key;
-    if (auto error = field.unescaped_key().get(key)) return malformed(error, path);
+    if (auto error = field.unescaped_key().get(key)) return json_malformed(error, path);
     od::value item = field.value();
     if (key == "name") {
-      if (has_name) return duplicate(path, key);
+      if (has_name) return json_duplicate(path, key);
       has_name = true;
-      TSSERVE_RETURN_IF_ERROR(parse_string(item, member(path, key), output->mutable_name()));
+      TSSERVE_RETURN_IF_ERROR(
+          read_json_string(item, json_member(path, key), output->mutable_name()));
     } else if (key == "parameters") {
-      if (has_parameters) return duplicate(path, key);
+      if (has_parameters) return json_duplicate(path, key);
       has_parameters = true;
       TSSERVE_RETURN_IF_ERROR(
-          parse_parameters(item, member(path, key), output->mutable_parameters()));
+          parse_parameters(item, json_member(path, key), output->mutable_parameters()));
     } else {
-      return invalid_argument(member(path, key) +
+      return invalid_argument(json_member(path, key) +
                               ": unknown field; an output has name and parameters");
     }
   }
@@ -455,48 +431,21 @@ Status parse_output(od::value& value, const std::string& path,
   return {};
 }
 
-template <typename Parse>
-Status parse_array_of(od::value& value, const std::string& path, const char* expectation,
-                      Parse parse) {
-  od::array array;
-  if (auto error = value.get_array().get(array)) return expected(error, path, expectation);
-  std::size_t index = 0;
-  for (auto item : array) {
-    od::value element_value;
-    if (auto error = std::move(item).get(element_value)) return malformed(error, path);
-    TSSERVE_RETURN_IF_ERROR(parse(element_value, element(path, index)));
-    ++index;
-  }
-  return {};
-}
-
 }  // namespace
 
 Status parse_oip_json_request(std::string& body, inference::ModelInferRequest* request) {
-  const std::size_t length = body.size();
-  body.reserve(length + simdjson::SIMDJSON_PADDING);
   // One parser per thread: its buffers are reused from request to request.
   thread_local od::parser parser;
   od::document document;
-  const simdjson::padded_string_view text(body.data(), length, body.capacity());
-  if (auto error = parser.iterate(text).get(document)) return malformed(error, "the body");
   od::object root;
-  if (auto error = document.get_object().get(root)) {
-    // simdjson types a value by its first character: one that starts no JSON value is
-    // text that is not JSON, not a value of the wrong type.
-    const std::size_t first = body.find_first_not_of(" \t\r\n");
-    const bool starts_value =
-        first < length &&
-        std::string_view("{[\"-0123456789tfn").find(body[first]) != std::string_view::npos;
-    if (!starts_value) error = simdjson::TAPE_ERROR;
-    return expected(error, "the body", "a JSON object (an inference request)");
-  }
+  TSSERVE_RETURN_IF_ERROR(
+      open_json_object(body, parser, &document, &root, "a JSON object (an inference request)"));
   bool has_id = false, has_parameters = false, has_inputs = false, has_outputs = false;
   for (auto field_result : root) {
     od::field field;
-    if (auto error = std::move(field_result).get(field)) return malformed(error, "the body");
+    if (auto error = std::move(field_result).get(field)) return json_malformed(error, "the body");
     std::string_view key;
-    if (auto error = field.unescaped_key().get(key)) return malformed(error, "the body");
+    if (auto error = field.unescaped_key().get(key)) return json_malformed(error, "the body");
     od::value value = field.value();
     const auto once = [&](bool* seen) -> Status {
       if (*seen) return invalid_argument(std::string(key) + ": given twice; each field once");
@@ -505,32 +454,30 @@ Status parse_oip_json_request(std::string& body, inference::ModelInferRequest* r
     };
     if (key == "id") {
       TSSERVE_RETURN_IF_ERROR(once(&has_id));
-      TSSERVE_RETURN_IF_ERROR(parse_string(value, "id", request->mutable_id()));
+      TSSERVE_RETURN_IF_ERROR(read_json_string(value, "id", request->mutable_id()));
     } else if (key == "parameters") {
       TSSERVE_RETURN_IF_ERROR(once(&has_parameters));
       TSSERVE_RETURN_IF_ERROR(parse_parameters(value, "parameters", request->mutable_parameters()));
     } else if (key == "inputs") {
       TSSERVE_RETURN_IF_ERROR(once(&has_inputs));
-      TSSERVE_RETURN_IF_ERROR(parse_array_of(value, "inputs", "an array of input tensors",
-                                             [&](od::value& v, const std::string& at) {
-                                               return parse_input(v, at, request->add_inputs());
-                                             }));
+      TSSERVE_RETURN_IF_ERROR(for_each_json_element(
+          value, "inputs", "an array of input tensors", [&](od::value& v, const std::string& at) {
+            return parse_input(v, at, request->add_inputs());
+          }));
     } else if (key == "outputs") {
       TSSERVE_RETURN_IF_ERROR(once(&has_outputs));
-      TSSERVE_RETURN_IF_ERROR(parse_array_of(value, "outputs", "an array of requested outputs",
-                                             [&](od::value& v, const std::string& at) {
-                                               return parse_output(v, at, request->add_outputs());
-                                             }));
+      TSSERVE_RETURN_IF_ERROR(
+          for_each_json_element(value, "outputs", "an array of requested outputs",
+                                [&](od::value& v, const std::string& at) {
+                                  return parse_output(v, at, request->add_outputs());
+                                }));
     } else {
       return invalid_argument(std::string(key) +
                               ": unknown field; an inference request has id, parameters, "
                               "inputs and outputs");
     }
   }
-  // Past the object, nothing is left to point at: anything else follows it.
-  if (document.current_location().error() != simdjson::OUT_OF_BOUNDS) {
-    return invalid_argument("the body: text after the JSON object; send one object");
-  }
+  TSSERVE_RETURN_IF_ERROR(json_ends_after_object(document));
   if (!has_inputs) return invalid_argument("inputs: missing; the request needs its input tensors");
   return {};
 }

@@ -1,0 +1,83 @@
+#pragma once
+// Reading a request body with simdjson's On Demand API, the way every JSON door does:
+// errors are INVALID_ARGUMENT naming the field by its path ("inputs[0].shape"), a wrong
+// type is said as the expectation, anything else as malformed text; a field given twice,
+// an unknown field, and text after the object are refused.
+//
+// The body is read in place: open_json_object() grows its capacity by simdjson's padding,
+// so the body must outlive the document.
+
+#include <simdjson.h>
+
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "server/status/status.h"
+
+namespace tsserve::server {
+
+namespace json_od = simdjson::ondemand;
+
+// "<where>: malformed JSON (<simdjson's reason>)".
+Status json_malformed(simdjson::error_code error, const std::string& where);
+
+// A wrong JSON type as "<where>: expected <expectation>"; any other error as malformed.
+Status json_expected(simdjson::error_code error, const std::string& where, const char* expectation);
+
+// Paths: "a[3]", "a.b".
+std::string json_element(const std::string& path, std::size_t index);
+std::string json_member(const std::string& path, std::string_view key);
+
+// "<path>.<key>: given twice; each field once" ("<key>: ..." at the top, path empty).
+Status json_duplicate(const std::string& path, std::string_view key);
+
+// Starts reading `body` as one JSON object (`expectation` names it in the error).
+// `parser` must outlive `document`; one per thread keeps its buffers warm.
+Status open_json_object(std::string& body, json_od::parser& parser, json_od::document* document,
+                        json_od::object* root, const char* expectation);
+
+// OK when nothing but whitespace follows the object just read.
+Status json_ends_after_object(json_od::document& document);
+
+// Calls visit(key, value) for each field of `object`, in order; `path` names the object.
+template <typename Visit>
+Status for_each_json_field(json_od::object& object, const std::string& path, Visit visit) {
+  for (auto field_result : object) {
+    json_od::field field;
+    if (auto error = std::move(field_result).get(field)) return json_malformed(error, path);
+    std::string_view key;
+    if (auto error = field.unescaped_key().get(key)) return json_malformed(error, path);
+    json_od::value value = field.value();
+    TSSERVE_RETURN_IF_ERROR(visit(key, value));
+  }
+  return {};
+}
+
+// Calls parse(element, element_path) for each element of the array `value` holds.
+template <typename Parse>
+Status for_each_json_element(json_od::value& value, const std::string& path,
+                             const char* expectation, Parse parse) {
+  json_od::array array;
+  if (auto error = value.get_array().get(array)) return json_expected(error, path, expectation);
+  std::size_t index = 0;
+  for (auto item : array) {
+    json_od::value element_value;
+    if (auto error = std::move(item).get(element_value)) return json_malformed(error, path);
+    TSSERVE_RETURN_IF_ERROR(parse(element_value, json_element(path, index)));
+    ++index;
+  }
+  return {};
+}
+
+// Marks a field seen; json_duplicate when it was already.
+inline Status first_time(bool* seen, const std::string& path, std::string_view key) {
+  if (*seen) return json_duplicate(path, key);
+  *seen = true;
+  return {};
+}
+
+Status read_json_string(json_od::value& value, const std::string& path, std::string* out);
+Status read_json_bool(json_od::value& value, const std::string& path, bool* out);
+
+}  // namespace tsserve::server
