@@ -1,6 +1,7 @@
 #pragma once
 // tsserve's HTTP door: one HttpServer (httpd/http_server.h) on --http-address answering the
-// Open Inference Protocol's REST binding (oip_rest_routes.h) over the same services as the
+// Open Inference Protocol's REST binding (oip_rest_routes.h, /v2) and the JSON API for
+// people (forecast_json_routes.h, /v1 and /openapi.json) over the same services as the
 // gRPC door (service_context.h), with the CORS policy of --http-cors-origins
 // (cors_policy.h); any other path is 404 with a JSON body.
 //
@@ -12,6 +13,7 @@
 #include <string>
 
 #include "server/http/cors_policy.h"
+#include "server/http/forecast_json_routes.h"
 #include "server/http/oip_rest_routes.h"
 #include "server/httpd/http_server.h"
 
@@ -36,6 +38,7 @@ class HttpDoor {
   void handle(HttpRequest&& request, HttpResponder respond) const;
 
   const OipRestRoutes oip_;
+  const ForecastJsonRoutes forecasts_;
   const CorsPolicy cors_;
   HttpServer server_;  // last: destroyed first, so no request reaches a gone route
 };

@@ -10,6 +10,7 @@
 #include "server/codec/oip_rest/oip_json_response.h"
 #include "server/http/http_call.h"
 #include "server/http/http_request_rules.h"
+#include "server/http/immediate_answer.h"
 #include "server/httpd/http_status.h"
 #include "server/service/model_infer_codec.h"
 #include "server/service/model_route.h"
@@ -25,30 +26,6 @@ HttpResponse not_found(const std::string& path) {
       {StatusCode::kNotFound, "the path: \"" + path +
                                   "\" is not served; the REST binding serves /v2, /v2/health/live, "
                                   "/v2/health/ready, /v2/models/M[/versions/V][/ready|/infer]"});
-}
-
-HttpResponse wrong_method(const HttpRequest& request, const char* allowed) {
-  HttpResponse response = error_response(invalid_argument(
-      "the method: " + request.method + " " + request.path + "; this path takes " + allowed));
-  response.status = 405;
-  response.headers.emplace_back("Allow", allowed);
-  return response;
-}
-
-// One answer made on the spot (no batcher): `answer` fills `*response` and says how the
-// call ends; a call that is not a health check shows its token first.
-template <typename Answer>
-void answer_now(const ServiceContext& service, const HttpRequest& request, HttpResponder respond,
-                Method method, bool needs_token, Answer answer) {
-  auto response = std::make_shared<HttpResponse>();
-  const auto call = HttpCall::start(
-      service.metrics, method, kNoDeadline, std::move(respond), [response](const Status& status) {
-        return status.ok() ? std::move(*response) : error_response(status);
-      });
-  call->end([&]() -> Status {
-    if (needs_token) TSSERVE_RETURN_IF_ERROR(authenticate_http(service, request));
-    return answer(*call, response.get());
-  });
 }
 
 // What a REST inference call owns for as long as it runs: the request it decoded and the

@@ -1,13 +1,13 @@
 #include "server/service/forecast_service.h"
 
 #include "server/codec/common/model_selection.h"
-#include "server/codec/v1/report_actuals_codec.h"
 #include "server/service/call_status.h"
 #include "server/service/encode_codec.h"
 #include "server/service/grpc_batched_call.h"
 #include "server/service/keeping_forecast_codec.h"
 #include "server/service/model_listing.h"
 #include "server/service/unary_call.h"
+#include "server/service/v1_answers.h"
 
 namespace tsserve::server {
 
@@ -39,13 +39,11 @@ grpc::ServerUnaryReactor* ForecastServiceImpl::GetModelInfo(grpc::CallbackServer
                                                             v1::GetModelInfoResponse* response) {
   const auto call =
       UnaryCall::start(context_.metrics, Method::kGetModelInfo, steady_deadline(*context));
-  ModelRoute route = route_call(context_, authenticate(context_, *context), request->model(),
-                                request->model_version());
-  if (route.status.ok()) {
-    call->set_model(route.lease->name());
-    *response->mutable_info() = route.lease->info();
-  }
-  call->end(route.status);
+  call->end([&]() -> Status {
+    TSSERVE_RETURN_IF_ERROR(authenticate(context_, *context));
+    return answer_model_info(context_, request->model(), request->model_version(), *call,
+                             response->mutable_info());
+  });
   return call.get();
 }
 
@@ -67,14 +65,7 @@ grpc::ServerUnaryReactor* ForecastServiceImpl::ReportActuals(
       UnaryCall::start(context_.metrics, Method::kReportActuals, steady_deadline(*context));
   call->end([&]() -> Status {
     TSSERVE_RETURN_IF_ERROR(authenticate(context_, *context));
-    TSSERVE_RETURN_IF_ERROR(serving_status(*context_.state));
-    if (context_.accuracy == nullptr) {
-      return {StatusCode::kUnimplemented, "ReportActuals: this server keeps no forecasts"};
-    }
-    ActualsReport report;
-    TSSERVE_RETURN_IF_ERROR(decode_report_actuals(*request, &report));
-    encode_report_actuals(context_.accuracy->report(report), response);
-    return {};
+    return answer_report_actuals(context_, *request, response);
   });
   return call.get();
 }

@@ -37,6 +37,7 @@ LAYERS = {
     "codec/json": -1,  # JSON text, read (simdjson) and written; errors as Status
     "request": 0, "httpd": 0,  # httpd: the HTTP server, below the metrics page
     "batching": 1, "codec/common": 1, "observability": 1, "auth": 1, "codec/oip_rest": 1,
+    "codec/v1_json": 1,
     "codec/v1": 2, "codec/oip": 2, "config": 2,  # config checks the batcher's row limits
     "accuracy": 2,  # the forecast store's clock is the batcher's
     "runtime": 3, "service": 3,

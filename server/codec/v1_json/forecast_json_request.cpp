@@ -1,0 +1,230 @@
+#include "server/codec/v1_json/forecast_json_request.h"
+
+#include <cstdint>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "server/codec/json/json_numbers.h"
+#include "server/codec/json/json_reading.h"
+#include "server/codec/v1_json/json_timestamps.h"
+
+namespace tsserve::server {
+namespace {
+
+constexpr char kFields[] =
+    "a forecast request has series, timestamps, intervals, attention, scaler, series_key and "
+    "request_id";
+
+// One column's numbers, appended to `values`; `length` is how many.
+Status read_column(json_od::value& value, const std::string& path,
+                   google::protobuf::RepeatedField<float>* values, std::size_t* length) {
+  *length = 0;
+  return for_each_json_element(
+      value, path, "an array of numbers (the column's points, oldest first)",
+      [&](json_od::value& point, const std::string& at) -> Status {
+        json_od::json_type type;
+        if (auto error = point.type().get(type)) return json_malformed(error, at);
+        if (type != json_od::json_type::number) {
+          return invalid_argument(at + (type == json_od::json_type::null
+                                            ? ": null; fill gaps before sending"
+                                            : ": expected a number"));
+        }
+        float number = 0;
+        const JsonNumberError error = parse_json_float(point.raw_json_token(), &number);
+        if (error != JsonNumberError::kNone) {
+          return invalid_argument(at + ": " + std::string(point.raw_json_token()) + " " +
+                                  describe(error) + " for float32");
+        }
+        values->Add(number);
+        ++*length;
+        return Status();
+      });
+}
+
+Status read_series(json_od::value& value, v1::ForecastRequest* message) {
+  json_od::object columns;
+  if (auto error = value.get_object().get(columns)) {
+    return json_expected(error, "series", "an object of columns: {\"name\": [numbers], ...}");
+  }
+  v1::Tensor* series = message->mutable_series();
+  std::size_t points = 0;
+  std::string first;
+  TSSERVE_RETURN_IF_ERROR(for_each_json_field(
+      columns, "series", [&](std::string_view name, json_od::value& column) -> Status {
+        const std::string at = json_member("series", name);
+        for (const std::string& seen : message->variable_names()) {
+          if (seen == name) return json_duplicate("series", name);
+        }
+        std::size_t length = 0;
+        TSSERVE_RETURN_IF_ERROR(read_column(column, at, series->mutable_values(), &length));
+        if (message->variable_names_size() == 0) {
+          points = length;
+          first = at;
+        } else if (length != points) {
+          return invalid_argument(at + ": " + std::to_string(length) + " points where " + first +
+                                  " has " + std::to_string(points) +
+                                  "; every column has one point per timestamp");
+        }
+        message->add_variable_names(std::string(name));
+        return Status();
+      }));
+  if (message->variable_names_size() == 0) {
+    return invalid_argument("series: no columns; give at least one, {\"name\": [numbers]}");
+  }
+  series->add_shape(message->variable_names_size());
+  series->add_shape(static_cast<std::int64_t>(points));
+  message->set_layout(v1::SERIES_LAYOUT_VARIABLES_BY_TIME);
+  return {};
+}
+
+Status read_levels(json_od::value& value, v1::ForecastRequest* message) {
+  return for_each_json_element(value, "intervals", "an array of levels such as [0.8, 0.95]",
+                               [&](json_od::value& item, const std::string& at) -> Status {
+                                 double level = 0;
+                                 std::string_view token = item.raw_json_token();
+                                 if (parse_json_double(token, &level) != JsonNumberError::kNone) {
+                                   return invalid_argument(at + ": expected a level in (0, 1)");
+                                 }
+                                 message->add_interval_levels(level);
+                                 return Status();
+                               });
+}
+
+Status read_integers(json_od::value& value, const std::string& path,
+                     google::protobuf::RepeatedField<std::int32_t>* out) {
+  return for_each_json_element(
+      value, path, "an array of indices", [&](json_od::value& item, const std::string& at) {
+        std::int64_t index = 0;
+        if (parse_json_int64(item.raw_json_token(), &index) != JsonNumberError::kNone ||
+            index < 0 || index > INT32_MAX) {
+          return invalid_argument(at + ": expected an index, an integer >= 0");
+        }
+        out->Add(static_cast<std::int32_t>(index));
+        return Status();
+      });
+}
+
+// attention.variables name columns; they become indices once every column is known.
+Status read_attention(json_od::value& value, v1::AttentionOptions* options,
+                      std::vector<std::string>* variables) {
+  json_od::object object;
+  if (auto error = value.get_object().get(object)) {
+    return json_expected(error, "attention",
+                         "an object: {\"layers\", \"average_heads\", "
+                         "\"variables\"}, each optional");
+  }
+  options->set_enabled(true);
+  bool layers = false, average = false, named = false;
+  return for_each_json_field(
+      object, "attention", [&](std::string_view key, json_od::value& item) -> Status {
+        const std::string at = json_member("attention", key);
+        if (key == "layers") {
+          TSSERVE_RETURN_IF_ERROR(first_time(&layers, "attention", key));
+          return read_integers(item, at, options->mutable_layers());
+        }
+        if (key == "average_heads") {
+          TSSERVE_RETURN_IF_ERROR(first_time(&average, "attention", key));
+          bool flag = false;
+          TSSERVE_RETURN_IF_ERROR(read_json_bool(item, at, &flag));
+          options->set_average_heads(flag);
+          return Status();
+        }
+        if (key == "variables") {
+          TSSERVE_RETURN_IF_ERROR(first_time(&named, "attention", key));
+          return for_each_json_element(item, at, "an array of column names",
+                                       [&](json_od::value& name, const std::string& name_at) {
+                                         variables->emplace_back();
+                                         return read_json_string(name, name_at, &variables->back());
+                                       });
+        }
+        return invalid_argument(at +
+                                ": unknown field; attention has layers, average_heads "
+                                "and variables");
+      });
+}
+
+Status resolve_variables(const std::vector<std::string>& names, v1::ForecastRequest* message) {
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    int index = 0;
+    while (index < message->variable_names_size() && message->variable_names(index) != names[i]) {
+      ++index;
+    }
+    if (index == message->variable_names_size()) {
+      return invalid_argument(json_element("attention.variables", i) + ": \"" + names[i] +
+                              "\" is not a column of series");
+    }
+    message->mutable_attention()->add_variables(index);
+  }
+  return {};
+}
+
+Status read_scaler(json_od::value& value, v1::ForecastRequest* message) {
+  std::string mode;
+  TSSERVE_RETURN_IF_ERROR(read_json_string(value, "scaler", &mode));
+  if (mode == "auto") {
+    message->set_scaler_mode(v1::SCALER_MODE_UNSPECIFIED);
+  } else if (mode == "required") {
+    message->set_scaler_mode(v1::SCALER_MODE_REQUIRED);
+  } else if (mode == "none") {
+    message->set_scaler_mode(v1::SCALER_MODE_NONE);
+  } else {
+    return invalid_argument("scaler: \"" + mode +
+                            "\"; expected \"auto\", \"required\" or \"none\"");
+  }
+  return {};
+}
+
+}  // namespace
+
+Status parse_forecast_json_request(std::string& body, ForecastJsonRequest* request) {
+  thread_local json_od::parser parser;
+  json_od::document document;
+  json_od::object root;
+  TSSERVE_RETURN_IF_ERROR(
+      open_json_object(body, parser, &document, &root, "a JSON object (a forecast request)"));
+  v1::ForecastRequest& message = request->message;
+  bool series = false, timestamps = false, intervals = false, attention = false, scaler = false,
+       key = false, id = false;
+  std::vector<std::string> attention_variables;
+  TSSERVE_RETURN_IF_ERROR(
+      for_each_json_field(root, "", [&](std::string_view name, json_od::value& value) -> Status {
+        if (name == "series") {
+          TSSERVE_RETURN_IF_ERROR(first_time(&series, "", name));
+          return read_series(value, &message);
+        }
+        if (name == "timestamps") {
+          TSSERVE_RETURN_IF_ERROR(first_time(&timestamps, "", name));
+          return read_json_timestamps(value, "timestamps", request->message.mutable_timestamps(),
+                                      &request->text_timestamps);
+        }
+        if (name == "intervals") {
+          TSSERVE_RETURN_IF_ERROR(first_time(&intervals, "", name));
+          return read_levels(value, &message);
+        }
+        if (name == "attention") {
+          TSSERVE_RETURN_IF_ERROR(first_time(&attention, "", name));
+          return read_attention(value, message.mutable_attention(), &attention_variables);
+        }
+        if (name == "scaler") {
+          TSSERVE_RETURN_IF_ERROR(first_time(&scaler, "", name));
+          return read_scaler(value, &message);
+        }
+        if (name == "series_key") {
+          TSSERVE_RETURN_IF_ERROR(first_time(&key, "", name));
+          return read_json_string(value, "series_key", message.mutable_series_key());
+        }
+        if (name == "request_id") {
+          TSSERVE_RETURN_IF_ERROR(first_time(&id, "", name));
+          return read_json_string(value, "request_id", message.mutable_request_id());
+        }
+        return invalid_argument(std::string(name) + ": unknown field; " + kFields);
+      }));
+  TSSERVE_RETURN_IF_ERROR(json_ends_after_object(document));
+  if (!series) {
+    return invalid_argument("series: missing; give the history by column, {\"OT\": [...]}");
+  }
+  return resolve_variables(attention_variables, &message);
+}
+
+}  // namespace tsserve::server

@@ -1,0 +1,30 @@
+#include "server/service/v1_answers.h"
+
+#include "server/codec/v1/report_actuals_codec.h"
+#include "server/service/call_status.h"
+#include "server/service/model_route.h"
+
+namespace tsserve::server {
+
+Status answer_model_info(const ServiceContext& service, const std::string& model,
+                         const std::string& version, CallEnding& call, v1::ModelInfo* info) {
+  ModelRoute route = route_call(service, Status(), model, version);
+  TSSERVE_RETURN_IF_ERROR(route.status);
+  call.set_model(route.lease->name());
+  *info = route.lease->info();
+  return {};
+}
+
+Status answer_report_actuals(const ServiceContext& service, const v1::ReportActualsRequest& request,
+                             v1::ReportActualsResponse* response) {
+  TSSERVE_RETURN_IF_ERROR(serving_status(*service.state));
+  if (service.accuracy == nullptr) {
+    return {StatusCode::kUnimplemented, "ReportActuals: this server keeps no forecasts"};
+  }
+  ActualsReport report;
+  TSSERVE_RETURN_IF_ERROR(decode_report_actuals(request, &report));
+  encode_report_actuals(service.accuracy->report(report), response);
+  return {};
+}
+
+}  // namespace tsserve::server
