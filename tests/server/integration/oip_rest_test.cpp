@@ -9,79 +9,14 @@
 #include <gtest/gtest.h>
 
 #include <future>
-#include <nlohmann/json.hpp>
 #include <thread>
 
-#include "../oip_test_support.h"
-#include "raw_http_client.h"
-#include "server_harness.h"
+#include "http_test_support.h"
 
 namespace tsserve::server::testing {
 namespace {
 
 using ::testing::HasSubstr;
-using tsserve::testing::http_call;
-using tsserve::testing::HttpReply;
-
-const std::vector<std::pair<std::string, std::string>> kJson = {
-    {"Content-Type", "application/json"}};
-
-nlohmann::json body_of(const HttpReply& reply) {
-  return nlohmann::json::parse(reply.body, nullptr, /*allow_exceptions=*/false);
-}
-
-// The gRPC request as the REST binding's JSON: the same tensors and parameters. Floats
-// are printed as doubles (17 digits): exact, so they read back as the same float32.
-std::string rest_json(const inference::ModelInferRequest& request) {
-  nlohmann::json body;
-  if (!request.id().empty()) body["id"] = request.id();
-  for (const auto& [name, parameter] : request.parameters()) {
-    if (parameter.has_string_param()) body["parameters"][name] = parameter.string_param();
-    if (parameter.has_bool_param()) body["parameters"][name] = parameter.bool_param();
-    if (parameter.has_int64_param()) body["parameters"][name] = parameter.int64_param();
-  }
-  for (const auto& input : request.inputs()) {
-    nlohmann::json tensor = {
-        {"name", input.name()},
-        {"datatype", input.datatype()},
-        {"shape", std::vector<int64_t>(input.shape().begin(), input.shape().end())}};
-    std::vector<double> data(input.contents().fp32_contents().begin(),
-                             input.contents().fp32_contents().end());
-    tensor["data"] = data;
-    body["inputs"].push_back(tensor);
-  }
-  for (const auto& output : request.outputs()) body["outputs"].push_back({{"name", output.name()}});
-  return body.dump();
-}
-
-std::vector<float> json_floats(const nlohmann::json& data) {
-  std::vector<float> out;
-  for (const auto& value : data) out.push_back(static_cast<float>(value.get<double>()));
-  return out;
-}
-
-inference::ModelInferRequest bundled_request(uint64_t seed, int64_t variables = 7) {
-  const v1::ForecastRequest sample = forecast_request(variables, 336, seed);
-  std::vector<float> data;
-  for (int64_t t = 0; t < 336; ++t) {
-    for (int64_t v = 0; v < variables; ++v) {
-      data.push_back(sample.series().values(static_cast<int>(v * 336 + t)));
-    }
-  }
-  inference::ModelInferRequest request = infer_request(1, 336, variables, data);
-  request.set_model_name("patchtst-etth1");
-  request.mutable_parameters()->erase("scaler_mode");
-  return request;
-}
-
-inference::ModelInferResponse grpc_infer(ServerHarness& harness,
-                                         const inference::ModelInferRequest& request) {
-  inference::ModelInferResponse response;
-  grpc::ClientContext context;
-  const grpc::Status status = harness.oip().ModelInfer(&context, request, &response);
-  EXPECT_TRUE(status.ok()) << status.error_message();
-  return response;
-}
 
 TEST(OipRest, HealthAndMetadataSayWhatTheGrpcBindingSays) {
   ServerHarness harness;
@@ -89,22 +24,23 @@ TEST(OipRest, HealthAndMetadataSayWhatTheGrpcBindingSays) {
   ASSERT_GT(port, 0);
   HttpReply live = http_call(port, "GET", "/v2/health/live");
   EXPECT_EQ(live.status, 200);
-  EXPECT_EQ(body_of(live), nlohmann::json({{"live", true}}));
+  EXPECT_EQ(json_body(live), nlohmann::json({{"live", true}}));
   EXPECT_EQ(live.header("content-type"), "application/json");
-  EXPECT_EQ(body_of(http_call(port, "GET", "/v2/health/ready")), nlohmann::json({{"ready", true}}));
+  EXPECT_EQ(json_body(http_call(port, "GET", "/v2/health/ready")),
+            nlohmann::json({{"ready", true}}));
 
-  const nlohmann::json server = body_of(http_call(port, "GET", "/v2"));
+  const nlohmann::json server = json_body(http_call(port, "GET", "/v2"));
   EXPECT_EQ(server["name"], "tsserve");
   EXPECT_FALSE(server["version"].get<std::string>().empty());
   EXPECT_EQ(server["extensions"], nlohmann::json({"binary_tensor_data"}));
-  EXPECT_EQ(body_of(http_call(port, "GET", "/v2/")), server);
+  EXPECT_EQ(json_body(http_call(port, "GET", "/v2/")), server);
 
   inference::ModelMetadataRequest ask;
   ask.set_name("patchtst-etth1");
   inference::ModelMetadataResponse grpc_metadata;
   grpc::ClientContext context;
   ASSERT_TRUE(harness.oip().ModelMetadata(&context, ask, &grpc_metadata).ok());
-  const nlohmann::json metadata = body_of(http_call(port, "GET", "/v2/models/patchtst-etth1"));
+  const nlohmann::json metadata = json_body(http_call(port, "GET", "/v2/models/patchtst-etth1"));
   EXPECT_EQ(metadata["name"], grpc_metadata.name());
   EXPECT_EQ(metadata["platform"], grpc_metadata.platform());
   EXPECT_EQ(metadata["versions"],
@@ -117,27 +53,27 @@ TEST(OipRest, HealthAndMetadataSayWhatTheGrpcBindingSays) {
     EXPECT_EQ(metadata["outputs"][i]["shape"],
               nlohmann::json(std::vector<int64_t>(want.shape().begin(), want.shape().end())));
   }
-  EXPECT_EQ(body_of(http_call(port, "GET", "/v2/models/patchtst-etth1/versions/1")), metadata);
+  EXPECT_EQ(json_body(http_call(port, "GET", "/v2/models/patchtst-etth1/versions/1")), metadata);
 
   HttpReply ready = http_call(port, "GET", "/v2/models/patchtst-etth1/ready");
   EXPECT_EQ(ready.status, 200);
-  EXPECT_EQ(body_of(ready), nlohmann::json({{"name", "patchtst-etth1"}, {"ready", true}}));
+  EXPECT_EQ(json_body(ready), nlohmann::json({{"name", "patchtst-etth1"}, {"ready", true}}));
   HttpReply unknown = http_call(port, "GET", "/v2/models/nope");
   EXPECT_EQ(unknown.status, 404);
-  EXPECT_THAT(body_of(unknown)["error"].get<std::string>(), HasSubstr("\"nope\" is not served"));
+  EXPECT_THAT(json_body(unknown)["error"].get<std::string>(), HasSubstr("\"nope\" is not served"));
 }
 
 TEST(OipRest, InferenceOverJsonIsTheGrpcBindingsAnswerBitForBit) {
   ServerHarness harness;
   const int port = harness.server().http_port();
-  inference::ModelInferRequest request = bundled_request(71);
+  inference::ModelInferRequest request = bundled_infer_request(71);
   request.set_id("rest-1");
   const inference::ModelInferResponse expected = grpc_infer(harness, request);
 
   const HttpReply reply =
-      http_call(port, "POST", "/v2/models/patchtst-etth1/infer", rest_json(request), kJson);
+      http_call(port, "POST", "/v2/models/patchtst-etth1/infer", rest_json(request), kJsonHeaders);
   ASSERT_EQ(reply.status, 200) << reply.body;
-  const nlohmann::json answer = body_of(reply);
+  const nlohmann::json answer = json_body(reply);
   EXPECT_EQ(answer["model_name"], "patchtst-etth1");
   EXPECT_EQ(answer["model_version"], "1");
   EXPECT_EQ(answer["id"], "rest-1");
@@ -150,14 +86,14 @@ TEST(OipRest, InferenceOverJsonIsTheGrpcBindingsAnswerBitForBit) {
 
   // The version in the path picks it, as model_version does over gRPC.
   const HttpReply versioned = http_call(port, "POST", "/v2/models/patchtst-etth1/versions/1/infer",
-                                        rest_json(request), kJson);
+                                        rest_json(request), kJsonHeaders);
   EXPECT_EQ(versioned.status, 200);
-  EXPECT_EQ(json_floats(body_of(versioned)["outputs"][0]["data"]), output_floats(expected, 0));
+  EXPECT_EQ(json_floats(json_body(versioned)["outputs"][0]["data"]), output_floats(expected, 0));
 }
 
 TEST(OipRest, TheBinaryExtensionCarriesTheForecastAndItsMapsAsTheGrpcRawBytes) {
   ServerHarness harness;
-  inference::ModelInferRequest request = bundled_request(75);
+  inference::ModelInferRequest request = bundled_infer_request(75);
   request_outputs(&request, {"forecast", "attention"});
   set_string_parameter(&request, "attention_layers", "0");
   // The gRPC binding, raw in and raw out: the reference bytes.
@@ -204,19 +140,19 @@ TEST(OipRest, RestAndGrpcRequestsShareABatchAndEachEqualsItsAloneAnswer) {
   config.batching.max_batch_rows = 7;
   config.batching.max_queue_delay_ms = 3.6e6;
   ServerHarness harness(config);
-  inference::ModelInferRequest rest_request = bundled_request(81, 4);
-  inference::ModelInferRequest grpc_request = bundled_request(82, 3);
+  inference::ModelInferRequest rest_request = bundled_infer_request(81, 4);
+  inference::ModelInferRequest grpc_request = bundled_infer_request(82, 3);
   for (auto* request : {&rest_request, &grpc_request}) {
     (*request->mutable_parameters())["scaler_mode"].set_string_param("none");
   }
   auto rest_reply = std::async(std::launch::async, [&] {
     return http_call(harness.server().http_port(), "POST", "/v2/models/patchtst-etth1/infer",
-                     rest_json(rest_request), kJson);
+                     rest_json(rest_request), kJsonHeaders);
   });
   const inference::ModelInferResponse grpc_response = grpc_infer(harness, grpc_request);
   const HttpReply reply = rest_reply.get();
   ASSERT_EQ(reply.status, 200) << reply.body;
-  const nlohmann::json answer = body_of(reply);
+  const nlohmann::json answer = json_body(reply);
   EXPECT_EQ(answer["parameters"]["batch_rows"], 7);
   EXPECT_EQ(grpc_response.parameters().at("batch_rows").int64_param(), 7);
   EXPECT_EQ(metric_total(harness.scrape(), "tsserve_batch_rows_count"), 1);
@@ -231,7 +167,7 @@ TEST(OipRest, RestAndGrpcRequestsShareABatchAndEachEqualsItsAloneAnswer) {
 TEST(OipRest, BadRequestsAreRefusedByFieldAndTheServerServesOn) {
   ServerHarness harness;
   const int port = harness.server().http_port();
-  const std::string good = rest_json(bundled_request(91));
+  const std::string good = rest_json(bundled_infer_request(91));
   const std::string path = "/v2/models/patchtst-etth1/infer";
   struct BadCase {
     const char* name;
@@ -244,29 +180,34 @@ TEST(OipRest, BadRequestsAreRefusedByFieldAndTheServerServesOn) {
   std::string overflow = good;
   overflow.replace(overflow.find("\"data\":[") + 8, 0, "1e39,");
   const std::vector<BadCase> cases = {
-      {"truncated", path, good.substr(0, good.size() / 2), kJson, 400, "the body: malformed JSON"},
-      {"not JSON", path, "hello", kJson, 400, "malformed JSON"},
+      {"truncated", path, good.substr(0, good.size() / 2), kJsonHeaders, 400,
+       "the body: malformed JSON"},
+      {"not JSON", path, "hello", kJsonHeaders, 400, "malformed JSON"},
       {"NaN", path,
        R"({"inputs": [{"name": "series", "shape": [1], "datatype": "FP32", "data": [NaN]}]})",
-       kJson, 400, "malformed JSON"},
-      {"float32 overflow", path, overflow, kJson, 400,
+       kJsonHeaders, 400, "malformed JSON"},
+      {"float32 overflow", path, overflow, kJsonHeaders, 400,
        "inputs[0].data[0]: 1e39 is out of range for FP32"},
-      {"duplicate key", path, R"({"inputs": [], "inputs": []})", kJson, 400, "inputs: given twice"},
-      {"wrong type", path, R"({"inputs": "series"})", kJson, 400, "inputs: expected an array"},
+      {"duplicate key", path, R"({"inputs": [], "inputs": []})", kJsonHeaders, 400,
+       "inputs: given twice"},
+      {"wrong type", path, R"({"inputs": "series"})", kJsonHeaders, 400,
+       "inputs: expected an array"},
       {"the decoder's rule", path,
        R"({"inputs": [{"name": "series", "shape": [1, 2, 1], "datatype": "FP32", "data": [1, 2]}]})",
-       kJson, 400, "series"},
+       kJsonHeaders, 400, "series"},
       {"content type",
        path,
        good,
        {{"Content-Type", "text/csv"}},
        415,
        "content-type: \"text/csv\""},
-      {"unknown model", "/v2/models/nope/infer", good, kJson, 404, "model_name: model \"nope\""},
-      {"bad version", "/v2/models/patchtst-etth1/versions/x/infer", good, kJson, 400,
+      {"unknown model", "/v2/models/nope/infer", good, kJsonHeaders, 404,
+       "model_name: model \"nope\""},
+      {"bad version", "/v2/models/patchtst-etth1/versions/x/infer", good, kJsonHeaders, 400,
        "model_version"},
-      {"unknown path", "/v2/models/patchtst-etth1/predict", good, kJson, 404, "is not served"},
-      {"wrong method", "/v2/health/live", "x", kJson, 405, "this path takes GET"},
+      {"unknown path", "/v2/models/patchtst-etth1/predict", good, kJsonHeaders, 404,
+       "is not served"},
+      {"wrong method", "/v2/health/live", "x", kJsonHeaders, 405, "this path takes GET"},
       {"bad timeout",
        path,
        good,
@@ -278,11 +219,11 @@ TEST(OipRest, BadRequestsAreRefusedByFieldAndTheServerServesOn) {
     const HttpReply reply = http_call(port, "POST", bad.path, bad.body, bad.headers);
     EXPECT_EQ(reply.status, bad.status) << bad.name << ": " << reply.body;
     EXPECT_EQ(reply.header("content-type"), "application/json") << bad.name;
-    const nlohmann::json error = body_of(reply);
+    const nlohmann::json error = json_body(reply);
     ASSERT_TRUE(error.is_object() && error.contains("error")) << bad.name << ": " << reply.body;
     EXPECT_THAT(error["error"].get<std::string>(), HasSubstr(bad.message_part)) << bad.name;
   }
-  EXPECT_EQ(http_call(port, "POST", path, good, kJson).status, 200);
+  EXPECT_EQ(http_call(port, "POST", path, good, kJsonHeaders).status, 200);
   EXPECT_EQ(http_call(port, "GET", "/metrics").status, 404);  // metrics have their own port
   const std::string metrics = harness.scrape();
   EXPECT_EQ(metric_total(metrics,
@@ -322,7 +263,7 @@ TEST(OipRest, BrowserAppsOfTheConfiguredOriginsMayCallAndOthersMayNot) {
       http_call(port, "OPTIONS", "/v2/health/live", "",
                 {{"Origin", "https://evil.example"}, {"Access-Control-Request-Method", "GET"}});
   EXPECT_EQ(refused.status, 403);
-  EXPECT_THAT(body_of(refused)["error"].get<std::string>(), HasSubstr("--http-cors-origins"));
+  EXPECT_THAT(json_body(refused)["error"].get<std::string>(), HasSubstr("--http-cors-origins"));
   const HttpReply plain =
       http_call(port, "GET", "/v2/health/live", "", {{"Origin", "https://evil.example"}});
   EXPECT_EQ(plain.status, 200);
