@@ -150,7 +150,7 @@ void ForecastJsonRoutes::forecast(HttpRequest& request, HttpResponder respond,
         if (status.ok()) {
           return json_response(write_forecast_json_response(exchange->request, exchange->response));
         }
-        return refusal(status, unsupported_media);
+        return refusal(in_forecast_json_terms(status), unsupported_media);
       });
   if (admitted.ok()) admitted = parse_forecast_json_request(request.body, &exchange->request);
   if (!admitted.ok()) {

@@ -17,21 +17,9 @@ echo "kubectl kustomize: $(grep -c '^kind:' "$work/rendered.yaml") objects rende
 mkdir -p "$work/node"
 cp "$root/tests/deploy/k8s/package.json" "$root/tests/deploy/k8s/package-lock.json" \
    "$root/tests/deploy/k8s/validate_manifests.js" "$work/node/"
-# Where the npm registry cannot be reached (no route, or a TLS-intercepting proxy whose CA
-# this root does not trust, as in a pristine-root check of the set-up) the schema check
-# cannot run: the rest still runs, and the test ends SKIPPED (77), never passed.
-skipped=""
-if ! (cd "$work/node" && npm ci --no-audit --no-fund --prefer-offline --loglevel=error \
-        >/dev/null 2>"$work/npm.log"); then
-  if grep -qE 'ENOTFOUND|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EAI_AGAIN|CERT|certificate' "$work/npm.log"; then
-    skipped="kubernetes-models schema validation: npm registry unreachable ($(grep -m1 -oE 'code [A-Z_]+' "$work/npm.log" || true))"
-    echo "SKIPPING $skipped"
-  else
-    cat "$work/npm.log" >&2
-    echo "FAIL: npm ci" >&2
-    exit 1
-  fi
-fi
+source "$root/tests/support/npm_ci.sh"
+npm_ci_or_skip "$work/node" "kubernetes-models schema validation"
+skipped=$npm_skipped
 if [ -z "$skipped" ]; then
   image_user=$(sed -n 's/^USER \([0-9]*\).*/\1/p' "$root/Dockerfile")
   [ -n "$image_user" ] || { echo "FAIL: no numeric USER in the Dockerfile" >&2; exit 1; }

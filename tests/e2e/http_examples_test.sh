@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The HTTP door from outside, with the clients people use: every command of the README's
-# HTTP examples block run as written (localhost:8000 pointed at this server's port), and
+# HTTP examples block run as written (localhost:8000 pointed at this server's port), the
+# JSON API's request and answer it wrote validated against docs/api/openapi.json, and
 # client/python/rest_forecast.py (Python's standard library only) forecasting a CSV with
 # its intervals; then SIGTERM: the server must drain and exit 0.
 #   tests/e2e/http_examples_test.sh TSSERVE_BINARY WORK_DIR
@@ -30,6 +31,9 @@ grep -q '{"ready":true}' <<<"$out" || { echo "FAIL: not ready" >&2; exit 1; }
 grep -q '"platform":"pytorch_libtorch"' <<<"$out" || { echo "FAIL: no model metadata" >&2; exit 1; }
 grep -q '"name":"forecast","datatype":"FP32","shape":\[1,96,7\]' <<<"$out" ||
   { echo "FAIL: no forecast" >&2; exit 1; }
+grep -q '"models":\[{"name":"patchtst-etth1"' <<<"$out" || { echo "FAIL: no /v1 listing" >&2; exit 1; }
+# The JSON API's request and answer, as the README wrote them, against its OpenAPI document.
+/usr/bin/python3 "$root/tests/e2e/openapi_check.py" --examples "$work"
 
 write_etth1_csv "$work/window.csv"
 out=$(/usr/bin/python3 "$root/client/python/rest_forecast.py" "$work/window.csv" \

@@ -12,43 +12,16 @@ import argparse
 import json
 import math
 import os
-import select
-import subprocess
 import sys
 import tempfile
-import urllib.error
-import urllib.request
 
 import jsonschema
 import yaml
 
+from tsserve_http import call, start_tsserve, stop_tsserve
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SPEC = os.path.join(ROOT, "docs", "specs", "open-inference-protocol", "open_inference_rest.yaml")
-
-
-def start_tsserve(binary, work):
-    log = open(os.path.join(work, "tsserve.log"), "w")
-    server = subprocess.Popen([binary, "--grpc-address", "127.0.0.1:0", "--http-address",
-                               "127.0.0.1:0", "--metrics-address", ""],
-                              stdout=subprocess.PIPE, stderr=log, text=True)
-    ready, _, _ = select.select([server.stdout], [], [], 120)
-    line = server.stdout.readline() if ready else ""
-    fields = dict(f.split("=") for f in line.split() if "=" in f)
-    assert "http_port" in fields, "tsserve did not start: %r (log in %s)" % (line, work)
-    return server, int(fields["http_port"])
-
-
-def call(port, path, body=None, headers=None):
-    """(status, decoded JSON body) of one request."""
-    data = None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
-    request = urllib.request.Request("http://127.0.0.1:%d%s" % (port, path), data=data,
-                                     headers=dict({"Content-Type": "application/json"},
-                                                  **(headers or {})))
-    try:
-        with urllib.request.urlopen(request, timeout=60) as answer:
-            return answer.status, json.load(answer)
-    except urllib.error.HTTPError as error:
-        return error.code, json.load(error)
 
 
 def main():
@@ -116,8 +89,7 @@ def main():
             assert status == want, (path, status, error)
             check(schema, error)
     finally:
-        server.terminate()
-        assert server.wait(timeout=60) == 0, "tsserve did not drain (log in %s)" % work
+        stop_tsserve(server, work)
     print("PASS: every answer validates against %s" % os.path.relpath(SPEC, ROOT))
 
 

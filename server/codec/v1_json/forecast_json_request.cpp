@@ -227,4 +227,16 @@ Status parse_forecast_json_request(std::string& body, ForecastJsonRequest* reque
   return resolve_variables(attention_variables, &message);
 }
 
+Status in_forecast_json_terms(const Status& status) {
+  static constexpr std::pair<std::string_view, std::string_view> kRenamed[] = {
+      {"interval_levels", "intervals"}, {"scaler_mode", "scaler"}, {"variable_names", "series"}};
+  for (const auto& [message_field, json_field] : kRenamed) {
+    const std::string& message = status.message();
+    if (message.compare(0, message_field.size(), message_field) == 0) {
+      return {status.code(), std::string(json_field) + message.substr(message_field.size())};
+    }
+  }
+  return status;
+}
+
 }  // namespace tsserve::server

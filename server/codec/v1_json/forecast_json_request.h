@@ -31,4 +31,9 @@ struct ForecastJsonRequest {
 // Reads `body` (its capacity grows by simdjson's padding) into `request`.
 Status parse_forecast_json_request(std::string& body, ForecastJsonRequest* request);
 
+// A refusal of the shared decoder in the JSON API's terms: its field names are the
+// message's (interval_levels, scaler_mode, variable_names); the JSON's are intervals,
+// scaler and the columns of series.
+Status in_forecast_json_terms(const Status& status);
+
 }  // namespace tsserve::server
