@@ -255,6 +255,35 @@ def oip_json_seeds():
     return seeds
 
 
+def forecast_json_seeds():
+    """Bodies of the forecasting JSON API (/v1): the bundled model's window by column with
+    every optional field, a report of actuals, and JSON each kind of refusal starts from."""
+    def window(points=336, **fields):
+        columns = {c: [round(x, 4) for x in series(len(COLUMNS), points, 0)[v]]
+                   for v, c in enumerate(COLUMNS)}
+        return dict({"series": columns}, **fields)
+
+    def encoded(value):
+        return json.dumps(value).encode()
+
+    stamps = ["2016-07-%02d %02d:00:00" % (1 + t // 24, t % 24) for t in range(336)]
+    full = window(timestamps=stamps, intervals=[0.8, 0.95], scaler="auto", series_key="k",
+                  request_id="seed-v1", attention={"layers": [0, 2], "average_heads": True,
+                                                   "variables": ["OT"]})
+    return {
+        "etth1_full.json": encoded(full),
+        "etth1_seconds.json": encoded(window(timestamps=[1467331200 + 3600 * t for t in range(336)])),
+        "short_window.json": encoded(window(points=4, scaler="none")),
+        "actuals.json": encoded({"series_key": "k", "timestamps": ["2016-07-15T00:00:00Z", 1],
+                                 "actuals": {"OT": [1.5, None], "HUFL": [2, 3]}}),
+        "refused_truncated.json": encoded(full)[:700],
+        "refused_mixed_stamps.json": b'{"series": {"OT": [1, 2]}, "timestamps": [0, "x"]}',
+        "refused_overflow.json": b'{"series": {"OT": [1e39]}}',
+        "refused_duplicate_column.json": b'{"series": {"OT": [1], "OT": [2]}}',
+        "refused_offset.json": b'{"series": {"OT": [1]}, "timestamps": ["2016-02-30T00:00:00+25:00"]}',
+    }
+
+
 # --------------------------------------------------------------------------------------
 # Checkpoints
 
@@ -430,6 +459,7 @@ def main():
         "attention_selection": attention_seeds(attention_pb2),
         "oip_request": oip_seeds(inference_pb2),
         "oip_json_request": oip_json_seeds(),
+        "forecast_json_request": forecast_json_seeds(),
         "checkpoint_file": checkpoint_file_seeds(),
         "torch_pickle": torch_pickle_seeds(),
         "server_config": server_config_seeds(),
