@@ -124,7 +124,7 @@ void ForecastJsonRoutes::report_actuals(HttpRequest& request, HttpResponder resp
   const Status admitted = admit_json_body(service_, request, &unsupported_media);
   const auto call = HttpCall::start(
       service_.metrics, Method::kReportActuals, std::chrono::steady_clock::time_point::max(),
-      std::move(respond), [scored, unsupported_media](const Status& status) {
+      request, std::move(respond), [scored, unsupported_media](const Status& status) {
         if (status.ok()) return json_response(write_actuals_json_response(*scored));
         return refusal(status, unsupported_media);
       });
@@ -145,7 +145,7 @@ void ForecastJsonRoutes::forecast(HttpRequest& request, HttpResponder respond,
   Status admitted = admit_json_body(service_, request, &unsupported_media);
   if (admitted.ok()) admitted = request_deadline(request, &deadline);
   const auto call = HttpCall::start(
-      service_.metrics, Method::kForecast, deadline, std::move(respond),
+      service_.metrics, Method::kForecast, deadline, request, std::move(respond),
       [exchange, unsupported_media](const Status& status) {
         if (status.ok()) {
           return json_response(write_forecast_json_response(exchange->request, exchange->response));

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 
+#include "server/codec/common/trace_context.h"
 #include "server/httpd/http_message.h"
 #include "server/service/call_ending.h"
 
@@ -17,11 +18,17 @@ class HttpCall final : public CallEnding {
  public:
   using Render = std::function<HttpResponse(const Status& status)>;
 
+  // Starts tracking a call of `request` (with its W3C `traceparent` header, if any).
   static std::shared_ptr<HttpCall> start(ServerMetrics* metrics, Method method,
                                          std::chrono::steady_clock::time_point deadline,
-                                         HttpResponder respond, Render render) {
-    return std::shared_ptr<HttpCall>(
+                                         const HttpRequest& request, HttpResponder respond,
+                                         Render render) {
+    std::shared_ptr<HttpCall> call(
         new HttpCall(metrics, method, deadline, std::move(respond), std::move(render)));
+    if (const auto traceparent = request.header("traceparent")) {
+      call->set_trace(parse_traceparent(*traceparent));
+    }
+    return call;
   }
 
  private:

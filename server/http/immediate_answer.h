@@ -20,7 +20,7 @@ void answer_now(const ServiceContext& service, const HttpRequest& request, HttpR
   auto response = std::make_shared<HttpResponse>();
   const auto call =
       HttpCall::start(service.metrics, method, std::chrono::steady_clock::time_point::max(),
-                      std::move(respond), [response](const Status& status) {
+                      request, std::move(respond), [response](const Status& status) {
                         return status.ok() ? std::move(*response) : error_response(status);
                       });
   call->end([&]() -> Status {

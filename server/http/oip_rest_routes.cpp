@@ -182,7 +182,7 @@ void OipRestRoutes::infer(HttpRequest& request, HttpResponder respond, const std
   }
   if (admitted.ok()) admitted = request_deadline(request, &deadline);
   const auto call =
-      HttpCall::start(service_.metrics, Method::kModelInfer, deadline, std::move(respond),
+      HttpCall::start(service_.metrics, Method::kModelInfer, deadline, request, std::move(respond),
                       [exchange, unsupported_media](const Status& status) {
                         if (status.ok()) return infer_answer(*exchange);
                         HttpResponse response = error_response(status);

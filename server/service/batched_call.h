@@ -84,7 +84,9 @@ class BatchedCall final : public std::enable_shared_from_this<BatchedCall<Codec>
         codec_(std::move(codec)) {}
 
   Status decode(const Request& request) {
-    return codec_.decode(request, lease_->shape(), lease_->limits(), &input_);
+    TSSERVE_RETURN_IF_ERROR(codec_.decode(request, lease_->shape(), lease_->limits(), &input_));
+    ending_->set_request_id(input_.request_id);
+    return {};
   }
 
   void submit() {

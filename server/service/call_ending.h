@@ -15,8 +15,10 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 
+#include "server/codec/common/trace_context.h"
 #include "server/observability/server_metrics.h"
 #include "server/status/status.h"
 #include "server/sync/mutex.h"
@@ -38,6 +40,12 @@ class CallEnding {
   // The call resolved `model` (a loaded version's model name): its request series are
   // labelled with it. Calls that never say so count as model="". Any thread, before end().
   void set_model(const std::string& model);
+
+  // What the call's log line says besides its method, code and latency: the request id
+  // the codec resolved (the caller's, or one made up) and the caller's W3C trace
+  // (trace_context.h), when it sent one. Any thread, before end().
+  void set_request_id(const std::string& request_id);
+  void set_trace(std::optional<TraceContext> trace);
 
   // Whether the call has ended (answered, refused, cancelled or expired).
   bool ended() const { return ended_.load(std::memory_order_acquire); }
@@ -62,8 +70,10 @@ class CallEnding {
   const std::chrono::steady_clock::time_point deadline_;
   const std::chrono::steady_clock::time_point arrived_;
   std::atomic<bool> ended_{false};
-  Mutex model_mutex_;
-  std::string model_ TSSERVE_GUARDED_BY(model_mutex_);
+  Mutex about_mutex_;  // what the call learns while it runs
+  std::string model_ TSSERVE_GUARDED_BY(about_mutex_);
+  std::string request_id_ TSSERVE_GUARDED_BY(about_mutex_);
+  std::optional<TraceContext> trace_ TSSERVE_GUARDED_BY(about_mutex_);
 };
 
 }  // namespace tsserve::server

@@ -37,8 +37,7 @@ grpc::ServerUnaryReactor* ForecastServiceImpl::Encode(grpc::CallbackServerContex
 grpc::ServerUnaryReactor* ForecastServiceImpl::GetModelInfo(grpc::CallbackServerContext* context,
                                                             const v1::GetModelInfoRequest* request,
                                                             v1::GetModelInfoResponse* response) {
-  const auto call =
-      UnaryCall::start(context_.metrics, Method::kGetModelInfo, steady_deadline(*context));
+  const auto call = UnaryCall::start(context_.metrics, Method::kGetModelInfo, *context);
   call->end([&]() -> Status {
     TSSERVE_RETURN_IF_ERROR(authenticate(context_, *context));
     return answer_model_info(context_, request->model(), request->model_version(), *call,
@@ -50,8 +49,7 @@ grpc::ServerUnaryReactor* ForecastServiceImpl::GetModelInfo(grpc::CallbackServer
 grpc::ServerUnaryReactor* ForecastServiceImpl::ListModels(grpc::CallbackServerContext* context,
                                                           const v1::ListModelsRequest*,
                                                           v1::ListModelsResponse* response) {
-  const auto call =
-      UnaryCall::start(context_.metrics, Method::kListModels, steady_deadline(*context));
+  const auto call = UnaryCall::start(context_.metrics, Method::kListModels, *context);
   const Status status = authenticate(context_, *context);
   if (status.ok()) *response = list_models(*context_.repository);
   call->end(status);
@@ -61,8 +59,7 @@ grpc::ServerUnaryReactor* ForecastServiceImpl::ListModels(grpc::CallbackServerCo
 grpc::ServerUnaryReactor* ForecastServiceImpl::ReportActuals(
     grpc::CallbackServerContext* context, const v1::ReportActualsRequest* request,
     v1::ReportActualsResponse* response) {
-  const auto call =
-      UnaryCall::start(context_.metrics, Method::kReportActuals, steady_deadline(*context));
+  const auto call = UnaryCall::start(context_.metrics, Method::kReportActuals, *context);
   call->end([&]() -> Status {
     TSSERVE_RETURN_IF_ERROR(authenticate(context_, *context));
     return answer_report_actuals(context_, *request, response);

@@ -17,7 +17,7 @@ grpc::ServerUnaryReactor* serve_batched_grpc_call(const BatchedMethod& method,
                                                   const typename Codec::Request& request,
                                                   typename Codec::Response* response,
                                                   ModelRoute route, Codec codec = {}) {
-  const auto call = UnaryCall::start(method.metrics, method.method, steady_deadline(*context));
+  const auto call = UnaryCall::start(method.metrics, method.method, *context);
   BatchedCall<Codec>::start(method, call, request, response, std::move(route), std::move(codec));
   return call.get();
 }

@@ -15,7 +15,7 @@ namespace {
 template <typename Answer>
 grpc::ServerUnaryReactor* answer_now(grpc::CallbackServerContext* context, ServerMetrics* metrics,
                                      Method method, Answer answer) {
-  const auto call = UnaryCall::start(metrics, method, steady_deadline(*context));
+  const auto call = UnaryCall::start(metrics, method, *context);
   call->end(answer(*call));
   return call.get();
 }

@@ -7,8 +7,13 @@
 namespace tsserve::server {
 
 std::shared_ptr<UnaryCall> UnaryCall::start(ServerMetrics* metrics, Method method,
-                                            std::chrono::steady_clock::time_point deadline) {
-  std::shared_ptr<UnaryCall> call(new UnaryCall(metrics, method, deadline));
+                                            const grpc::CallbackServerContext& context) {
+  std::shared_ptr<UnaryCall> call(new UnaryCall(metrics, method, steady_deadline(context)));
+  const auto& metadata = context.client_metadata();
+  if (const auto found = metadata.find("traceparent"); found != metadata.end()) {
+    call->set_trace(
+        parse_traceparent(std::string_view(found->second.data(), found->second.size())));
+  }
   call->self_ = call;
   // gRPC calls OnCancel/OnDone, maybe on another thread, only once the handler has
   // returned this reactor (happens_before.h says why TSan needs telling).

@@ -19,9 +19,10 @@ namespace tsserve::server {
 
 class UnaryCall final : public CallEnding, public grpc::ServerUnaryReactor {
  public:
-  // Starts tracking a call (counts it in flight). `metrics` may be null.
+  // Starts tracking a call (counts it in flight), with the deadline and the W3C
+  // `traceparent` metadata of `context`. `metrics` may be null.
   static std::shared_ptr<UnaryCall> start(ServerMetrics* metrics, Method method,
-                                          std::chrono::steady_clock::time_point deadline);
+                                          const grpc::CallbackServerContext& context);
 
   void OnCancel() override;
   void OnDone() override;

@@ -11,6 +11,12 @@ import urllib.request
 
 def start_tsserve(binary, work, *flags):
     """(process, http_port) of `binary` serving the bundled model; `flags` added."""
+    server, ports = start_tsserve_ports(binary, work, *flags)
+    return server, ports["http_port"]
+
+
+def start_tsserve_ports(binary, work, *flags):
+    """(process, {"grpc_port": ..., "http_port": ...}) as start_tsserve."""
     log = open(os.path.join(work, "tsserve.log"), "w")
     server = subprocess.Popen([binary, "--grpc-address", "127.0.0.1:0", "--http-address",
                                "127.0.0.1:0", "--metrics-address", "", *flags],
@@ -19,7 +25,7 @@ def start_tsserve(binary, work, *flags):
     line = server.stdout.readline() if ready else ""
     fields = dict(f.split("=") for f in line.split() if "=" in f)
     assert "http_port" in fields, "tsserve did not start: %r (log in %s)" % (line, work)
-    return server, int(fields["http_port"])
+    return server, {name: int(value) for name, value in fields.items() if name.endswith("_port")}
 
 
 def stop_tsserve(server, work):

@@ -74,7 +74,8 @@ bool parse_iso8601_seconds(std::string_view text, std::int64_t* seconds) {
         zone_hours > 23 || zone_minutes > 59) {
       return false;
     }
-    offset = (zone_hours * 3600 + zone_minutes * 60) * (zone[0] == '+' ? 1 : -1);
+    offset = static_cast<std::int64_t>(zone_hours * 3600 + zone_minutes * 60) *
+             (zone[0] == '+' ? 1 : -1);
   }
   *seconds = days_from_civil(year, month, day) * kDay + hour * 3600 + minute * 60 + second - offset;
   return true;
