@@ -7,12 +7,14 @@
 #include <vector>
 
 #include "server/codec/oip_rest/oip_binary_tensors.h"
+#include "server/codec/oip_rest/oip_json_repository.h"
 #include "server/codec/oip_rest/oip_json_response.h"
 #include "server/http/http_call.h"
 #include "server/http/http_request_rules.h"
 #include "server/http/immediate_answer.h"
 #include "server/httpd/http_status.h"
 #include "server/service/model_infer_codec.h"
+#include "server/service/model_listing.h"
 #include "server/service/model_route.h"
 
 namespace tsserve::server {
@@ -25,7 +27,8 @@ HttpResponse not_found(const std::string& path) {
   return error_response(
       {StatusCode::kNotFound, "the path: \"" + path +
                                   "\" is not served; the REST binding serves /v2, /v2/health/live, "
-                                  "/v2/health/ready, /v2/models/M[/versions/V][/ready|/infer]"});
+                                  "/v2/health/ready, /v2/models/M[/versions/V][/ready|/infer], "
+                                  "/v2/repository/index, /v2/repository/models/M/load|unload"});
 }
 
 // What a REST inference call owns for as long as it runs: the request it decoded and the
@@ -85,9 +88,10 @@ bool OipRestRoutes::route(HttpRequest& request, HttpResponder& respond) const {
     answer_now(service_, request, respond, Method::kServerMetadata, true,
                [&](CallEnding&, HttpResponse* out) {
                  inference::ServerMetadataResponse metadata;
-                 // Triton's name for the binary tensor extension (oip_binary_tensors.h).
-                 TSSERVE_RETURN_IF_ERROR(
-                     answer_server_metadata(server_, {"binary_tensor_data"}, &metadata));
+                 // Triton's names for the binary tensor extension (oip_binary_tensors.h)
+                 // and the repository's (oip_json_repository.h).
+                 TSSERVE_RETURN_IF_ERROR(answer_server_metadata(
+                     server_, {"binary_tensor_data", "model_repository"}, &metadata));
                  *out = json_response(oip_json_server_metadata(metadata));
                  return Status();
                });
@@ -113,6 +117,11 @@ bool OipRestRoutes::route(HttpRequest& request, HttpResponder& respond) const {
                    return Status();
                  });
     }
+    return true;
+  }
+  if (n >= 3 && path[1] == "repository") {
+    if (request.method != "POST") return answer(wrong_method(request, "POST"));
+    repository(request, respond, path);
     return true;
   }
   if (n >= 3 && path[1] == "models") {
@@ -161,6 +170,50 @@ bool OipRestRoutes::route(HttpRequest& request, HttpResponder& respond) const {
     return true;
   }
   return answer(not_found(request.path));
+}
+
+void OipRestRoutes::repository(HttpRequest& request, HttpResponder& respond,
+                               const std::vector<std::string>& path) const {
+  const std::size_t n = path.size();
+  if (n == 3 && path[2] == "index") {
+    answer_now(service_, request, respond, Method::kRepositoryIndex, true,
+               [&](CallEnding&, HttpResponse* out) -> Status {
+                 bool ready_only = false;
+                 TSSERVE_RETURN_IF_ERROR(parse_repository_index_request(request.body, &ready_only));
+                 *out = json_response(
+                     oip_json_repository_index(list_models(*service_.repository), ready_only));
+                 return Status();
+               });
+    return;
+  }
+  if (n != 5 || path[2] != "models" || (path[4] != "load" && path[4] != "unload")) {
+    respond(not_found(request.path));
+    return;
+  }
+  const std::string& model = path[3];
+  if (path[4] == "load") {
+    answer_now(service_, request, respond, Method::kRepositoryModelLoad, true,
+               [&](CallEnding&, HttpResponse* out) -> Status {
+                 TSSERVE_RETURN_IF_ERROR(check_repository_load_body(request.body));
+                 inference::RepositoryModelLoadRequest ask;
+                 ask.set_model_name(model);
+                 inference::RepositoryModelLoadResponse loaded;
+                 TSSERVE_RETURN_IF_ERROR(answer_model_load(service_, ask, &loaded));
+                 *out = json_response(oip_json_repository_action(model, "load"));
+                 return Status();
+               });
+  } else {
+    answer_now(service_, request, respond, Method::kRepositoryModelUnload, true,
+               [&](CallEnding&, HttpResponse* out) -> Status {
+                 TSSERVE_RETURN_IF_ERROR(check_repository_load_body(request.body));
+                 inference::RepositoryModelUnloadRequest ask;
+                 ask.set_model_name(model);
+                 inference::RepositoryModelUnloadResponse unloaded;
+                 TSSERVE_RETURN_IF_ERROR(answer_model_unload(service_, ask, &unloaded));
+                 *out = json_response(oip_json_repository_action(model, "unload"));
+                 return Status();
+               });
+  }
 }
 
 void OipRestRoutes::infer(HttpRequest& request, HttpResponder respond, const std::string& model,

@@ -11,6 +11,9 @@
 //   GET  /v2/models/M[/versions/V]                model metadata
 //   GET  /v2/models/M[/versions/V]/ready          200 {"name", "ready": true}, 503 not ready
 //   POST /v2/models/M[/versions/V]/infer          inference (Content-Type application/json)
+//   POST /v2/repository/index                     the versions known and their states
+//   POST /v2/repository/models/M/load|unload      (re)load or unload a model
+//                                                 (codec/oip_rest/oip_json_repository.h)
 //
 // The binary tensor extension (codec/oip_rest/oip_binary_tensors.h): with
 // `Inference-Header-Content-Length: N` the body is N bytes of JSON then the inputs' raw
@@ -26,6 +29,7 @@
 // Thread safety: route() may be called from any thread; members are constant.
 
 #include <string>
+#include <vector>
 
 #include "server/httpd/http_message.h"
 #include "server/service/batched_call.h"
@@ -42,6 +46,8 @@ class OipRestRoutes {
   bool route(HttpRequest& request, HttpResponder& respond) const;
 
  private:
+  void repository(HttpRequest& request, HttpResponder& respond,
+                  const std::vector<std::string>& path) const;
   void infer(HttpRequest& request, HttpResponder respond, const std::string& model,
              const std::string& version) const;
 

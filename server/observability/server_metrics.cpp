@@ -45,7 +45,8 @@ constexpr std::array<Method, kMethodCount> kMethods = {Method::kForecast,
                                                        Method::kModelMetadata,
                                                        Method::kModelInfer,
                                                        Method::kRepositoryModelLoad,
-                                                       Method::kRepositoryModelUnload};
+                                                       Method::kRepositoryModelUnload,
+                                                       Method::kRepositoryIndex};
 
 // 100us .. 10s in 1-2.5-5 steps: a GetModelInfo call to a slow forward pass on a long
 // queue.
@@ -101,6 +102,8 @@ const char* method_name(Method method) {
       return "RepositoryModelLoad";
     case Method::kRepositoryModelUnload:
       return "RepositoryModelUnload";
+    case Method::kRepositoryIndex:
+      return "RepositoryIndex";
     case Method::kServerLive:
       return "ServerLive";
     case Method::kServerReady:
@@ -135,6 +138,7 @@ const char* protocol_name(Method method) {
     case Method::kModelInfer:
     case Method::kRepositoryModelLoad:
     case Method::kRepositoryModelUnload:
+    case Method::kRepositoryIndex:
       return "oip";
   }
   return "unknown";

@@ -71,8 +71,9 @@ enum class Method {
   kModelInfer,
   kRepositoryModelLoad,
   kRepositoryModelUnload,
+  kRepositoryIndex,  // the REST binding's POST /v2/repository/index
 };
-inline constexpr std::size_t kMethodCount = 13;
+inline constexpr std::size_t kMethodCount = 14;
 // "Forecast", "Encode", "GetModelInfo", "ServerLive", ...: the proto method names.
 const char* method_name(Method method);
 // "v1" or "oip": the API the method belongs to.

@@ -32,7 +32,7 @@ TEST(OipRest, HealthAndMetadataSayWhatTheGrpcBindingSays) {
   const nlohmann::json server = json_body(http_call(port, "GET", "/v2"));
   EXPECT_EQ(server["name"], "tsserve");
   EXPECT_FALSE(server["version"].get<std::string>().empty());
-  EXPECT_EQ(server["extensions"], nlohmann::json({"binary_tensor_data"}));
+  EXPECT_EQ(server["extensions"], nlohmann::json({"binary_tensor_data", "model_repository"}));
   EXPECT_EQ(json_body(http_call(port, "GET", "/v2/")), server);
 
   inference::ModelMetadataRequest ask;
@@ -162,6 +162,39 @@ TEST(OipRest, RestAndGrpcRequestsShareABatchAndEachEqualsItsAloneAnswer) {
   EXPECT_EQ(json_floats(answer["outputs"][0]["data"]),
             output_floats(grpc_infer(alone, rest_request), 0));
   EXPECT_EQ(output_floats(grpc_response, 0), output_floats(grpc_infer(alone, grpc_request), 0));
+}
+
+TEST(OipRest, TheRepositoryExtensionListsUnloadsAndLoadsAModel) {
+  ServerHarness harness;
+  const int port = harness.server().http_port();
+  const auto post = [&](const std::string& path, const std::string& body = "") {
+    return http_call(port, "POST", path, body, kJsonHeaders);
+  };
+  const nlohmann::json ready_index = nlohmann::json::parse(
+      R"([{"name": "patchtst-etth1", "version": "1", "state": "READY", "reason": ""}])");
+  EXPECT_EQ(json_body(post("/v2/repository/index")), ready_index);
+  EXPECT_EQ(json_body(post("/v2/repository/index", R"({"ready": true})")), ready_index);
+
+  const HttpReply unloaded = post("/v2/repository/models/patchtst-etth1/unload");
+  ASSERT_EQ(unloaded.status, 200) << unloaded.body;
+  EXPECT_EQ(json_body(unloaded), nlohmann::json({{"name", "patchtst-etth1"}, {"unload", true}}));
+  EXPECT_EQ(http_call(port, "GET", "/v2/models/patchtst-etth1/ready").status, 404);
+  EXPECT_EQ(json_body(post("/v2/repository/index", R"({"ready": true})")), nlohmann::json::array());
+  EXPECT_EQ(post("/v2/repository/models/patchtst-etth1/unload").status, 404);
+
+  const HttpReply loaded = post("/v2/repository/models/patchtst-etth1/load", "{}");
+  ASSERT_EQ(loaded.status, 200) << loaded.body;
+  EXPECT_EQ(json_body(loaded), nlohmann::json({{"name", "patchtst-etth1"}, {"load", true}}));
+  EXPECT_EQ(http_call(port, "GET", "/v2/models/patchtst-etth1/ready").status, 200);
+
+  const HttpReply parameters =
+      post("/v2/repository/models/patchtst-etth1/load", R"({"parameters": {"config": "{}"}})");
+  EXPECT_EQ(parameters.status, 400);
+  EXPECT_THAT(json_body(parameters)["error"].get<std::string>(),
+              HasSubstr("parameters: not taken"));
+  EXPECT_EQ(post("/v2/repository/index", R"({"ready": 1})").status, 400);
+  EXPECT_EQ(http_call(port, "GET", "/v2/repository/index").status, 405);
+  EXPECT_EQ(post("/v2/repository/models/patchtst-etth1/reload").status, 404);
 }
 
 TEST(OipRest, BadRequestsAreRefusedByFieldAndTheServerServesOn) {
