@@ -13,8 +13,8 @@ packages=(
   # server and client
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libspdlog-dev prometheus-cpp-dev nlohmann-json3-dev libcli11-dev zlib1g-dev
-  # the HTTP door: Boost.Beast (headers) and simdjson (its JSON reader)
-  libboost-dev libsimdjson-dev
+  # the HTTP door: Boost.Beast (headers), OpenSSL (HTTPS) and simdjson (its JSON reader)
+  libboost-dev libsimdjson-dev libssl-dev
   # client plots (tsserve-client --plot/--attention): cairo draws the PNGs; their labels
   # are set in DejaVu Sans (a minimal image has no font for fontconfig to find)
   libcairo2-dev fonts-dejavu-core

@@ -146,6 +146,10 @@ class InferenceServerImpl final : public InferenceServer {
       http.address = config.server.http_address;
       http.threads = config.server.http_threads;
       http.max_body_bytes = static_cast<std::uint64_t>(config.server.max_message_bytes);
+      // The same TLS as the gRPC port: HTTPS, mutual when a CA is given.
+      http.tls_cert = config.server.tls_cert;
+      http.tls_key = config.server.tls_key;
+      http.tls_ca = config.server.tls_ca;
       try {
         http_ =
             std::make_unique<HttpDoor>(http, context, server_info, config.server.http_cors_origins);
@@ -179,11 +183,12 @@ class InferenceServerImpl final : public InferenceServer {
       served += (served.empty() ? "" : ", ") + status.model + " v" +
                 std::to_string(status.version) + " " + to_string(status.state);
     }
-    spdlog::info("serving {} on port {} ({}{}); HTTP {}; metrics {}",
-                 served.empty() ? "no model" : served, grpc_port_, transport_security(config),
-                 auth_ ? ", bearer token required" : "",
-                 http_ ? "port " + std::to_string(http_port()) : std::string("off"),
-                 metrics_ ? "port " + std::to_string(metrics_port()) : std::string("off"));
+    spdlog::info(
+        "serving {} on port {} ({}{}); HTTP {}; metrics {}", served.empty() ? "no model" : served,
+        grpc_port_, transport_security(config), auth_ ? ", bearer token required" : "",
+        http_ ? "port " + std::to_string(http_port()) + " (" + transport_security(config) + ")"
+              : std::string("off"),
+        metrics_ ? "port " + std::to_string(metrics_port()) : std::string("off"));
   }
 
   int grpc_port() const override { return grpc_port_; }

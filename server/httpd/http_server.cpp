@@ -4,6 +4,7 @@
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/ssl.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
@@ -13,6 +14,7 @@
 #include <optional>
 #include <stdexcept>
 #include <thread>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -64,20 +66,57 @@ tcp::endpoint parse_endpoint(const std::string& address) {
 }  // namespace
 
 namespace {
-class Session;
+
+// What the server asks of a connection, whatever its stream (plain TCP or TLS).
+class SessionBase {
+ public:
+  virtual ~SessionBase() = default;
+  // Closes the connection if it waits for a request with nothing received (a drain).
+  virtual void close_if_idle() = 0;
+  // Closes the connection from the thread that stopped the server's threads.
+  virtual void close_stopped() = 0;
+};
+
+using TlsStream = asio::ssl::stream<tcp::socket>;
+
+// The TLS context of `options` (cert, key, and a CA to require client certificates
+// with); throws std::runtime_error naming the file that cannot be used.
+std::unique_ptr<asio::ssl::context> tls_context(const HttpServerOptions& options) {
+  auto context = std::make_unique<asio::ssl::context>(asio::ssl::context::tls_server);
+  context->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
+                       asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 |
+                       asio::ssl::context::no_tlsv1_1);
+  const auto use = [](const char* what, const std::string& file, auto&& load) {
+    try {
+      load();
+    } catch (const boost::system::system_error& e) {
+      throw std::runtime_error(std::string(what) + " " + file + ": " + e.code().message());
+    }
+  };
+  use("tls_cert", options.tls_cert, [&] { context->use_certificate_chain_file(options.tls_cert); });
+  use("tls_key", options.tls_key,
+      [&] { context->use_private_key_file(options.tls_key, asio::ssl::context::pem); });
+  if (!options.tls_ca.empty()) {
+    use("tls_ca", options.tls_ca, [&] { context->load_verify_file(options.tls_ca); });
+    context->set_verify_mode(asio::ssl::verify_peer | asio::ssl::verify_fail_if_no_peer_cert);
+  }
+  return context;
+}
+
 }  // namespace
 
 struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
   Impl(const HttpServerOptions& opts, HttpHandler h) : options(opts), handler(std::move(h)) {}
 
   void accept();
-  void remember(const std::shared_ptr<Session>& session);
-  void forget(Session* session);
+  void remember(const std::shared_ptr<SessionBase>& session);
+  void forget(SessionBase* session);
 
   const HttpServerOptions options;
   const HttpHandler handler;
   asio::io_context io;
   tcp::acceptor acceptor{io};
+  std::unique_ptr<asio::ssl::context> tls;  // null: plaintext
   std::vector<std::thread> threads;
   std::atomic<bool> closing{false};  // a drain: close each connection after its answer
 
@@ -85,39 +124,55 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
   // posted to the io_context once the destructor has set `stopped`.
   Mutex mutex;
   bool stopped TSSERVE_GUARDED_BY(mutex) = false;
-  std::unordered_map<Session*, std::weak_ptr<Session>> sessions TSSERVE_GUARDED_BY(mutex);
+  std::unordered_map<SessionBase*, std::weak_ptr<SessionBase>> sessions TSSERVE_GUARDED_BY(mutex);
   std::condition_variable all_closed;  // notified when `sessions` becomes empty
 };
 
 namespace {
 
-// One connection: read a request, hand it to the handler, write its answer, repeat. Its
-// socket and timer live on one strand, so its handlers never run at once.
-class Session : public std::enable_shared_from_this<Session> {
+// One connection: (a TLS handshake,) read a request, hand it to the handler, write its
+// answer, repeat. Its stream and timer live on one strand, so its handlers never run at
+// once. Stream: tcp::socket, or TlsStream over one.
+template <typename Stream>
+class Session final : public SessionBase, public std::enable_shared_from_this<Session<Stream>> {
  public:
-  Session(tcp::socket socket, std::shared_ptr<HttpServer::Impl> server)
-      : socket_(std::move(socket)), timer_(socket_.get_executor()), server_(std::move(server)) {
+  template <typename... StreamArguments>
+  Session(std::shared_ptr<HttpServer::Impl> server, StreamArguments&&... stream)
+      : socket_(std::forward<StreamArguments>(stream)...),
+        timer_(socket_.get_executor()),
+        server_(std::move(server)) {
     // Beast reads no more than the buffer's free room (512 bytes at first): room for a
     // header block makes it one read.
     buffer_.reserve(kHeaderRoom);
   }
-  ~Session() { server_->forget(this); }
+  ~Session() override { server_->forget(this); }
 
-  void start() { read_header(); }
+  void start() {
+    if constexpr (std::is_same_v<Stream, TlsStream>) {
+      // The handshake counts against the first request's deadline.
+      arm(server_->options.request_timeout);
+      socket_.async_handshake(asio::ssl::stream_base::server,
+                              [self = this->shared_from_this()](beast::error_code ec) {
+                                self->disarm();
+                                if (ec) return self->close();
+                                self->read_header();
+                              });
+    } else {
+      read_header();
+    }
+  }
 
-  // Closes the connection if it waits for a request with nothing received (a drain).
-  void close_if_idle() {
-    asio::dispatch(socket_.get_executor(), [self = shared_from_this()] {
+  void close_if_idle() override {
+    asio::dispatch(socket_.get_executor(), [self = this->shared_from_this()] {
       if (self->reading_ && self->buffer_.size() == 0) self->close();
     });
   }
 
-  // Closes the connection from the thread that stopped the server's threads.
-  void close_stopped() { close(); }
+  void close_stopped() override { close(); }
 
   // Posts the answer to this connection; once the server has stopped it is dropped.
   HttpResponder responder() {
-    return [self = shared_from_this()](HttpResponse response) {
+    return [self = this->shared_from_this()](HttpResponse response) {
       MutexLock lock(self->server_->mutex);
       if (self->server_->stopped) return;
       asio::post(self->socket_.get_executor(), [self, response = std::move(response)]() mutable {
@@ -133,14 +188,14 @@ class Session : public std::enable_shared_from_this<Session> {
     timed_out_ = false;
     const std::uint64_t armed = ++deadline_;
     timer_.expires_after(timeout);
-    timer_.async_wait([weak = weak_from_this(), armed](beast::error_code ec) {
+    timer_.async_wait([weak = this->weak_from_this(), armed](beast::error_code ec) {
       auto self = weak.lock();
       // A wait that completes after its operation finished (cancelled, or queued just
       // before disarm()) must not cancel the next one.
       if (ec || !self || self->deadline_ != armed) return;
       self->timed_out_ = true;
       beast::error_code ignored;
-      self->socket_.cancel(ignored);
+      beast::get_lowest_layer(self->socket_).cancel(ignored);
     });
   }
 
@@ -155,9 +210,10 @@ class Session : public std::enable_shared_from_this<Session> {
     parser_->header_limit(server_->options.max_header_bytes);
     parser_->body_limit(server_->options.max_body_bytes);
     arm(server_->options.request_timeout);
-    http::async_read_header(
-        socket_, buffer_, *parser_,
-        [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_header(ec); });
+    http::async_read_header(socket_, buffer_, *parser_,
+                            [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
+                              self->on_header(ec);
+                            });
   }
 
   void on_header(beast::error_code ec) {
@@ -178,7 +234,7 @@ class Session : public std::enable_shared_from_this<Session> {
                                                                         request.version());
       http::async_write(
           socket_, *proceed,
-          [self = shared_from_this(), proceed](beast::error_code write_ec, std::size_t) {
+          [self = this->shared_from_this(), proceed](beast::error_code write_ec, std::size_t) {
             if (write_ec) return self->on_read_error(write_ec);
             self->read_body();
           });
@@ -188,9 +244,10 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void read_body() {
-    http::async_read(
-        socket_, buffer_, *parser_,
-        [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_request(ec); });
+    http::async_read(socket_, buffer_, *parser_,
+                     [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
+                       self->on_request(ec);
+                     });
   }
 
   void on_read_error(beast::error_code ec) {
@@ -259,12 +316,13 @@ class Session : public std::enable_shared_from_this<Session> {
     message->keep_alive(keep_alive_ && !server_->closing.load(std::memory_order_acquire));
     message->prepare_payload();
     arm(server_->options.write_timeout);
-    http::async_write(socket_, *message,
-                      [self = shared_from_this(), message](beast::error_code ec, std::size_t) {
-                        self->disarm();
-                        if (ec || !message->keep_alive()) return self->close();
-                        self->read_header();
-                      });
+    http::async_write(
+        socket_, *message,
+        [self = this->shared_from_this(), message](beast::error_code ec, std::size_t) {
+          self->disarm();
+          if (ec || !message->keep_alive()) return self->close();
+          self->read_header();
+        });
   }
 
   // Answers a request that will not reach the handler, then closes the connection.
@@ -279,13 +337,14 @@ class Session : public std::enable_shared_from_this<Session> {
   void close() {
     disarm();
     beast::error_code ignored;
-    socket_.shutdown(tcp::socket::shutdown_both, ignored);
-    socket_.close(ignored);
+    // TLS: no close_notify; each answer's length is framed, so nothing is truncated.
+    beast::get_lowest_layer(socket_).shutdown(tcp::socket::shutdown_both, ignored);
+    beast::get_lowest_layer(socket_).close(ignored);
     // The connection is gone, though the object may live on in an owed responder.
     server_->forget(this);
   }
 
-  tcp::socket socket_;
+  Stream socket_;
   asio::steady_timer timer_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
@@ -305,20 +364,28 @@ void HttpServer::Impl::accept() {
       beast::error_code ignored;
       socket.set_option(tcp::no_delay(true), ignored);
       // The session co-owns this Impl (its io_context) so that a socket never outlives it.
-      auto session = std::make_shared<Session>(std::move(socket), shared_from_this());
-      remember(session);
-      session->start();
+      if (tls) {
+        auto session =
+            std::make_shared<Session<TlsStream>>(shared_from_this(), std::move(socket), *tls);
+        remember(session);
+        session->start();
+      } else {
+        auto session =
+            std::make_shared<Session<tcp::socket>>(shared_from_this(), std::move(socket));
+        remember(session);
+        session->start();
+      }
     }
     accept();
   });
 }
 
-void HttpServer::Impl::remember(const std::shared_ptr<Session>& session) {
+void HttpServer::Impl::remember(const std::shared_ptr<SessionBase>& session) {
   MutexLock lock(mutex);
   sessions.emplace(session.get(), session);
 }
 
-void HttpServer::Impl::forget(Session* session) {
+void HttpServer::Impl::forget(SessionBase* session) {
   MutexLock lock(mutex);
   sessions.erase(session);
   if (sessions.empty()) all_closed.notify_all();
@@ -326,6 +393,7 @@ void HttpServer::Impl::forget(Session* session) {
 
 HttpServer::HttpServer(const HttpServerOptions& options, HttpHandler handler)
     : impl_(std::make_shared<Impl>(options, std::move(handler))) {
+  if (!options.tls_cert.empty() || !options.tls_key.empty()) impl_->tls = tls_context(options);
   const tcp::endpoint endpoint = parse_endpoint(options.address);
   beast::error_code ec;
   auto& acceptor = impl_->acceptor;
@@ -345,7 +413,7 @@ int HttpServer::port() const { return impl_->acceptor.local_endpoint().port(); }
 
 void HttpServer::close_connections_after_answers() {
   impl_->closing.store(true, std::memory_order_release);
-  std::vector<std::shared_ptr<Session>> open;
+  std::vector<std::shared_ptr<SessionBase>> open;
   {
     MutexLock lock(impl_->mutex);
     for (auto& [raw, weak] : impl_->sessions)
@@ -376,7 +444,7 @@ HttpServer::~HttpServer() {
     // run what that aborted to its end, which releases the sessions the io_context held.
     beast::error_code ignored;
     impl_->acceptor.close(ignored);
-    std::vector<std::shared_ptr<Session>> open;
+    std::vector<std::shared_ptr<SessionBase>> open;
     {
       MutexLock lock(impl_->mutex);
       for (auto& [raw, weak] : impl_->sessions)

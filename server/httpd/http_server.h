@@ -40,12 +40,15 @@ struct HttpServerOptions {
   std::chrono::milliseconds request_timeout{30'000};
   // How long a client may take to read an answer.
   std::chrono::milliseconds write_timeout{30'000};
+  // HTTPS with the gRPC port's files (PEM): a certificate chain and its key; with a CA,
+  // clients must show a certificate it signed (mutual TLS). Empty: plaintext. TLS 1.2+.
+  std::string tls_cert, tls_key, tls_ca;
 };
 
 class HttpServer {
  public:
   // Binds `options.address` and serves on `options.threads` threads. Throws
-  // std::runtime_error saying why when the address cannot be served.
+  // std::runtime_error saying why when the address cannot be served or a TLS file used.
   HttpServer(const HttpServerOptions& options, HttpHandler handler);
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
