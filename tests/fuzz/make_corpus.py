@@ -284,6 +284,31 @@ def forecast_json_seeds():
     }
 
 
+def http_request_rules_seeds():
+    """What the HTTP door reads before the JSON: paths, traceparents, and binary extension
+    bodies (a JSON header of the length in bytes 1-4, then the inputs' bytes)."""
+    def framed(text, header_length=None):
+        has = header_length is not None
+        return bytes([1 if has else 0]) + struct.pack("<I", header_length or 0) + text
+
+    header = json.dumps({"inputs": [{"name": "series", "datatype": "FP32", "shape": [1, 2, 1],
+                                     "parameters": {"binary_data_size": 8}}],
+                         "parameters": {"binary_data_output": True}}).encode()
+    mixed = json.dumps({"inputs": [{"name": "a", "datatype": "INT64", "shape": [1], "data": [7]},
+                                   {"name": "b", "datatype": "BOOL", "shape": [2],
+                                    "parameters": {"binary_data_size": 2}}],
+                        "outputs": [{"name": "a", "parameters": {"binary_data": True}}]}).encode()
+    return {
+        "path.bin": framed(b"/v2/models/patchtst%2Detth1/versions/1/infer"),
+        "path_bad_escape.bin": framed(b"/v1/models/%zz/forecast"),
+        "traceparent.bin": framed(b"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"),
+        "binary_body.bin": framed(header + struct.pack("<2f", 1.5, -2.0), len(header)),
+        "binary_mixed.bin": framed(mixed + b"\x01\x00", len(mixed)),
+        "binary_short.bin": framed(header + b"\x00", len(header)),
+        "json_only.bin": framed(b'{"inputs": [{"name": "x", "datatype": "FP32", "shape": [1], "data": [1]}]}'),
+    }
+
+
 # --------------------------------------------------------------------------------------
 # Checkpoints
 
@@ -460,6 +485,7 @@ def main():
         "oip_request": oip_seeds(inference_pb2),
         "oip_json_request": oip_json_seeds(),
         "forecast_json_request": forecast_json_seeds(),
+        "http_request_rules": http_request_rules_seeds(),
         "checkpoint_file": checkpoint_file_seeds(),
         "torch_pickle": torch_pickle_seeds(),
         "server_config": server_config_seeds(),
