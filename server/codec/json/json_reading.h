@@ -54,7 +54,16 @@ Status for_each_json_field(json_od::object& object, const std::string& path, Vis
   return {};
 }
 
-// Calls parse(element, element_path) for each element of the array `value` holds.
+// An array element's path ("series.OT[3]"), written out only when an error names it: a
+// column of thousands of numbers must not build a string per number.
+struct JsonElementPath {
+  const std::string& array;
+  std::size_t index;
+  std::string text() const { return json_element(array, index); }
+  operator std::string() const { return text(); }  // NOLINT: a path wherever one is taken
+};
+
+// Calls parse(element, JsonElementPath) for each element of the array `value` holds.
 template <typename Parse>
 Status for_each_json_element(json_od::value& value, const std::string& path,
                              const char* expectation, Parse parse) {
@@ -64,7 +73,7 @@ Status for_each_json_element(json_od::value& value, const std::string& path,
   for (auto item : array) {
     json_od::value element_value;
     if (auto error = std::move(item).get(element_value)) return json_malformed(error, path);
-    TSSERVE_RETURN_IF_ERROR(parse(element_value, json_element(path, index)));
+    TSSERVE_RETURN_IF_ERROR(parse(element_value, JsonElementPath{path, index}));
     ++index;
   }
   return {};

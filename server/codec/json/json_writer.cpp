@@ -1,5 +1,6 @@
 #include "server/codec/json/json_writer.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -195,7 +196,10 @@ JsonWriter& JsonWriter::null() {
 
 JsonWriter& JsonWriter::numbers(const float* values, std::size_t count) {
   begin_array();
-  out_.reserve(out_.size() + count * 12);
+  // Room for the typical float, growing geometrically: an exact reserve per call would
+  // copy the whole text again for each of many arrays (an answer's columns).
+  const std::size_t need = out_.size() + count * 12;
+  if (out_.capacity() < need) out_.reserve(std::max(need, 2 * out_.capacity()));
   for (std::size_t i = 0; i < count; ++i) {
     if (i != 0) out_ += ',';
     append_finite(out_, values[i]);

@@ -460,15 +460,16 @@ Status parse_oip_json_request(std::string& body, inference::ModelInferRequest* r
       TSSERVE_RETURN_IF_ERROR(parse_parameters(value, "parameters", request->mutable_parameters()));
     } else if (key == "inputs") {
       TSSERVE_RETURN_IF_ERROR(once(&has_inputs));
-      TSSERVE_RETURN_IF_ERROR(for_each_json_element(
-          value, "inputs", "an array of input tensors", [&](od::value& v, const std::string& at) {
-            return parse_input(v, at, request->add_inputs());
-          }));
+      TSSERVE_RETURN_IF_ERROR(for_each_json_element(value, "inputs", "an array of input tensors",
+                                                    [&](od::value& v, const JsonElementPath& at) {
+                                                      return parse_input(v, at,
+                                                                         request->add_inputs());
+                                                    }));
     } else if (key == "outputs") {
       TSSERVE_RETURN_IF_ERROR(once(&has_outputs));
       TSSERVE_RETURN_IF_ERROR(
           for_each_json_element(value, "outputs", "an array of requested outputs",
-                                [&](od::value& v, const std::string& at) {
+                                [&](od::value& v, const JsonElementPath& at) {
                                   return parse_output(v, at, request->add_outputs());
                                 }));
     } else {

@@ -17,9 +17,9 @@ Status read_observations(json_od::value& value, const std::string& path,
                          std::vector<double>* column) {
   return for_each_json_element(
       value, path, "an array of numbers or nulls (gaps)",
-      [&](json_od::value& item, const std::string& at) -> Status {
+      [&](json_od::value& item, const JsonElementPath& at) -> Status {
         json_od::json_type type;
-        if (auto error = item.type().get(type)) return json_malformed(error, at);
+        if (auto error = item.type().get(type)) return json_malformed(error, at.text());
         if (type == json_od::json_type::null) {
           column->push_back(std::numeric_limits<double>::quiet_NaN());
           return Status();
@@ -27,7 +27,7 @@ Status read_observations(json_od::value& value, const std::string& path,
         double number = 0;
         const JsonNumberError error = parse_json_double(item.raw_json_token(), &number);
         if (type != json_od::json_type::number || error != JsonNumberError::kNone) {
-          return invalid_argument(at + ": expected a number or null");
+          return invalid_argument(at.text() + ": expected a number or null");
         }
         column->push_back(number);
         return Status();

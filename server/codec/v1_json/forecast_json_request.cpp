@@ -22,18 +22,18 @@ Status read_column(json_od::value& value, const std::string& path,
   *length = 0;
   return for_each_json_element(
       value, path, "an array of numbers (the column's points, oldest first)",
-      [&](json_od::value& point, const std::string& at) -> Status {
+      [&](json_od::value& point, const JsonElementPath& at) -> Status {
         json_od::json_type type;
-        if (auto error = point.type().get(type)) return json_malformed(error, at);
+        if (auto error = point.type().get(type)) return json_malformed(error, at.text());
         if (type != json_od::json_type::number) {
-          return invalid_argument(at + (type == json_od::json_type::null
-                                            ? ": null; fill gaps before sending"
-                                            : ": expected a number"));
+          return invalid_argument(at.text() + (type == json_od::json_type::null
+                                                   ? ": null; fill gaps before sending"
+                                                   : ": expected a number"));
         }
         float number = 0;
         const JsonNumberError error = parse_json_float(point.raw_json_token(), &number);
         if (error != JsonNumberError::kNone) {
-          return invalid_argument(at + ": " + std::string(point.raw_json_token()) + " " +
+          return invalid_argument(at.text() + ": " + std::string(point.raw_json_token()) + " " +
                                   describe(error) + " for float32");
         }
         values->Add(number);
@@ -79,26 +79,27 @@ Status read_series(json_od::value& value, v1::ForecastRequest* message) {
 }
 
 Status read_levels(json_od::value& value, v1::ForecastRequest* message) {
-  return for_each_json_element(value, "intervals", "an array of levels such as [0.8, 0.95]",
-                               [&](json_od::value& item, const std::string& at) -> Status {
-                                 double level = 0;
-                                 std::string_view token = item.raw_json_token();
-                                 if (parse_json_double(token, &level) != JsonNumberError::kNone) {
-                                   return invalid_argument(at + ": expected a level in (0, 1)");
-                                 }
-                                 message->add_interval_levels(level);
-                                 return Status();
-                               });
+  return for_each_json_element(
+      value, "intervals", "an array of levels such as [0.8, 0.95]",
+      [&](json_od::value& item, const JsonElementPath& at) -> Status {
+        double level = 0;
+        std::string_view token = item.raw_json_token();
+        if (parse_json_double(token, &level) != JsonNumberError::kNone) {
+          return invalid_argument(at.text() + ": expected a level in (0, 1)");
+        }
+        message->add_interval_levels(level);
+        return Status();
+      });
 }
 
 Status read_integers(json_od::value& value, const std::string& path,
                      google::protobuf::RepeatedField<std::int32_t>* out) {
   return for_each_json_element(
-      value, path, "an array of indices", [&](json_od::value& item, const std::string& at) {
+      value, path, "an array of indices", [&](json_od::value& item, const JsonElementPath& at) {
         std::int64_t index = 0;
         if (parse_json_int64(item.raw_json_token(), &index) != JsonNumberError::kNone ||
             index < 0 || index > INT32_MAX) {
-          return invalid_argument(at + ": expected an index, an integer >= 0");
+          return invalid_argument(at.text() + ": expected an index, an integer >= 0");
         }
         out->Add(static_cast<std::int32_t>(index));
         return Status();
@@ -133,7 +134,7 @@ Status read_attention(json_od::value& value, v1::AttentionOptions* options,
         if (key == "variables") {
           TSSERVE_RETURN_IF_ERROR(first_time(&named, "attention", key));
           return for_each_json_element(item, at, "an array of column names",
-                                       [&](json_od::value& name, const std::string& name_at) {
+                                       [&](json_od::value& name, const JsonElementPath& name_at) {
                                          variables->emplace_back();
                                          return read_json_string(name, name_at, &variables->back());
                                        });

@@ -101,30 +101,30 @@ Status read_json_timestamps(json_od::value& value, const std::string& path,
   bool numbers = false, texts = false;
   return for_each_json_element(
       value, path, "an array of Unix seconds or ISO 8601 texts",
-      [&](json_od::value& item, const std::string& at) -> Status {
+      [&](json_od::value& item, const JsonElementPath& at) -> Status {
         json_od::json_type type;
-        if (auto error = item.type().get(type)) return json_malformed(error, at);
+        if (auto error = item.type().get(type)) return json_malformed(error, at.text());
         std::int64_t seconds = 0;
         if (type == json_od::json_type::number) {
           numbers = true;
           if (parse_json_int64(item.raw_json_token(), &seconds) != JsonNumberError::kNone) {
-            return invalid_argument(at + ": " + std::string(item.raw_json_token()) +
+            return invalid_argument(at.text() + ": " + std::string(item.raw_json_token()) +
                                     "; expected whole Unix seconds");
           }
         } else if (type == json_od::json_type::string) {
           texts = true;
           std::string_view text;
-          if (auto error = item.get_string().get(text)) return json_malformed(error, at);
+          if (auto error = item.get_string().get(text)) return json_malformed(error, at.text());
           if (!parse_iso8601_seconds(text, &seconds)) {
-            return invalid_argument(at + ": \"" + std::string(text) +
+            return invalid_argument(at.text() + ": \"" + std::string(text) +
                                     "\"; expected ISO 8601 such as \"2016-07-01T00:00:00Z\" or "
                                     "\"2016-07-01 00:00:00\" (UTC), whole seconds");
           }
         } else {
-          return invalid_argument(at + ": expected Unix seconds or ISO 8601 text");
+          return invalid_argument(at.text() + ": expected Unix seconds or ISO 8601 text");
         }
         if (numbers && texts) {
-          return invalid_argument(at + ": timestamps mix numbers and texts; use one form");
+          return invalid_argument(at.text() + ": timestamps mix numbers and texts; use one form");
         }
         seconds_out->Add(seconds);
         *text = texts;
