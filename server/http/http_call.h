@@ -2,7 +2,8 @@
 // An HTTP request's CallEnding (service/call_ending.h): whichever of the batch task and
 // the deadline ends the call first decides its Status, and `render` turns it (with the
 // response the answer wrote, which render's captures own) into the HTTP answer, sent
-// once through the connection's responder.
+// once through the connection's responder. A client that closes the connection first
+// (httpd's ClientWatch) ends the call CANCELLED.
 
 #include <chrono>
 #include <functional>
@@ -27,6 +28,16 @@ class HttpCall final : public CallEnding {
         new HttpCall(metrics, method, deadline, std::move(respond), std::move(render)));
     if (const auto traceparent = request.header("traceparent")) {
       call->set_trace(parse_traceparent(*traceparent));
+    }
+    // A client that goes away ends its call, as a gRPC cancellation does: a task still
+    // queued is then dropped, not computed.
+    if (request.client) {
+      request.client->on_gone([weak = std::weak_ptr<HttpCall>(call)] {
+        if (const auto gone = weak.lock()) {
+          gone->end(
+              Status{StatusCode::kCancelled, "the client closed the connection before the answer"});
+        }
+      });
     }
     return call;
   }

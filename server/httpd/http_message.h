@@ -3,13 +3,33 @@
 // page know nothing of the HTTP library (http_server.h is the only file that does).
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "server/sync/mutex.h"
+
 namespace tsserve::server {
+
+// Tells whoever answers a request that its client closed the connection before the
+// answer, so a call still queued can end (CANCELLED) instead of being computed for nobody.
+// The server notifies; the door registers what to do. Thread-safe.
+class ClientWatch {
+ public:
+  // `callback` runs once if the client goes: on the server's thread when it notices, or
+  // at once (on this thread) if it already has. A later registration replaces it.
+  void on_gone(std::function<void()> callback);
+  // The server's side: the client closed the connection.
+  void notify_gone();
+
+ private:
+  Mutex mutex_;
+  bool gone_ TSSERVE_GUARDED_BY(mutex_) = false;
+  std::function<void()> callback_ TSSERVE_GUARDED_BY(mutex_);
+};
 
 struct HttpRequest {
   std::string method;  // "GET", "POST", ... as sent
@@ -18,6 +38,8 @@ struct HttpRequest {
   // Header fields in arrival order, names lower-cased.
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
+  // Set by the server for a connection it can watch (plaintext); null otherwise.
+  std::shared_ptr<ClientWatch> client;
 
   // The first value of header `name` (lower-case), if any.
   std::optional<std::string_view> header(std::string_view name) const {

@@ -300,10 +300,40 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
       request.headers.emplace_back(std::move(name), std::string(field.value()));
     }
     request.body = std::move(message.body());
+    if constexpr (std::is_same_v<Stream, tcp::socket>) {
+      watch_ = std::make_shared<ClientWatch>();
+      request.client = watch_;
+    }
     server_->handler(std::move(request), responder());
+    watch_for_close();
+  }
+
+  // While the handler works on the request, notices the client closing the connection
+  // (the socket turns readable with nothing to read) and tells the request's watch.
+  // Plaintext only: on TLS, bytes that arrive may be a close_notify or a next request,
+  // which cannot be told apart without reading them.
+  void watch_for_close() {
+    if constexpr (std::is_same_v<Stream, tcp::socket>) {
+      if (!watch_ || answering_) return;
+      socket_.async_wait(tcp::socket::wait_read,
+                         [self = this->shared_from_this()](beast::error_code ec) {
+                           // Cancelled, or late: the answer came first.
+                           if (ec || self->answering_ || !self->watch_) return;
+                           beast::error_code available_ec;
+                           const std::size_t pending = self->socket_.available(available_ec);
+                           // Bytes waiting are the client's next request: it is still there.
+                           if (available_ec || pending == 0) self->watch_->notify_gone();
+                         });
+    }
   }
 
   void answer(HttpResponse response) {
+    answering_ = true;
+    watch_.reset();
+    if constexpr (std::is_same_v<Stream, tcp::socket>) {
+      beast::error_code ignored;
+      socket_.cancel(ignored);  // the close watch, if pending: the answer came first
+    }
     auto message = std::make_shared<http::response<http::string_body>>();
     // HTTP/1.1 whatever the request's version (RFC 9110 6.2: the highest the server
     // conforms to); an HTTP/1.0 client's connection still closes after its answer.
@@ -351,6 +381,8 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
   const std::shared_ptr<HttpServer::Impl> server_;
   bool keep_alive_ = true;
   bool reading_ = false;        // waiting for a request (for close_if_idle)
+  bool answering_ = false;      // writing an answer
+  std::shared_ptr<ClientWatch> watch_;  // the request's, until its answer
   bool timed_out_ = false;      // the armed deadline passed
   std::uint64_t deadline_ = 0;  // which arm() the timer serves
 };

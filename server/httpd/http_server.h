@@ -14,7 +14,9 @@
 // Every request that arrives whole goes to the handler, on one of the server's threads;
 // the handler may answer at once or later from any thread (the responder posts the write
 // to the connection). A connection carries one request at a time (no pipelining: the
-// next is read after the answer is written).
+// next is read after the answer is written). A plaintext client that closes its
+// connection while its request is being answered is reported through the request's
+// ClientWatch (http_message.h).
 //
 // Its threads are the server's own (std::thread, default stacks), so it starts beside
 // LibTorch, where civetweb's 100 KiB stacks could not.

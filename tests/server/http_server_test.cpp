@@ -89,6 +89,45 @@ TEST(HttpServerTest, AnAnswerMayComeLaterFromAnotherThread) {
   EXPECT_EQ(reply->header("content-type"), "application/json");
 }
 
+TEST(HttpServerTest, AClientThatLeavesBeforeItsAnswerIsReportedGone) {
+  std::promise<void> gone;
+  std::promise<HttpResponder> held;
+  HttpServer server(loopback_options(), [&](HttpRequest&& request, HttpResponder respond) {
+    ASSERT_NE(request.client, nullptr);
+    request.client->on_gone([&gone] { gone.set_value(); });
+    held.set_value(std::move(respond));
+  });
+  {
+    RawHttpConnection connection(server.port());
+    ASSERT_TRUE(connection.send(post_request("/slow", "x")));
+    held.get_future().wait();
+  }  // the client closes its connection
+  EXPECT_EQ(gone.get_future().wait_for(std::chrono::seconds(30)), std::future_status::ready);
+}
+
+TEST(HttpServerTest, AClientThatStaysOrSendsItsNextRequestIsNotReportedGone) {
+  std::atomic<int> gone{0};
+  std::promise<HttpResponder> held;
+  HttpServer server(loopback_options(), [&](HttpRequest&& request, HttpResponder respond) {
+    request.client->on_gone([&gone] { ++gone; });
+    if (request.path == "/held") {
+      held.set_value(std::move(respond));
+    } else {
+      respond(HttpResponse{});
+    }
+  });
+  RawHttpConnection connection(server.port());
+  // Answered at once, then the connection is reused: nothing is reported.
+  ASSERT_TRUE(connection.send(post_request("/now", "a")));
+  ASSERT_TRUE(connection.read_reply());
+  // Held while the client sends its next request early (pipelined): still no report.
+  ASSERT_TRUE(connection.send(post_request("/held", "b") + post_request("/now", "c")));
+  held.get_future().get()(HttpResponse{});
+  ASSERT_TRUE(connection.read_reply());
+  ASSERT_TRUE(connection.read_reply());  // the pipelined one, answered at once
+  EXPECT_EQ(gone.load(), 0);
+}
+
 TEST(HttpServerTest, RefusesABodyOverTheLimitBeforeItIsSent) {
   EchoHandler echo;
   HttpServer server(loopback_options(), echo.handler());

@@ -322,6 +322,32 @@ TEST(JsonApi, ActualsScoreTheForecastKeptUnderTheirKey) {
             2);
 }
 
+TEST(JsonApi, AClientThatLeavesWhileQueuedEndsItsCallUncomputed) {
+  ServerConfig config = test_config();
+  config.batching.max_batch_rows = 14;
+  config.batching.max_queue_delay_ms = 3.6e6;
+  ServerHarness harness(config);
+  const std::string body = forecast_json(named_forecast_request(113));
+  {
+    tsserve::testing::RawHttpConnection connection(harness.server().http_port());
+    ASSERT_TRUE(
+        connection.send("POST /v1/models/patchtst-etth1/forecast HTTP/1.1\r\nHost: t\r\n"
+                        "Content-Type: application/json\r\nContent-Length: " +
+                        std::to_string(body.size()) + "\r\n\r\n" + body));
+    ASSERT_TRUE(metric_reaches(harness, "tsserve_inflight_requests", 1));  // queued
+  }                                                                        // the client goes
+  ASSERT_TRUE(metric_reaches(
+      harness, "tsserve_requests_total{code=\"CANCELLED\",method=\"Forecast\",protocol=\"http\"}",
+      1));
+  EXPECT_EQ(metric_value(harness.scrape(), "tsserve_inflight_requests"), 0);
+
+  // 14 more rows close a batch at once; the abandoned task is dropped, not computed.
+  v1::ForecastResponse filler;
+  grpc::ClientContext context;
+  ASSERT_TRUE(harness.stub().Forecast(&context, forecast_request(14, kPoints, 114), &filler).ok());
+  EXPECT_EQ(metric_total(harness.scrape(), "tsserve_inference_rows_total"), 14);
+}
+
 struct BadRequest {
   const char* what;
   std::string method, path, body, content_type;
