@@ -89,17 +89,13 @@ bool ForecastJsonRoutes::route(HttpRequest& request, HttpResponder& respond) con
                });
     return true;
   }
-  if (n >= 3 && path[1] == "models") {
+  ModelPath target;
+  if (parse_model_path(path, 1, &target)) {
     // models/M, models/M/versions/V, then nothing or "forecast".
-    const std::string& model = path[2];
-    std::string version;
-    std::size_t next = 3;
-    if (n >= 5 && path[3] == "versions") {
-      version = path[4];
-      next = 5;
-    }
-    const bool forecasting = next + 1 == n && path[next] == "forecast";
-    if (!forecasting && next != n) return answer(not_found(request.path));
+    const std::string& model = target.model;
+    const std::string& version = target.version;
+    const bool forecasting = target.action == "forecast";
+    if (!forecasting && !target.action.empty()) return answer(not_found(request.path));
     if (forecasting) {
       if (request.method != "POST") return answer(wrong_method(request, "POST"));
       forecast(request, std::move(respond), model, version);

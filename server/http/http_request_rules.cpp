@@ -83,4 +83,18 @@ Status path_segments(const std::string& path, std::vector<std::string>* segments
   return {};
 }
 
+bool parse_model_path(const std::vector<std::string>& segments, std::size_t at, ModelPath* out) {
+  const std::size_t n = segments.size();
+  if (at + 2 > n || segments[at] != "models") return false;
+  out->model = segments[at + 1];
+  std::size_t next = at + 2;
+  if (next + 2 <= n && segments[next] == "versions") {
+    out->version = segments[next + 1];
+    next += 2;
+  }
+  if (next + 1 < n) return false;
+  out->action = next < n ? segments[next] : "";
+  return true;
+}
+
 }  // namespace tsserve::server

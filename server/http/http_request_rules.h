@@ -27,4 +27,12 @@ Status request_deadline(const HttpRequest& request,
 // "a b"); INVALID_ARGUMENT for a malformed escape.
 Status path_segments(const std::string& path, std::vector<std::string>* segments);
 
+// A path's model part: segments[at...] = models, M, [versions, V,] [ACTION]. False when
+// it is not that shape (a segment more, or "versions" without one); `action` is "" when
+// the path ends at the model or its version.
+struct ModelPath {
+  std::string model, version, action;
+};
+bool parse_model_path(const std::vector<std::string>& segments, std::size_t at, ModelPath* out);
+
 }  // namespace tsserve::server

@@ -124,17 +124,13 @@ bool OipRestRoutes::route(HttpRequest& request, HttpResponder& respond) const {
     repository(request, respond, path);
     return true;
   }
-  if (n >= 3 && path[1] == "models") {
+  ModelPath target;
+  if (parse_model_path(path, 1, &target)) {
     // models/M, models/M/versions/V, then nothing, "ready" or "infer".
-    const std::string& model = path[2];
-    std::string version;
-    std::size_t next = 3;
-    if (n >= 5 && path[3] == "versions") {
-      version = path[4];
-      next = 5;
-    }
-    const std::string action = next < n ? path[next] : "";
-    if (next + 1 < n || (next < n && action != "ready" && action != "infer")) {
+    const std::string& model = target.model;
+    const std::string& version = target.version;
+    const std::string& action = target.action;
+    if (!action.empty() && action != "ready" && action != "infer") {
       return answer(not_found(request.path));
     }
     if (action == "infer") {
