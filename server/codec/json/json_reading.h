@@ -40,14 +40,18 @@ Status open_json_object(std::string& body, json_od::parser& parser, json_od::doc
 // OK when nothing but whitespace follows the object just read.
 Status json_ends_after_object(json_od::document& document);
 
-// Calls visit(key, value) for each field of `object`, in order; `path` names the object.
+// Calls visit(key, value) for each field of `object`, in order; `path` names the object
+// ("" for the body's top level).
 template <typename Visit>
 Status for_each_json_field(json_od::object& object, const std::string& path, Visit visit) {
+  const auto malformed = [&path](simdjson::error_code error) {
+    return json_malformed(error, path.empty() ? "the body" : path);
+  };
   for (auto field_result : object) {
     json_od::field field;
-    if (auto error = std::move(field_result).get(field)) return json_malformed(error, path);
+    if (auto error = std::move(field_result).get(field)) return malformed(error);
     std::string_view key;
-    if (auto error = field.unescaped_key().get(key)) return json_malformed(error, path);
+    if (auto error = field.unescaped_key().get(key)) return malformed(error);
     json_od::value value = field.value();
     TSSERVE_RETURN_IF_ERROR(visit(key, value));
   }

@@ -296,14 +296,9 @@ Status parse_parameters(od::value& value, const std::string& path,
   if (auto error = value.get_object().get(object)) {
     return json_expected(error, path, "an object of parameters");
   }
-  for (auto field_result : object) {
-    od::field field;
-    if (auto error = std::move(field_result).get(field)) return json_malformed(error, path);
-    std::string_view key;
-    if (auto error = field.unescaped_key().get(key)) return json_malformed(error, path);
+  return for_each_json_field(object, path, [&](std::string_view key, od::value& parameter) {
     const std::string at = json_member(path, key);
     if (out->count(std::string(key)) != 0) return json_duplicate(path, key);
-    od::value parameter = field.value();
     od::json_type type;
     if (auto error = parameter.type().get(type)) return json_malformed(error, at);
     inference::InferParameter& slot = (*out)[std::string(key)];
@@ -334,8 +329,8 @@ Status parse_parameters(od::value& value, const std::string& path,
       default:
         return invalid_argument(at + ": expected a string, a boolean or an integer");
     }
-  }
-  return {};
+    return Status();
+  });
 }
 
 Status parse_input(od::value& value, const std::string& path,
@@ -346,45 +341,39 @@ Status parse_input(od::value& value, const std::string& path,
   TensorData data;
   bool has_name = false, has_shape = false, has_datatype = false, has_data = false,
        has_parameters = false;
-  for (auto field_result : object) {
-    od::field field;
-    if (auto error = std::move(field_result).get(field)) return json_malformed(error, path);
-    std::string_view key;
-    if (auto error = field.unescaped_key().get(key)) return json_malformed(error, path);
-    od::value item = field.value();
-    const auto once = [&](bool* seen) -> Status {
-      if (*seen) return json_duplicate(path, key);
-      *seen = true;
-      return {};
-    };
-    if (key == "name") {
-      TSSERVE_RETURN_IF_ERROR(once(&has_name));
-      TSSERVE_RETURN_IF_ERROR(
-          read_json_string(item, json_member(path, key), input->mutable_name()));
-    } else if (key == "shape") {
-      TSSERVE_RETURN_IF_ERROR(once(&has_shape));
-      TSSERVE_RETURN_IF_ERROR(parse_shape(item, json_member(path, key), input->mutable_shape()));
-    } else if (key == "datatype") {
-      TSSERVE_RETURN_IF_ERROR(once(&has_datatype));
-      TSSERVE_RETURN_IF_ERROR(
-          read_json_string(item, json_member(path, key), input->mutable_datatype()));
-    } else if (key == "parameters") {
-      TSSERVE_RETURN_IF_ERROR(once(&has_parameters));
-      TSSERVE_RETURN_IF_ERROR(
-          parse_parameters(item, json_member(path, key), input->mutable_parameters()));
-    } else if (key == "data") {
-      TSSERVE_RETURN_IF_ERROR(once(&has_data));
-      od::array array;
-      if (auto error = item.get_array().get(array)) {
-        return json_expected(error, json_member(path, key), "an array of tensor elements");
-      }
-      TSSERVE_RETURN_IF_ERROR(collect_data(array, 0, json_member(path, key), &data));
-    } else {
-      return invalid_argument(json_member(path, key) +
-                              ": unknown field; an input has name, shape, datatype, parameters "
-                              "and data");
-    }
-  }
+  TSSERVE_RETURN_IF_ERROR(
+      for_each_json_field(object, path, [&](std::string_view key, od::value& item) -> Status {
+        const auto once = [&](bool* seen) { return first_time(seen, path, key); };
+        if (key == "name") {
+          TSSERVE_RETURN_IF_ERROR(once(&has_name));
+          TSSERVE_RETURN_IF_ERROR(
+              read_json_string(item, json_member(path, key), input->mutable_name()));
+        } else if (key == "shape") {
+          TSSERVE_RETURN_IF_ERROR(once(&has_shape));
+          TSSERVE_RETURN_IF_ERROR(
+              parse_shape(item, json_member(path, key), input->mutable_shape()));
+        } else if (key == "datatype") {
+          TSSERVE_RETURN_IF_ERROR(once(&has_datatype));
+          TSSERVE_RETURN_IF_ERROR(
+              read_json_string(item, json_member(path, key), input->mutable_datatype()));
+        } else if (key == "parameters") {
+          TSSERVE_RETURN_IF_ERROR(once(&has_parameters));
+          TSSERVE_RETURN_IF_ERROR(
+              parse_parameters(item, json_member(path, key), input->mutable_parameters()));
+        } else if (key == "data") {
+          TSSERVE_RETURN_IF_ERROR(once(&has_data));
+          od::array array;
+          if (auto error = item.get_array().get(array)) {
+            return json_expected(error, json_member(path, key), "an array of tensor elements");
+          }
+          TSSERVE_RETURN_IF_ERROR(collect_data(array, 0, json_member(path, key), &data));
+        } else {
+          return invalid_argument(json_member(path, key) +
+                                  ": unknown field; an input has name, shape, datatype, parameters "
+                                  "and data");
+        }
+        return Status();
+      }));
   if (!has_name) return invalid_argument(path + ".name: missing");
   if (!has_shape) return invalid_argument(path + ".shape: missing");
   if (!has_datatype) return invalid_argument(path + ".datatype: missing");
@@ -406,27 +395,19 @@ Status parse_output(od::value& value, const std::string& path,
   if (auto error = value.get_object().get(object))
     return json_expected(error, path, "an output object");
   bool has_name = false, has_parameters = false;
-  for (auto field_result : object) {
-    od::field field;
-    if (auto error = std::move(field_result).get(field)) return json_malformed(error, path);
-    std::string_view key;
-    if (auto error = field.unescaped_key().get(key)) return json_malformed(error, path);
-    od::value item = field.value();
-    if (key == "name") {
-      if (has_name) return json_duplicate(path, key);
-      has_name = true;
-      TSSERVE_RETURN_IF_ERROR(
-          read_json_string(item, json_member(path, key), output->mutable_name()));
-    } else if (key == "parameters") {
-      if (has_parameters) return json_duplicate(path, key);
-      has_parameters = true;
-      TSSERVE_RETURN_IF_ERROR(
-          parse_parameters(item, json_member(path, key), output->mutable_parameters()));
-    } else {
-      return invalid_argument(json_member(path, key) +
-                              ": unknown field; an output has name and parameters");
-    }
-  }
+  TSSERVE_RETURN_IF_ERROR(
+      for_each_json_field(object, path, [&](std::string_view key, od::value& item) -> Status {
+        if (key == "name") {
+          TSSERVE_RETURN_IF_ERROR(first_time(&has_name, path, key));
+          return read_json_string(item, json_member(path, key), output->mutable_name());
+        }
+        if (key == "parameters") {
+          TSSERVE_RETURN_IF_ERROR(first_time(&has_parameters, path, key));
+          return parse_parameters(item, json_member(path, key), output->mutable_parameters());
+        }
+        return invalid_argument(json_member(path, key) +
+                                ": unknown field; an output has name and parameters");
+      }));
   if (!has_name) return invalid_argument(path + ".name: missing");
   return {};
 }
@@ -441,43 +422,34 @@ Status parse_oip_json_request(std::string& body, inference::ModelInferRequest* r
   TSSERVE_RETURN_IF_ERROR(
       open_json_object(body, parser, &document, &root, "a JSON object (an inference request)"));
   bool has_id = false, has_parameters = false, has_inputs = false, has_outputs = false;
-  for (auto field_result : root) {
-    od::field field;
-    if (auto error = std::move(field_result).get(field)) return json_malformed(error, "the body");
-    std::string_view key;
-    if (auto error = field.unescaped_key().get(key)) return json_malformed(error, "the body");
-    od::value value = field.value();
-    const auto once = [&](bool* seen) -> Status {
-      if (*seen) return invalid_argument(std::string(key) + ": given twice; each field once");
-      *seen = true;
-      return {};
-    };
-    if (key == "id") {
-      TSSERVE_RETURN_IF_ERROR(once(&has_id));
-      TSSERVE_RETURN_IF_ERROR(read_json_string(value, "id", request->mutable_id()));
-    } else if (key == "parameters") {
-      TSSERVE_RETURN_IF_ERROR(once(&has_parameters));
-      TSSERVE_RETURN_IF_ERROR(parse_parameters(value, "parameters", request->mutable_parameters()));
-    } else if (key == "inputs") {
-      TSSERVE_RETURN_IF_ERROR(once(&has_inputs));
-      TSSERVE_RETURN_IF_ERROR(for_each_json_element(value, "inputs", "an array of input tensors",
-                                                    [&](od::value& v, const JsonElementPath& at) {
-                                                      return parse_input(v, at,
-                                                                         request->add_inputs());
-                                                    }));
-    } else if (key == "outputs") {
-      TSSERVE_RETURN_IF_ERROR(once(&has_outputs));
-      TSSERVE_RETURN_IF_ERROR(
-          for_each_json_element(value, "outputs", "an array of requested outputs",
-                                [&](od::value& v, const JsonElementPath& at) {
-                                  return parse_output(v, at, request->add_outputs());
-                                }));
-    } else {
-      return invalid_argument(std::string(key) +
-                              ": unknown field; an inference request has id, parameters, "
-                              "inputs and outputs");
-    }
-  }
+  TSSERVE_RETURN_IF_ERROR(
+      for_each_json_field(root, "", [&](std::string_view key, od::value& value) -> Status {
+        if (key == "id") {
+          TSSERVE_RETURN_IF_ERROR(first_time(&has_id, "", key));
+          return read_json_string(value, "id", request->mutable_id());
+        }
+        if (key == "parameters") {
+          TSSERVE_RETURN_IF_ERROR(first_time(&has_parameters, "", key));
+          return parse_parameters(value, "parameters", request->mutable_parameters());
+        }
+        if (key == "inputs") {
+          TSSERVE_RETURN_IF_ERROR(first_time(&has_inputs, "", key));
+          return for_each_json_element(value, "inputs", "an array of input tensors",
+                                       [&](od::value& v, const JsonElementPath& at) {
+                                         return parse_input(v, at, request->add_inputs());
+                                       });
+        }
+        if (key == "outputs") {
+          TSSERVE_RETURN_IF_ERROR(first_time(&has_outputs, "", key));
+          return for_each_json_element(value, "outputs", "an array of requested outputs",
+                                       [&](od::value& v, const JsonElementPath& at) {
+                                         return parse_output(v, at, request->add_outputs());
+                                       });
+        }
+        return invalid_argument(std::string(key) +
+                                ": unknown field; an inference request has id, parameters, "
+                                "inputs and outputs");
+      }));
   TSSERVE_RETURN_IF_ERROR(json_ends_after_object(document));
   if (!has_inputs) return invalid_argument("inputs: missing; the request needs its input tensors");
   return {};
