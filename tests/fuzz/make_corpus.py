@@ -255,6 +255,21 @@ def oip_json_seeds():
     return seeds
 
 
+def json_float_array_seeds():
+    """Arrays of numbers as the JSON doors' windows hold them (flat, nested, every number
+    form) and the things the scan must give up on."""
+    rows = [[round(x, 3) for x in row] for row in series(len(COLUMNS), 16, 0)]
+    return {
+        "flat.json": json.dumps(rows[0]).encode(),
+        "nested.json": json.dumps([rows]).encode(),
+        "forms.json": b"[0, -0, 1e3, 2E-3, -1.5e+2, 123456789012345678901234, 1e39, 3.4028235e38 ]",
+        "spaces.json": b"[ 1 ,\n\t2\r\n, 3 ] trailing",
+        "ragged.json": b"[[1, 2], [3]]",
+        "mixed.json": b"[1, \"2\", null, true]",
+        "unclosed.json": b"[1, 2,",
+    }
+
+
 def forecast_json_seeds():
     """Bodies of the forecasting JSON API (/v1): the bundled model's window by column with
     every optional field, a report of actuals, and JSON each kind of refusal starts from."""
@@ -485,6 +500,7 @@ def main():
         "oip_request": oip_seeds(inference_pb2),
         "oip_json_request": oip_json_seeds(),
         "forecast_json_request": forecast_json_seeds(),
+        "json_float_array": json_float_array_seeds(),
         "http_request_rules": http_request_rules_seeds(),
         "checkpoint_file": checkpoint_file_seeds(),
         "torch_pickle": torch_pickle_seeds(),

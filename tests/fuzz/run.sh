@@ -21,7 +21,7 @@ build=$root/build-fuzz
 seconds=20
 jobs=$(nproc)
 targets=(attention_selection checkpoint_file encode_request forecast_json_request forecast_request
-         http_request_rules oip_json_request
+         http_request_rules json_float_array oip_json_request
          oip_request server_config torch_pickle)
 while [ $# -gt 0 ]; do
   case $1 in

@@ -5,11 +5,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <random>
+#include <string>
 
 #include "server/codec/json/json_numbers.h"
 #include "server/codec/json/json_writer.h"
@@ -110,6 +112,58 @@ TEST(JsonNumbersTest, RoundsFloat32FromTheDecimalAndRefusesOverflow) {
   ASSERT_EQ(parse_json_float("1e-40", &value), JsonNumberError::kNone);  // a subnormal
   EXPECT_GT(value, 0.0f);
   EXPECT_LT(value, std::numeric_limits<float>::min());
+}
+
+TEST(JsonNumbersTest, ADecimalBesideAFloatMidpointIsNotRoundedThroughItsDouble) {
+  // 16 digits: within the one-pass fast path (digits <= 2^53). The nearest double of each
+  // is exactly halfway between two floats, so rounding that double to a float would tie
+  // to the even one; each decimal lies on the other side of halfway.
+  float value = 0;
+  // Just above 8 + 2^-21: the nearest float is 8 + 2^-20 (the tie would give 8).
+  ASSERT_EQ(parse_json_float("8.000000476837159", &value), JsonNumberError::kNone);
+  EXPECT_EQ(float_bits(value), float_bits(8.0f) + 1);
+  // Just below 8 + 3 x 2^-21: the nearest float is 8 + 2^-20 (the tie would give 8 + 2^-19).
+  ASSERT_EQ(parse_json_float("-8.000001430511474", &value), JsonNumberError::kNone);
+  EXPECT_EQ(float_bits(value), float_bits(-8.0f) + 1);
+}
+
+TEST(JsonNumbersTest, EveryDecimalReadsAsFromCharsReadsIt) {
+  // std::from_chars rounds a decimal correctly (the independent reference); random
+  // decimals of 1-21 significant digits, leading zeros, exponents, signs.
+  std::mt19937_64 random(5);
+  const auto digits = [&](int count, bool leading_nonzero) {
+    std::string out;
+    for (int i = 0; i < count; ++i) {
+      const int first = (i == 0 && leading_nonzero) ? 1 : 0;
+      out += static_cast<char>('0' + first + static_cast<int>(random() % (10 - first)));
+    }
+    return out;
+  };
+  for (int trial = 0; trial < 300000; ++trial) {
+    std::string text = random() % 2 ? "-" : "";
+    const int whole = static_cast<int>(random() % 12);
+    text += whole == 0 ? "0" : digits(whole, true);
+    if (random() % 4 != 0) text += "." + digits(1 + static_cast<int>(random() % 20), false);
+    if (random() % 3 == 0) {
+      text += random() % 2 ? "e" : "E-";
+      text += std::to_string(random() % 45);
+    }
+    float value = 0;
+    float reference = 0;
+    const auto ours = parse_json_float(text, &value);
+    const auto theirs = std::from_chars(text.data(), text.data() + text.size(), reference);
+    if (theirs.ec == std::errc::result_out_of_range) {
+      EXPECT_NE(ours, JsonNumberError::kNotANumber) << text;
+      continue;
+    }
+    ASSERT_EQ(ours, JsonNumberError::kNone) << text;
+    ASSERT_EQ(float_bits(value), float_bits(reference)) << text;
+    double wide = 0;
+    double wide_reference = 0;
+    ASSERT_EQ(parse_json_double(text, &wide), JsonNumberError::kNone) << text;
+    std::from_chars(text.data(), text.data() + text.size(), wide_reference);
+    ASSERT_EQ(wide, wide_reference) << text;
+  }
 }
 
 TEST(JsonNumbersTest, ReadsIntegersWithinTheirType) {

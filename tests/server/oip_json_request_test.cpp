@@ -40,6 +40,34 @@ std::string series_body(const std::string& data, const std::string& shape = "[1,
          R"(", "data": )" + data + "}]}";
 }
 
+// "data" before "datatype" (as a client that sorts its keys sends it): the numbers are
+// read before their type is known, and still come out as that type, refusals included.
+TEST(OipJsonRequestTest, ReadsDataGivenBeforeItsDatatype) {
+  const auto sorted_body = [](const std::string& data, const std::string& datatype) {
+    return R"({"inputs": [{"data": )" + data + R"(, "datatype": ")" + datatype +
+           R"(", "name": "x", "shape": [2, 2]}]})";
+  };
+  EXPECT_THAT(parsed_request(sorted_body("[[0.1, -2], [3e2, 4.25]]", "FP32"))
+                  .inputs(0)
+                  .contents()
+                  .fp32_contents(),
+              ::testing::ElementsAre(0.1f, -2.0f, 300.0f, 4.25f));
+  EXPECT_THAT(parsed_request(sorted_body("[[1, -2], [3, 9007199254740993]]", "INT64"))
+                  .inputs(0)
+                  .contents()
+                  .int64_contents(),
+              ::testing::ElementsAre(1, -2, 3, 9007199254740993));
+  EXPECT_THAT(parsed_request(sorted_body("[[1e39, 0.1], [2, 3]]", "FP64"))
+                  .inputs(0)
+                  .contents()
+                  .fp64_contents(),
+              ::testing::ElementsAre(1e39, 0.1, 2.0, 3.0));
+  EXPECT_THAT(json_refusal(sorted_body("[[1, 2], [1e39, 4]]", "FP32")),
+              HasSubstr("inputs[0].data[2]: 1e39 is out of range for FP32"));
+  EXPECT_THAT(json_refusal(sorted_body("[[1, 2.5], [3, 4]]", "INT32")),
+              HasSubstr("inputs[0].data[1]: 2.5 is not an integer for INT32"));
+}
+
 TEST(OipJsonRequestTest, ParsesTheSpecificationsExample) {
   // inference_rest.md, "Inference Request Examples".
   const inference::ModelInferRequest request = parsed_request(R"({

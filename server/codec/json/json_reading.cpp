@@ -54,6 +54,37 @@ Status json_ends_after_object(json_od::document& document) {
   return {};
 }
 
+Status scan_json_floats(json_od::value& value, std::string_view body, const std::string& path,
+                        int max_depth, JsonFloatArray* out, bool* scanned) {
+  *scanned = false;
+  const std::string_view token = value.raw_json_token();  // reads nothing
+  if (token.empty() || token.front() != '[' || token.data() < body.data() ||
+      token.data() >= body.data() + body.size()) {
+    return {};
+  }
+  const auto offset = static_cast<std::size_t>(token.data() - body.data());
+  const std::size_t length = scan_json_float_array(body.substr(offset), max_depth, out);
+  if (length == 0) {
+    out->clear();
+    return {};
+  }
+  // simdjson skips the array by its structural index; it must end where the scan did.
+  json_od::array array;
+  std::string_view text;
+  if (auto error = value.get_array().get(array)) return json_malformed(error, path);
+  if (auto error = array.raw_json().get(text)) return json_malformed(error, path);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\n' || text.back() == '\r' ||
+                           text.back() == '\t')) {
+    text.remove_suffix(1);
+  }
+  if (text.size() != length) {
+    return {StatusCode::kInternal, path + ": the array scan read " + std::to_string(length) +
+                                       " bytes where simdjson read " + std::to_string(text.size())};
+  }
+  *scanned = true;
+  return {};
+}
+
 Status read_json_string(json_od::value& value, const std::string& path, std::string* out) {
   std::string_view text;
   if (auto error = value.get_string().get(text)) return json_expected(error, path, "a string");

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <utility>
 
+#include "server/codec/json/json_float_array.h"
 #include "server/status/status.h"
 
 namespace tsserve::server {
@@ -89,6 +90,13 @@ inline Status first_time(bool* seen, const std::string& path, std::string_view k
   *seen = true;
   return {};
 }
+
+// Reads the array `value` holds with scan_json_float_array (json_float_array.h), the fast
+// path for arrays of numbers; `body` is the text the document reads. Sets *scanned: true,
+// the array consumed and `out` filled; false, `value` untouched and `out` empty, for the
+// general reading, which names what the scan could not take. `path` names the array.
+Status scan_json_floats(json_od::value& value, std::string_view body, const std::string& path,
+                        int max_depth, JsonFloatArray* out, bool* scanned);
 
 Status read_json_string(json_od::value& value, const std::string& path, std::string* out);
 Status read_json_bool(json_od::value& value, const std::string& path, bool* out);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 
 namespace tsserve::server {
 namespace {
@@ -196,14 +197,27 @@ JsonWriter& JsonWriter::null() {
 
 JsonWriter& JsonWriter::numbers(const float* values, std::size_t count) {
   begin_array();
-  // Room for the typical float, growing geometrically: an exact reserve per call would
+  // Written in place, to_chars straight into the text: appending each number and comma
+  // was a library call and a copy per number, a third of an answer's writing.
+  // A float32 takes at most 15 characters ("-1.17549435e-38"), and a comma.
+  constexpr std::size_t kMostPerNumber = 16;
+  const std::size_t start = out_.size();
+  // Room for the longest floats, growing geometrically: an exact reserve per call would
   // copy the whole text again for each of many arrays (an answer's columns).
-  const std::size_t need = out_.size() + count * 12;
+  const std::size_t need = start + count * kMostPerNumber;
   if (out_.capacity() < need) out_.reserve(std::max(need, 2 * out_.capacity()));
+  out_.resize(need);
+  char* p = out_.data() + start;
   for (std::size_t i = 0; i < count; ++i) {
-    if (i != 0) out_ += ',';
-    append_finite(out_, values[i]);
+    if (i != 0) *p++ = ',';
+    if (std::isfinite(values[i])) {
+      p = std::to_chars(p, p + kMostPerNumber - 1, values[i]).ptr;
+    } else {
+      std::memcpy(p, "null", 4);
+      p += 4;
+    }
   }
+  out_.resize(static_cast<std::size_t>(p - out_.data()));
   if (count != 0) has_item_.back() = true;
   return end_array();
 }

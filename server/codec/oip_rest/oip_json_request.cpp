@@ -27,12 +27,20 @@ struct TensorData {
   enum class Kind { kNone, kNumber, kBool, kString };
   Kind kind = Kind::kNone;
   std::vector<std::string_view> numbers;  // raw tokens, read when the datatype is known
+  // Numbers the one-pass scan read: as float32 (an FP32 tensor's values, when
+  // `floats_in_range`), and the array's text, scanned again for the tokens when the
+  // datatype turns out to be another.
+  std::vector<float> floats;
+  bool floats_in_range = false;
+  std::string_view scanned_text;
   std::vector<bool> bools;
   std::vector<std::string> strings;
   int scalar_depth = -1;  // how deep the scalars sit (0: flat)
   // The lengths of the arrays met at each depth (0: "data" itself): min and max.
   std::vector<std::pair<std::size_t, std::size_t>> lengths;
-  std::size_t count() const { return numbers.size() + bools.size() + strings.size(); }
+  std::size_t count() const {
+    return numbers.size() + bools.size() + strings.size() + floats.size();
+  }
 };
 
 const char* kind_name(TensorData::Kind kind) {
@@ -215,6 +223,10 @@ Status fill_contents(const TensorData& data, const std::string& datatype, const 
   };
   if (datatype == "FP32") {
     TSSERVE_RETURN_IF_ERROR(needs(Kind::kNumber, "numbers"));
+    if (data.floats_in_range) {
+      contents->mutable_fp32_contents()->Add(data.floats.begin(), data.floats.end());
+      return {};
+    }
     contents->mutable_fp32_contents()->Reserve(static_cast<int>(data.numbers.size()));
     return fill_floats<float>(data, path, "FP32", [&](float v) { contents->add_fp32_contents(v); });
   }
@@ -333,7 +345,44 @@ Status parse_parameters(od::value& value, const std::string& path,
   });
 }
 
-Status parse_input(od::value& value, const std::string& path,
+// "data" by the one-pass scan (json_float_array.h) when it holds only numbers, read as
+// float32 (the datatype, maybe still to come, decides whether they count); else element
+// by element, which names what is wrong.
+Status read_data(od::value& item, std::string_view body, const std::string& path,
+                 TensorData* data) {
+  thread_local JsonFloatArray scan;
+  scan.overflow_ok = true;
+  scan.clear();
+  bool scanned = false;
+  TSSERVE_RETURN_IF_ERROR(scan_json_floats(item, body, path, kMaxDataDepth, &scan, &scanned));
+  if (scanned) {
+    data->kind = TensorData::Kind::kNumber;
+    data->floats.swap(scan.values);  // handed over, not copied
+    data->floats_in_range = scan.in_range;
+    data->scanned_text = scan.text;
+    data->scalar_depth = scan.scalar_depth;
+    data->lengths = scan.lengths;
+    return {};
+  }
+  od::array array;
+  if (auto error = item.get_array().get(array)) {
+    return json_expected(error, path, "an array of tensor elements");
+  }
+  return collect_data(array, 0, path, data);
+}
+
+// The scanned numbers' text, for a datatype other than FP32 (or an FP32 overflow to name).
+void keep_scanned_tokens(TensorData* data) {
+  if (data->scanned_text.empty() || !data->numbers.empty()) return;
+  JsonFloatArray again;
+  again.overflow_ok = true;
+  again.keep_tokens = true;
+  scan_json_float_array(data->scanned_text, kMaxDataDepth, &again);
+  data->numbers.swap(again.tokens);
+  data->floats.clear();
+}
+
+Status parse_input(od::value& value, std::string_view body, const std::string& path,
                    inference::ModelInferRequest::InferInputTensor* input) {
   od::object object;
   if (auto error = value.get_object().get(object))
@@ -362,11 +411,7 @@ Status parse_input(od::value& value, const std::string& path,
               parse_parameters(item, json_member(path, key), input->mutable_parameters()));
         } else if (key == "data") {
           TSSERVE_RETURN_IF_ERROR(once(&has_data));
-          od::array array;
-          if (auto error = item.get_array().get(array)) {
-            return json_expected(error, json_member(path, key), "an array of tensor elements");
-          }
-          TSSERVE_RETURN_IF_ERROR(collect_data(array, 0, json_member(path, key), &data));
+          TSSERVE_RETURN_IF_ERROR(read_data(item, body, json_member(path, key), &data));
         } else {
           return invalid_argument(json_member(path, key) +
                                   ": unknown field; an input has name, shape, datatype, parameters "
@@ -386,6 +431,7 @@ Status parse_input(od::value& value, const std::string& path,
   if (!has_data) return invalid_argument(path + ".data: missing");
   const std::string data_path = path + ".data";
   TSSERVE_RETURN_IF_ERROR(check_nesting(data, input->shape(), data_path));
+  if (input->datatype() != "FP32" || !data.floats_in_range) keep_scanned_tokens(&data);
   return fill_contents(data, input->datatype(), data_path, input->mutable_contents());
 }
 
@@ -436,7 +482,7 @@ Status parse_oip_json_request(std::string& body, inference::ModelInferRequest* r
           TSSERVE_RETURN_IF_ERROR(first_time(&has_inputs, "", key));
           return for_each_json_element(value, "inputs", "an array of input tensors",
                                        [&](od::value& v, const JsonElementPath& at) {
-                                         return parse_input(v, at, request->add_inputs());
+                                         return parse_input(v, body, at, request->add_inputs());
                                        });
         }
         if (key == "outputs") {

@@ -16,10 +16,20 @@ constexpr char kFields[] =
     "a forecast request has series, timestamps, intervals, attention, scaler, series_key and "
     "request_id";
 
-// One column's numbers, appended to `values`; `length` is how many.
-Status read_column(json_od::value& value, const std::string& path,
+// One column's numbers, appended to `values`; `length` is how many. `body`: the text the
+// document reads, for the one-pass scan of the numbers.
+Status read_column(json_od::value& value, std::string_view body, const std::string& path,
                    google::protobuf::RepeatedField<float>* values, std::size_t* length) {
   *length = 0;
+  thread_local JsonFloatArray scan;
+  scan.clear();
+  bool scanned = false;
+  TSSERVE_RETURN_IF_ERROR(scan_json_floats(value, body, path, 0, &scan, &scanned));
+  if (scanned) {
+    values->Add(scan.values.begin(), scan.values.end());
+    *length = scan.values.size();
+    return {};
+  }
   return for_each_json_element(
       value, path, "an array of numbers (the column's points, oldest first)",
       [&](json_od::value& point, const JsonElementPath& at) -> Status {
@@ -42,7 +52,7 @@ Status read_column(json_od::value& value, const std::string& path,
       });
 }
 
-Status read_series(json_od::value& value, v1::ForecastRequest* message) {
+Status read_series(json_od::value& value, std::string_view body, v1::ForecastRequest* message) {
   json_od::object columns;
   if (auto error = value.get_object().get(columns)) {
     return json_expected(error, "series", "an object of columns: {\"name\": [numbers], ...}");
@@ -57,7 +67,7 @@ Status read_series(json_od::value& value, v1::ForecastRequest* message) {
           if (seen == name) return json_duplicate("series", name);
         }
         std::size_t length = 0;
-        TSSERVE_RETURN_IF_ERROR(read_column(column, at, series->mutable_values(), &length));
+        TSSERVE_RETURN_IF_ERROR(read_column(column, body, at, series->mutable_values(), &length));
         if (message->variable_names_size() == 0) {
           points = length;
           first = at;
@@ -192,7 +202,7 @@ Status parse_forecast_json_request(std::string& body, ForecastJsonRequest* reque
       for_each_json_field(root, "", [&](std::string_view name, json_od::value& value) -> Status {
         if (name == "series") {
           TSSERVE_RETURN_IF_ERROR(first_time(&series, "", name));
-          return read_series(value, &message);
+          return read_series(value, body, &message);
         }
         if (name == "timestamps") {
           TSSERVE_RETURN_IF_ERROR(first_time(&timestamps, "", name));
