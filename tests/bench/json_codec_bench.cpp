@@ -2,8 +2,8 @@
 // a 1 x 96 x 7 forecast out), by the library the HTTP door uses (simdjson reading,
 // std::to_chars writing: codec/oip_rest, codec/json) beside nlohmann-json doing the same
 // (a DOM parse into the same ModelInferRequest, a DOM dump of the answer). Figures in
-// BENCHMARKS.md ("JSON on the REST path"); the target is parse + write under 100 us. The
-// JSON API's forecast (/v1, named columns) of the same window beside it.
+// BENCHMARKS.md ("The JSON of one request, both doors"); the target is parse + write under
+// 100 us. The JSON API's forecast (/v1, named columns) of the same window beside it.
 
 #include <benchmark/benchmark.h>
 
