@@ -100,6 +100,30 @@ AccuracyMetrics::LevelSeries* AccuracyMetrics::level_locked(VersionSeries& serie
   return &added;
 }
 
+std::vector<VersionAccuracy> AccuracyMetrics::snapshot() const {
+  const MutexLock lock(mutex_);
+  std::vector<VersionAccuracy> out;
+  out.reserve(by_version_.size());
+  for (const auto& [key, series] : by_version_) {
+    VersionAccuracy& version = out.emplace_back();
+    version.model = key.first;
+    version.version = key.second;
+    for (std::size_t b = 0; b < kHorizonBucketCount; ++b) {
+      version.horizons[b] = {series.abs_error[b]->Value(), series.squared_error[b]->Value(),
+                             series.points[b]->Value()};
+    }
+    for (const LevelSeries& level : series.levels) {
+      LevelCoverage& coverage = version.levels.emplace_back();
+      coverage.level = level.level;
+      for (std::size_t b = 0; b < kHorizonBucketCount; ++b) {
+        coverage.covered[b] = level.covered[b]->Value();
+        coverage.scored[b] = level.scored[b]->Value();
+      }
+    }
+  }
+  return out;
+}
+
 void AccuracyMetrics::prepare(const std::string& model, const std::string& version) {
   const MutexLock lock(mutex_);
   series_locked(model, version);

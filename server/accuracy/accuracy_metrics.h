@@ -38,6 +38,7 @@
 #include <utility>
 #include <vector>
 
+#include "server/accuracy/accuracy_snapshot.h"
 #include "server/accuracy/forecast_store.h"
 #include "server/accuracy/horizon_buckets.h"
 #include "server/request/actuals_report.h"
@@ -67,6 +68,8 @@ class AccuracyMetrics {
   void record_drops(const StoreDrops& drops);
   void record_refused_no_timestamps();
   void set_store_entries(std::size_t entries);
+  // Every version's counters as they stand, by model then version.
+  std::vector<VersionAccuracy> snapshot() const;
 
  private:
   struct LevelSeries {
@@ -101,7 +104,7 @@ class AccuracyMetrics {
   prometheus::Counter* expired_ = nullptr;
   prometheus::Counter* refused_no_timestamps_ = nullptr;
 
-  Mutex mutex_;
+  mutable Mutex mutex_;
   std::map<std::pair<std::string, std::string>, VersionSeries> by_version_
       TSSERVE_GUARDED_BY(mutex_);
 };

@@ -37,4 +37,9 @@ ActualsOutcome AccuracyTracker::report(const ActualsReport& report) {
   return outcome;
 }
 
+std::optional<std::vector<VersionAccuracy>> AccuracyTracker::accuracy() const {
+  if (metrics_ == nullptr) return std::nullopt;
+  return metrics_->snapshot();
+}
+
 }  // namespace tsserve::server

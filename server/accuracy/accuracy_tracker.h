@@ -5,6 +5,8 @@
 // Thread safety: every member may be called from any thread.
 
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include "server/accuracy/accuracy_metrics.h"
 #include "server/accuracy/forecast_store.h"
@@ -21,6 +23,8 @@ class AccuracyTracker {
   bool keep(IssuedForecast forecast);
   // Scores a ReportActuals request.
   ActualsOutcome report(const ActualsReport& report);
+  // The accuracy counters as they stand; nullopt when they are not counted (metrics off).
+  std::optional<std::vector<VersionAccuracy>> accuracy() const;
 
  private:
   ForecastStore& store_;

@@ -151,8 +151,9 @@ class InferenceServerImpl final : public InferenceServer {
       http.tls_key = config.server.tls_key;
       http.tls_ca = config.server.tls_ca;
       try {
-        http_ =
-            std::make_unique<HttpDoor>(http, context, server_info, config.server.http_cors_origins);
+        const HttpDoorOptions door{config.server.http_cors_origins, config.server.http_console,
+                                   config.server.http_console_sample};
+        http_ = std::make_unique<HttpDoor>(http, context, server_info, door);
       } catch (const std::exception& e) {
         throw std::runtime_error("http_address " + config.server.http_address + ": " + e.what());
       }

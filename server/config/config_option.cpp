@@ -426,6 +426,15 @@ std::vector<ConfigOption> make_options() {
        "Origins whose browser apps may call the HTTP door (CORS), comma-separated; \"*\" any, "
        "\"\" none"},
       [](auto& c) -> auto& { return c.server.http_cors_origins; }));
+  options.push_back(bool_option(
+      {"http_console", "Server", "BOOL",
+       "Serve the browser console for modellers at /console/ on the HTTP address (false: off)"},
+      [](auto& c) -> auto& { return c.server.http_console; }));
+  options.push_back(text_option(
+      {"http_console_sample", "Server", "FILE",
+       "A CSV the console offers as its sample window (/console/sample.csv, e.g. ETTh1.csv); "
+       "\"\" none"},
+      [](auto& c) -> auto& { return c.server.http_console_sample; }));
   options.push_back(text_option(
       {"metrics_address", "Server", "HOST:PORT",
        "Prometheus /metrics listen address; \"\" disables metrics"},

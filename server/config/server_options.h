@@ -91,6 +91,10 @@ struct NetworkOptions {
   // Origins whose browser apps may call the HTTP door (CORS): comma-separated, "*" for
   // any, "" (the default) for none.
   std::string http_cors_origins;
+  // The browser console at /console/ on the HTTP address (http/console_routes.h), and the
+  // CSV it offers as a sample ("" none).
+  bool http_console = true;
+  std::string http_console_sample;
   // "" disables the Prometheus endpoint. Port 0 picks a free port.
   std::string metrics_address = "0.0.0.0:9464";
   int max_message_bytes = 16 * 1024 * 1024;

@@ -1,9 +1,11 @@
 #include "server/http/forecast_json_routes.h"
 
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
+#include "server/codec/v1_json/accuracy_json.h"
 #include "server/codec/v1_json/actuals_json.h"
 #include "server/codec/v1_json/forecast_json_response.h"
 #include "server/codec/v1_json/model_info_json.h"
@@ -18,11 +20,11 @@ namespace tsserve::server {
 namespace {
 
 HttpResponse not_found(const std::string& path) {
-  return error_response(
-      {StatusCode::kNotFound, "the path: \"" + path +
-                                  "\" is not served; the JSON API serves /v1/models, "
-                                  "/v1/models/M[/versions/V][/forecast], /v1/actuals (see "
-                                  "/openapi.json)"});
+  return error_response({StatusCode::kNotFound,
+                         "the path: \"" + path +
+                             "\" is not served; the JSON API serves /v1/models, "
+                             "/v1/models/M[/versions/V][/forecast], /v1/actuals, /v1/accuracy (see "
+                             "/openapi.json)"});
 }
 
 // What a JSON forecast owns for as long as it runs: the request it decoded and the
@@ -78,6 +80,17 @@ bool ForecastJsonRoutes::route(HttpRequest& request, HttpResponder& respond) con
   if (n == 2 && path[1] == "actuals") {
     if (request.method != "POST") return answer(wrong_method(request, "POST"));
     report_actuals(request, std::move(respond));
+    return true;
+  }
+  if (n == 2 && path[1] == "accuracy") {
+    if (!get) return answer(wrong_method(request, "GET"));
+    answer_now(service_, request, respond, Method::kGetAccuracy, true,
+               [&](CallEnding&, HttpResponse* out) {
+                 std::optional<std::vector<VersionAccuracy>> accuracy;
+                 if (service_.accuracy != nullptr) accuracy = service_.accuracy->accuracy();
+                 *out = json_response(write_accuracy_json(accuracy));
+                 return Status();
+               });
     return true;
   }
   if (n == 2 && path[1] == "models") {

@@ -5,10 +5,11 @@
 namespace tsserve::server {
 
 HttpDoor::HttpDoor(const HttpServerOptions& options, const ServiceContext& service,
-                   const OipServerInfo& server, const std::string& cors_origins)
+                   const OipServerInfo& server, const HttpDoorOptions& door)
     : oip_(service, server),
       forecasts_(service),
-      cors_(cors_origins),
+      console_(door.console, door.console_sample),
+      cors_(door.cors_origins),
       server_(options, [this](HttpRequest&& request, HttpResponder respond) {
         handle(std::move(request), std::move(respond));
       }) {}
@@ -24,12 +25,15 @@ void HttpDoor::handle(HttpRequest&& request, HttpResponder respond) const {
       };
     }
   }
-  if (oip_.route(request, respond) || forecasts_.route(request, respond)) return;
+  if (oip_.route(request, respond) || forecasts_.route(request, respond) ||
+      console_.route(request, respond)) {
+    return;
+  }
   respond(error_response(
       {StatusCode::kNotFound, "the path: \"" + request.path +
                                   "\" is not served; the JSON API is under /v1 (its OpenAPI "
                                   "document at /openapi.json), the Open Inference Protocol's "
-                                  "REST binding under /v2"}));
+                                  "REST binding under /v2, the console at /console/"}));
 }
 
 }  // namespace tsserve::server

@@ -2,8 +2,9 @@
 // tsserve's HTTP door: one HttpServer (httpd/http_server.h) on --http-address answering the
 // Open Inference Protocol's REST binding (oip_rest_routes.h, /v2) and the JSON API for
 // people (forecast_json_routes.h, /v1 and /openapi.json) over the same services as the
-// gRPC door (service_context.h), with the CORS policy of --http-cors-origins
-// (cors_policy.h); any other path is 404 with a JSON body.
+// gRPC door (service_context.h), the browser console's files (console_routes.h, /console/),
+// with the CORS policy of --http-cors-origins (cors_policy.h); any other path is 404 with a
+// JSON body.
 //
 // Lifetime: constructed once the models are loaded; a drain first closes connections after
 // their answers, then waits for them (bounded); the destructor stops the server's threads
@@ -12,6 +13,7 @@
 #include <chrono>
 #include <string>
 
+#include "server/http/console_routes.h"
 #include "server/http/cors_policy.h"
 #include "server/http/forecast_json_routes.h"
 #include "server/http/oip_rest_routes.h"
@@ -19,11 +21,18 @@
 
 namespace tsserve::server {
 
+// What the door serves besides the APIs.
+struct HttpDoorOptions {
+  std::string cors_origins;    // --http-cors-origins
+  bool console = true;         // --http-console
+  std::string console_sample;  // --http-console-sample
+};
+
 class HttpDoor {
  public:
   // Throws std::runtime_error saying why `options.address` cannot be served.
   HttpDoor(const HttpServerOptions& options, const ServiceContext& service,
-           const OipServerInfo& server, const std::string& cors_origins = "");
+           const OipServerInfo& server, const HttpDoorOptions& door = {});
 
   int port() const { return server_.port(); }
 
@@ -39,6 +48,7 @@ class HttpDoor {
 
   const OipRestRoutes oip_;
   const ForecastJsonRoutes forecasts_;
+  const ConsoleRoutes console_;
   const CorsPolicy cors_;
   HttpServer server_;  // last: destroyed first, so no request reaches a gone route
 };

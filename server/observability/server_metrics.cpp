@@ -46,7 +46,8 @@ constexpr std::array<Method, kMethodCount> kMethods = {Method::kForecast,
                                                        Method::kModelInfer,
                                                        Method::kRepositoryModelLoad,
                                                        Method::kRepositoryModelUnload,
-                                                       Method::kRepositoryIndex};
+                                                       Method::kRepositoryIndex,
+                                                       Method::kGetAccuracy};
 
 // 100us .. 10s in 1-2.5-5 steps: a GetModelInfo call to a slow forward pass on a long
 // queue.
@@ -104,6 +105,8 @@ const char* method_name(Method method) {
       return "RepositoryModelUnload";
     case Method::kRepositoryIndex:
       return "RepositoryIndex";
+    case Method::kGetAccuracy:
+      return "GetAccuracy";
     case Method::kServerLive:
       return "ServerLive";
     case Method::kServerReady:
@@ -129,6 +132,7 @@ const char* protocol_name(Method method) {
     case Method::kGetModelInfo:
     case Method::kListModels:
     case Method::kReportActuals:
+    case Method::kGetAccuracy:
       return "v1";
     case Method::kServerLive:
     case Method::kServerReady:

@@ -72,8 +72,9 @@ enum class Method {
   kRepositoryModelLoad,
   kRepositoryModelUnload,
   kRepositoryIndex,  // the REST binding's POST /v2/repository/index
+  kGetAccuracy,      // the JSON API's GET /v1/accuracy
 };
-inline constexpr std::size_t kMethodCount = 14;
+inline constexpr std::size_t kMethodCount = 15;
 // "Forecast", "Encode", "GetModelInfo", "ServerLive", ...: the proto method names.
 const char* method_name(Method method);
 // "v1" or "oip": the API the method belongs to.

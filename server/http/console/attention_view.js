@@ -1,0 +1,203 @@
+// Attention: the last forecast's maps per layer, per head or averaged over heads, per
+// variable (PatchTST: patch to patch) or token to token (iTransformer: the variables and
+// calendar features), on one colour scale per view with the value under the pointer.
+// Linked to the input: a chosen cell highlights, on the series the model read, the input
+// steps its query and key patches cover (PatchTST) or the variables its tokens are
+// (iTransformer). Downloads: the map as CSV, every map as JSON, the views as PNG.
+
+import { byId, download, el, hideTooltip, setStatus, showTooltip } from "./dom.js";
+import { cellAt, drawHeatmap, drawScale } from "./heatmap.js";
+import { chartPng, seriesChart } from "./chart.js";
+import { onForecast, state } from "./state.js";
+
+let view = null; // {maps, matrix, min, max, selected, labels, chart}
+
+function isPatchTST() {
+  return state.forecast.info.family === "PatchTST";
+}
+
+// The input steps (inclusive) patch `i` covers; `padded` when it reaches into the
+// repeated last value the model appends (stride points).
+export function patchSpan(info, i) {
+  const from = i * info.stride;
+  const last = from + info.patch_len - 1;
+  return { from: Math.min(from, info.seq_len - 1), to: Math.min(last, info.seq_len - 1), padded: last > info.seq_len - 1 };
+}
+
+function tokenLabel(i) {
+  if (!isPatchTST()) {
+    const map = currentMaps()[0];
+    return map.token_names ? map.token_names[i] : "token " + i;
+  }
+  const span = patchSpan(state.forecast.info, i);
+  return "patch " + i + " (steps " + span.from + "-" + span.to + (span.padded ? ", padded" : "") + ")";
+}
+
+function currentMaps() {
+  const layer = Number(byId("attention-layer").value);
+  const variable = byId("attention-variable").value;
+  return state.forecast.response.attention.filter(
+    (map) => map.layer === layer && (!isPatchTST() || map.variable === variable),
+  );
+}
+
+// The selected head's [Q][K] (or the mean over heads, computed here in double).
+function currentMatrix() {
+  const map = currentMaps()[0];
+  if (map.heads_averaged) return map.weights;
+  const head = byId("attention-head").value;
+  if (head !== "mean") return map.weights[Number(head)];
+  const heads = map.weights.length;
+  return map.weights[0].map((row, q) => row.map((_, k) => map.weights.reduce((sum, h) => sum + h[q][k], 0) / heads));
+}
+
+function valueText(q, k) {
+  const head = byId("attention-head").value;
+  return tokenLabel(q) + " -> " + tokenLabel(k) + ": " + view.matrix[q][k] + (head === "mean" ? " (mean of heads)" : " (head " + head + ")");
+}
+
+function redraw() {
+  if (!state.forecast || !state.forecast.response.attention || !state.forecast.response.attention.length) return;
+  const matrix = currentMatrix();
+  let min = Infinity;
+  let max = -Infinity;
+  for (const row of matrix) {
+    for (const v of row) {
+      min = Math.min(min, v);
+      max = Math.max(max, v);
+    }
+  }
+  view.matrix = matrix;
+  view.min = min;
+  view.max = max;
+  const canvas = byId("attention-map");
+  drawHeatmap(canvas, matrix, min, max, view.selected);
+  drawScale(byId("attention-scale"), min, max);
+  drawLinkedInput();
+}
+
+function variableOfToken(i) {
+  const map = currentMaps()[0];
+  const name = map.token_names ? map.token_names[i] : null;
+  return state.forecast.columns.includes(name) ? name : null;
+}
+
+function drawLinkedInput() {
+  const forecast = state.forecast;
+  const selected = view.selected;
+  let variable = byId("attention-variable").value;
+  if (!isPatchTST()) variable = (selected && variableOfToken(selected.q)) || forecast.columns[0];
+  const column = forecast.window.columns.find((c) => c.name === variable);
+  const used = forecast.response.input_points_used;
+  const history = { times: forecast.window.times.slice(-used), values: column.values.slice(-used) };
+  view.chart = seriesChart({ name: variable, history, width: 640, height: 220 });
+  byId("attention-series").replaceChildren(view.chart.node);
+  const tokens = byId("attention-tokens");
+  tokens.replaceChildren();
+  if (isPatchTST()) {
+    if (selected) {
+      const query = patchSpan(forecast.info, selected.q);
+      const key = patchSpan(forecast.info, selected.k);
+      view.chart.highlight([
+        { ...key, kind: "key" },
+        { ...query, kind: "query" },
+      ]);
+      byId("attention-selection").textContent = "query " + tokenLabel(selected.q) + ", key " + tokenLabel(selected.k);
+    } else {
+      byId("attention-selection").textContent = "Click a cell: its query and key patches are marked on the series.";
+    }
+    return;
+  }
+  const names = currentMaps()[0].token_names || [];
+  names.forEach((name, i) => {
+    const classes = ["token"];
+    if (selected && selected.q === i) classes.push("token-query");
+    if (selected && selected.k === i) classes.push("token-key");
+    tokens.append(el("li", { class: classes.join(" "), "data-token": String(i) }, name));
+  });
+  byId("attention-selection").textContent = selected
+    ? "query token " + names[selected.q] + ", key token " + names[selected.k] + "; the series shown: " + variable
+    : "Click a cell: its query and key tokens are marked, and the query's variable is shown.";
+}
+
+function clearReadout() {
+  const readout = byId("attention-readout");
+  readout.textContent = "";
+  for (const name of ["query", "key", "value"]) delete readout.dataset[name];
+}
+
+function fillSelect(select, options) {
+  select.replaceChildren(...options.map(([value, text]) => el("option", { value }, text)));
+}
+
+function showForecast(forecast) {
+  const maps = forecast.response.attention || [];
+  byId("attention-empty").hidden = maps.length > 0;
+  byId("attention-body").hidden = maps.length === 0;
+  if (!maps.length) return;
+  const layers = [...new Set(maps.map((m) => m.layer))].sort((a, b) => a - b);
+  fillSelect(byId("attention-layer"), layers.map((l) => [String(l), "layer " + l]));
+  const heads = maps[0].heads_averaged ? [] : maps[0].weights.map((_, h) => [String(h), "head " + h]);
+  fillSelect(byId("attention-head"), [["mean", "mean of heads"], ...heads]);
+  const variables = [...new Set(maps.map((m) => m.variable).filter((v) => v !== null))];
+  fillSelect(byId("attention-variable"), variables.map((v) => [v, v]));
+  byId("attention-variable-label").hidden = !isPatchTST();
+  view = { selected: null };
+  clearReadout();
+  redraw();
+}
+
+function mapCsv() {
+  const size = view.matrix.length;
+  const labels = Array.from({ length: size }, (_, i) => tokenLabel(i));
+  const quote = (text) => '"' + String(text).replaceAll('"', '""') + '"';
+  const lines = [["query \\ key", ...labels].map(quote).join(",")];
+  view.matrix.forEach((row, q) => lines.push([quote(labels[q]), ...row.map(String)].join(",")));
+  return lines.join("\n") + "\n";
+}
+
+function fileStem() {
+  const f = state.forecast;
+  return f.model + "-v" + f.version + "-layer" + byId("attention-layer").value + "-" + byId("attention-head").value;
+}
+
+export function initAttention() {
+  onForecast(showForecast);
+  for (const id of ["attention-layer", "attention-head", "attention-variable"]) {
+    byId(id).addEventListener("change", () => {
+      view.selected = null;
+      clearReadout();
+      redraw();
+    });
+  }
+  const canvas = byId("attention-map");
+  canvas.addEventListener("mousemove", (event) => {
+    const cell = cellAt(canvas, event);
+    if (!cell || !view.matrix) return hideTooltip();
+    const text = valueText(cell.q, cell.k);
+    byId("attention-readout").textContent = text;
+    byId("attention-readout").dataset.query = cell.q;
+    byId("attention-readout").dataset.key = cell.k;
+    byId("attention-readout").dataset.value = String(view.matrix[cell.q][cell.k]);
+    showTooltip(event, [text]);
+  });
+  canvas.addEventListener("mouseleave", hideTooltip);
+  canvas.addEventListener("click", (event) => {
+    const cell = cellAt(canvas, event);
+    if (!cell) return;
+    view.selected = cell;
+    redraw();
+  });
+  byId("attention-csv").addEventListener("click", () => download(fileStem() + ".csv", "text/csv", mapCsv()));
+  byId("attention-json").addEventListener("click", () => {
+    const f = state.forecast;
+    const maps = { model: f.model, version: f.version, request_id: f.response.request_id, attention: f.response.attention };
+    download(f.model + "-v" + f.version + "-attention.json", "application/json", JSON.stringify(maps));
+  });
+  byId("attention-png").addEventListener("click", () => canvas.toBlob((blob) => download(fileStem() + ".png", "image/png", blob), "image/png"));
+  byId("attention-series-png").addEventListener("click", () =>
+    chartPng(view.chart.node)
+      .then((blob) => download(fileStem() + "-series.png", "image/png", blob))
+      .catch((error) => setStatus(error.message, true)),
+  );
+}
