@@ -38,6 +38,8 @@ packages=(
   python3-yaml podman runc debootstrap
   # the REST binding's answers are validated against the published OpenAPI schemas
   python3-jsonschema
+  # the browser console's test drives a real chromium, headless (tests/e2e/console)
+  chromium
 )
 # kubectl (kustomize) and Node/npm (kubernetes-models) for the k8s manifest test, from
 # Debian unless the machine already has them from elsewhere (vendor packages of the same
