@@ -100,7 +100,8 @@ def main():
         return 0
 
     work = tempfile.mkdtemp(prefix="openapi-check-")
-    server, port = start_tsserve(args.tsserve, work)
+    # With metrics, so that GET /v1/accuracy counts (the last flag wins).
+    server, port = start_tsserve(args.tsserve, work, "--metrics-address", "127.0.0.1:0")
     try:
         status, served = call(port, "/openapi.json")
         assert status == 200 and served == document.doc, "GET /openapi.json is not docs/api/openapi.json"
@@ -147,6 +148,8 @@ def main():
         scored = check("/v1/actuals", "/v1/actuals", "post", report, 200, "actuals")
         assert scored["matched"] == 1, scored
         check("/v1/actuals", "/v1/actuals", "post", {"timestamps": [0]}, 400, "actuals, no key")
+        counted = check("/v1/accuracy", "/v1/accuracy", "get", None, 200, "accuracy")
+        assert counted["counting"] and counted["versions"][0]["horizons"][0]["points"] == 1, counted
     finally:
         stop_tsserve(server, work)
     print("PASS: %s: examples and live answers valid" % os.path.relpath(DOCUMENT, ROOT))

@@ -17,7 +17,7 @@ function table(head, rows) {
 }
 
 function versionBlock(version) {
-  const errors = version.horizons.map((h) =>
+  const errors = version.horizons.filter((h) => h.points > 0).map((h) =>
     el("tr", {}, el("td", {}, h.steps), el("td", {}, String(h.points)), el("td", {}, formatNumber(h.mae)), el("td", {}, formatNumber(h.mse))),
   );
   const coverage = [];
@@ -53,11 +53,18 @@ export async function refreshAccuracy() {
     list.replaceChildren(el("p", { class: "note" }, "This server counts no accuracy: it runs without metrics (--metrics-address \"\")."));
     return accuracy;
   }
-  if (!accuracy.versions.length) {
+  if (!accuracy.versions.some((v) => v.horizons.some((h) => h.points > 0))) {
     list.replaceChildren(el("p", { class: "note" }, "Nothing scored yet: send forecasts with a series_key, then their actuals to POST /v1/actuals."));
     return accuracy;
   }
-  list.replaceChildren(...accuracy.versions.map(versionBlock));
+  // Versions with a point scored get their tables; the others one line.
+  const scored = accuracy.versions.filter((v) => v.horizons.some((h) => h.points > 0));
+  const waiting = accuracy.versions.filter((v) => !scored.includes(v));
+  const blocks = scored.map(versionBlock);
+  if (waiting.length) {
+    blocks.push(el("p", { class: "note" }, "Nothing scored yet: " + waiting.map((v) => v.model + " version " + v.version).join(", ") + "."));
+  }
+  list.replaceChildren(...blocks);
   return accuracy;
 }
 

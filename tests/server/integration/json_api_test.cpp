@@ -320,6 +320,38 @@ TEST(JsonApi, ActualsScoreTheForecastKeptUnderTheirKey) {
   EXPECT_EQ(json_body(http_call(port, "POST", "/v1/actuals", unknown.dump(),
                                 kJsonHeaders))["unmatched"]["unknown_key"],
             2);
+
+  // GET /v1/accuracy: the one point scored, in the first horizon bucket, as /metrics
+  // exports it; the other buckets have no point behind them (null).
+  const HttpReply accuracy = http_call(port, "GET", "/v1/accuracy");
+  ASSERT_EQ(accuracy.status, 200) << accuracy.body;
+  const nlohmann::json counted = json_body(accuracy);
+  ASSERT_EQ(counted["counting"], true);
+  ASSERT_EQ(counted["versions"].size(), 1u) << counted.dump();
+  const nlohmann::json& version = counted["versions"][0];
+  EXPECT_EQ(version["model"], "patchtst-etth1");
+  const nlohmann::json& day_one = version["horizons"][0];
+  EXPECT_EQ(day_one["steps"], "1-24");
+  EXPECT_EQ(day_one["points"], 1);
+  const std::string scraped = harness.scrape();
+  EXPECT_DOUBLE_EQ(day_one["mae"].get<double>(),
+                   metric_total(scraped, "tsserve_forecast_abs_error_total{horizon=\"1-24\"}"));
+  EXPECT_DOUBLE_EQ(day_one["mse"].get<double>(),
+                   metric_total(scraped, "tsserve_forecast_squared_error_total{horizon=\"1-24\"}"));
+  EXPECT_TRUE(version["horizons"][1]["mae"].is_null());
+  EXPECT_TRUE(version["intervals"].empty());
+}
+
+TEST(JsonApi, AccuracySaysWhenNothingIsCounted) {
+  ServerConfig config = test_config();
+  config.server.metrics_address = "";  // no metrics: no accuracy counters
+  ServerHarness harness(config);
+  const HttpReply reply = http_call(harness.server().http_port(), "GET", "/v1/accuracy");
+  ASSERT_EQ(reply.status, 200);
+  EXPECT_EQ(json_body(reply), nlohmann::json::parse(R"({"counting": false, "versions": []})"));
+  EXPECT_EQ(
+      http_call(harness.server().http_port(), "POST", "/v1/accuracy", "{}", kJsonHeaders).status,
+      405);
 }
 
 TEST(JsonApi, AClientThatLeavesWhileQueuedEndsItsCallUncomputed) {
