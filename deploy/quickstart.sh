@@ -16,7 +16,8 @@ client="$build/client/tsserve-client"
 out="$build/quickstart"; mkdir -p "$out"
 # tsserve prints "tsserve listening ..." on stdout once it serves; a FIFO waits for it.
 fifo=$(mktemp -u); mkfifo "$fifo"
-"$build/server/tsserve" --grpc-address 127.0.0.1:50051 --metrics-address 127.0.0.1:9464 >"$fifo" &
+"$build/server/tsserve" --grpc-address 127.0.0.1:50051 --metrics-address 127.0.0.1:9464 \
+  --http-console-sample "$csv" >"$fifo" &
 server=$!
 trap 'kill -TERM $server 2>/dev/null || true; rm -f "$fifo"' EXIT
 exec 3<"$fifo"
@@ -27,6 +28,7 @@ echo "$ready"
 "$client" forecast "$csv" --target 127.0.0.1:50051 --plot "$out/forecast.png" --plot-history 192 \
   --attention "$out/attention.png" --out "$out/forecast.csv"
 echo "--- pictures: $out/forecast.png $out/attention.png; forecast CSV: $out/forecast.csv"
+echo "--- the console (while a server runs): http://127.0.0.1:8000/console/"
 echo "--- load test (4 calls in flight, 3 s):"
 "$client" bench --target 127.0.0.1:50051 --concurrency 4 --duration-s 3 --warmup-s 0.5
 echo "--- metrics (http://127.0.0.1:9464/metrics), excerpt:"
