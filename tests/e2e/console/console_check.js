@@ -292,6 +292,31 @@ async function main() {
     assert.ok(Math.abs(query.x - xOf(span(q).from - 0.5)) < 1e-6 && Math.abs(query.x + query.width - xOf(span(q).to + 0.5)) < 1e-6, "the query rectangle covers its steps");
     await screenshot(page, "attention");
 
+    step("the downloads: the map as CSV (the API's values), every map as JSON, the views as PNG");
+    const downloads = path.join(work, "downloads");
+    fs.rmSync(downloads, { recursive: true, force: true });
+    fs.mkdirSync(downloads, { recursive: true });
+    const cdp = await page.createCDPSession();
+    await cdp.send("Browser.setDownloadBehavior", { behavior: "allow", downloadPath: downloads });
+    const downloaded = async (button, suffix) => {
+      await page.click(button);
+      const deadline = Date.now() + 20000;
+      for (;;) {
+        const file = fs.readdirSync(downloads).find((name) => name.endsWith(suffix));
+        if (file) return fs.readFileSync(path.join(downloads, file));
+        assert.ok(Date.now() < deadline, "no " + suffix + " downloaded by " + button);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    };
+    const csvRows = (await downloaded("#attention-csv", ".csv")).toString("utf8").trim().split("\n");
+    assert.equal(csvRows.length, map.weights[2].length + 1, "a header and one row per query patch");
+    assert.equal(csvRows[q + 1].split(",").slice(-map.weights[2][q].length)[k], String(map.weights[2][q][k]));
+    const json = JSON.parse((await downloaded("#attention-json", ".json")).toString("utf8"));
+    assert.deepEqual(json.attention, expected.attention, "every map, as the API gave it");
+    const PNG = "89504e470d0a1a0a";
+    assert.equal((await downloaded("#attention-png", "-2.png")).subarray(0, 8).toString("hex"), PNG);
+    assert.equal((await downloaded("#attention-series-png", "-series.png")).subarray(0, 8).toString("hex"), PNG);
+
     step("an iTransformer's tokens are named, and a chosen token shows its variable");
     const itrInfo = await apiCall(base, "/v1/models/itransformer-etth1");
     await uploadAndForecast(page, upload, "itransformer-etth1", []);
