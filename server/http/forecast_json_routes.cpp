@@ -5,10 +5,10 @@
 #include <utility>
 #include <vector>
 
-#include "server/codec/v1_json/accuracy_json.h"
 #include "server/codec/v1_json/actuals_json.h"
 #include "server/codec/v1_json/forecast_json_response.h"
 #include "server/codec/v1_json/model_info_json.h"
+#include "server/http/accuracy_json.h"
 #include "server/http/immediate_answer.h"
 #include "server/http/openapi_document.h"
 #include "server/service/keeping_forecast_codec.h"

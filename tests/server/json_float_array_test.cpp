@@ -7,23 +7,20 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdint>
-#include <cstring>
+#include <cmath>
+#include <cstdio>
 #include <random>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "float_bits.h"
 #include "server/codec/json/json_numbers.h"
 
 namespace tsserve::server {
 namespace {
 
-std::uint32_t scanned_bits(float value) {
-  std::uint32_t out;
-  std::memcpy(&out, &value, sizeof out);
-  return out;
-}
+using testing::float_bits;
 
 TEST(JsonFloatArrayTest, ReadsEachNumberAsParseJsonFloatDoes) {
   std::mt19937 random(17);
@@ -51,7 +48,7 @@ TEST(JsonFloatArrayTest, ReadsEachNumberAsParseJsonFloatDoes) {
   for (std::size_t i = 0; i < numbers.size(); ++i) {
     float expected = 0;
     ASSERT_EQ(parse_json_float(numbers[i], &expected), JsonNumberError::kNone) << numbers[i];
-    ASSERT_EQ(scanned_bits(scan.values[i]), scanned_bits(expected)) << numbers[i];
+    ASSERT_EQ(float_bits(scan.values[i]), float_bits(expected)) << numbers[i];
   }
 }
 

@@ -13,17 +13,14 @@
 #include <random>
 #include <string>
 
+#include "float_bits.h"
 #include "server/codec/json/json_numbers.h"
 #include "server/codec/json/json_writer.h"
 
 namespace tsserve::server {
 namespace {
 
-std::uint32_t float_bits(float value) {
-  std::uint32_t out;
-  std::memcpy(&out, &value, sizeof out);
-  return out;
-}
+using testing::float_bits;
 
 TEST(JsonWriterTest, PlacesCommasAndColonsInNestedValues) {
   JsonWriter json;

@@ -3,7 +3,8 @@
 // error by horizon bucket (MAE and MSE in the model's space, as the published figures are)
 // and each interval level's coverage against its nominal level, from the counters the
 // server keeps for /metrics (accuracy_snapshot.h). Totals since the version was first
-// scored; a figure with no point behind it is null.
+// scored; a figure with no point behind it is null. Written in the HTTP door, not in
+// codec/v1_json: the figures come from accuracy/, a layer above the codecs.
 //
 //   {"counting": true,
 //    "versions": [{"model": "m", "version": "1",

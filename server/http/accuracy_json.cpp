@@ -1,4 +1,4 @@
-#include "server/codec/v1_json/accuracy_json.h"
+#include "server/http/accuracy_json.h"
 
 #include "server/codec/json/json_writer.h"
 
