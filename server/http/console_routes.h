@@ -1,6 +1,6 @@
 #pragma once
 // The browser console for modellers at /console/ (--http-console, on by default): a page
-// of our own (server/http/console/: HTML, one script, one style sheet) compiled into the
+// of our own (server/http/console/: HTML, JavaScript modules, one style sheet) compiled into the
 // binary, so nothing is fetched from elsewhere when it loads. It is a client of the public
 // JSON API (/v1, /v2/repository/index), nothing private; its answers carry a strict
 // Content-Security-Policy (scripts and styles from this server only, no inline script,

@@ -350,9 +350,8 @@ Status parse_parameters(od::value& value, const std::string& path,
 // by element, which names what is wrong.
 Status read_data(od::value& item, std::string_view body, const std::string& path,
                  TensorData* data) {
-  thread_local JsonFloatArray scan;
+  JsonFloatArray scan;  // its vectors are handed to `data`
   scan.overflow_ok = true;
-  scan.clear();
   bool scanned = false;
   TSSERVE_RETURN_IF_ERROR(scan_json_floats(item, body, path, kMaxDataDepth, &scan, &scanned));
   if (scanned) {

@@ -72,6 +72,11 @@ export async function api(path, { method = "GET", body } = {}) {
   }
 }
 
+// The JSON API's path of a model version: /v1/models/M/versions/V.
+export function versionPath(model, version) {
+  return "/v1/models/" + encodeURIComponent(model) + "/versions/" + encodeURIComponent(version);
+}
+
 // Whether `path` answers (HEAD), for optional files such as the sample CSV.
 export async function exists(path) {
   try {

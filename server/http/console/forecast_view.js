@@ -2,7 +2,7 @@
 // when it offers one), choose columns and interval levels, and see each variable's
 // history, forecast and bands in raw units on the server's forecast timestamps.
 
-import { api, exists } from "./api.js";
+import { api, exists, versionPath } from "./api.js";
 import { byId, el, setStatus } from "./dom.js";
 import { parseCsv } from "./csv.js";
 import { seriesChart } from "./chart.js";
@@ -25,7 +25,7 @@ function fillSelect(select, values) {
 async function ensureInfo(model, version) {
   const key = infoKey(model, version);
   if (!state.infos.has(key)) {
-    state.infos.set(key, await api("/v1/models/" + encodeURIComponent(model) + "/versions/" + encodeURIComponent(version)));
+    state.infos.set(key, await api(versionPath(model, version)));
   }
   return state.infos.get(key);
 }
@@ -111,7 +111,7 @@ async function runForecast() {
   if (levels.length) body.intervals = levels;
   if (byId("forecast-attention").checked) body.attention = { average_heads: false };
   setStatus("Forecasting...");
-  const path = "/v1/models/" + encodeURIComponent(model) + "/versions/" + encodeURIComponent(version) + "/forecast";
+  const path = versionPath(model, version) + "/forecast";
   const response = await api(path, { method: "POST", body });
   const charts = byId("forecast-charts");
   charts.replaceChildren();

@@ -2,7 +2,7 @@
 // time and memory; for a ready version its family, shapes, attention, calibrated levels,
 // device and kernels; and the repository's refusals with their reasons.
 
-import { api } from "./api.js";
+import { api, versionPath } from "./api.js";
 import { byId, el, formatBytes, setStatus } from "./dom.js";
 import { infoKey, state } from "./state.js";
 
@@ -58,8 +58,7 @@ export async function refreshModels() {
     for (const status of model.versions) {
       let info = null;
       if (status.state === "STATE_READY") {
-        const path = "/v1/models/" + encodeURIComponent(model.name) + "/versions/" + encodeURIComponent(status.version);
-        info = await api(path);
+        info = await api(versionPath(model.name, status.version));
         state.infos.set(infoKey(model.name, status.version), info);
       }
       rows.push(versionRow(model.name, status, info));
