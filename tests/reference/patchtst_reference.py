@@ -101,14 +101,25 @@ def prob_sizes(factor, L_Q, L_K):
 class ProbAttention(nn.Module):
     """ProbSparse attention (Informer) with a deterministic sample; see MODEL_SPEC.md."""
 
-    def __init__(self, mask_flag, factor=5, scale=None, layout="canonical", seed=0):
+    def __init__(self, mask_flag, factor=5, scale=None, layout="canonical", seed=0,
+                 sampling="deterministic"):
+        """sampling: "deterministic" (the server's prob_sample_index) or "tslib" (TSLib's
+        torch.randint draw from the global random stream, one per call: what training uses)."""
         super().__init__()
         assert layout in ("canonical", "tslib"), layout
+        assert sampling in ("deterministic", "tslib"), sampling
         self.mask_flag = mask_flag
         self.factor = factor
         self.scale = scale
         self.layout = layout
         self.seed = seed
+        self.sampling = sampling
+
+    def sample_index(self, L_Q, L_K, U_part):
+        """[L_Q, U_part] int64 key indices shared by every batch row and head."""
+        if self.sampling == "tslib":
+            return torch.randint(L_K, (L_Q, U_part))
+        return prob_sample_index(self.seed, L_Q, L_K, U_part)
 
     def forward(self, queries, keys, values, valid_lengths=None):
         B, L_Q, H, E = queries.shape
@@ -118,7 +129,7 @@ class ProbAttention(nn.Module):
         K = keys.transpose(1, 2)     # [B,H,L_K,E]
         V = values.transpose(1, 2)   # [B,H,L_K,E]
         U_part, u = prob_sizes(self.factor, L_Q, L_K)
-        idx = prob_sample_index(self.seed, L_Q, L_K, U_part).to(dev)
+        idx = self.sample_index(L_Q, L_K, U_part).to(dev)
 
         # Sparsity measure M from the sampled keys (unscaled dot products).
         K_sample = K[:, :, idx, :]                                   # [B,H,L_Q,U_part,E]
