@@ -4,10 +4,12 @@
 #include <torch/nn/module.h>
 
 #include <map>
+#include <tuple>
 #include <unordered_map>
 
 #include "tsserve/model/checkpoint_file.h"
 #include "tsserve/model/model_error.h"
+#include "tsserve/model/time_marks.h"
 
 namespace tsserve::model {
 namespace {
@@ -16,6 +18,10 @@ const char kParallelPrefix[] = "module.";
 // The embedding key tells the families apart (their encoders share every key name).
 const char kITransformerMarker[] = "enc_embedding.value_embedding.weight";
 const char kPatchTSTMarker[] = "patch_embedding.value_embedding.weight";
+// Informer and Transformer embed with a Conv1d and have a decoder; only a distilling
+// Informer has conv layers. Without distilling their keys are the same: the config decides.
+const char kEncoderDecoderMarker[] = "dec_embedding.value_embedding.tokenConv.weight";
+const char kDistilMarker[] = "encoder.conv_layers.0.downConv.weight";
 
 bool has_key(const StateDict& state, const std::string& key) {
   for (const auto& entry : state) {
@@ -45,18 +51,27 @@ void check_family_of_keys(const StateDict& state, const ModelConfig& config,
   struct Marker {
     const char* key;
     ModelFamily family;
+    ModelFamily also;  // a second family with the same marker (or `family` again)
   };
+  using F = ModelFamily;
+  // The distilling marker first: it names the family more precisely than the embedding.
   const Marker markers[] = {
-      {kITransformerMarker, ModelFamily::kITransformer},
-      {kPatchTSTMarker, ModelFamily::kPatchTST},
-      {"patch_embedding.value_embedding.tokenConv.weight", ModelFamily::kPatchTST}};
+      {kDistilMarker, F::kInformer, F::kInformer},
+      {kITransformerMarker, F::kITransformer, F::kITransformer},
+      {kPatchTSTMarker, F::kPatchTST, F::kPatchTST},
+      {"patch_embedding.value_embedding.tokenConv.weight", F::kPatchTST, F::kPatchTST},
+      {kEncoderDecoderMarker, F::kInformer, F::kTransformer}};
   for (const Marker& marker : markers) {
-    if (!has_key(state, marker.key) || marker.family == config.family) continue;
-    throw ModelError("checkpoint " + origin + ": its keys are " + to_string(marker.family) +
-                     "'s (key '" + marker.key + "') but the config's \"model\" is \"" +
-                     to_string(config.family) + "\"" +
-                     (context.empty() ? "" : " (" + context + ")") + "; set \"model\": \"" +
-                     to_string(marker.family) + "\" or use the matching checkpoint");
+    if (!has_key(state, marker.key)) continue;
+    if (marker.family == config.family || marker.also == config.family) return;
+    const bool either = marker.family != marker.also;
+    const std::string owner =
+        either ? "an Informer's or a Transformer's" : to_string(marker.family) + "'s";
+    const std::string model = either ? "Informer\" or \"Transformer" : to_string(marker.family);
+    throw ModelError("checkpoint " + origin + ": its keys are " + owner + " (key '" + marker.key +
+                     "') but the config's \"model\" is \"" + to_string(config.family) + "\"" +
+                     (context.empty() ? "" : " (" + context + ")") + "; set \"model\": \"" + model +
+                     "\" or use the matching checkpoint");
   }
 }
 
@@ -91,6 +106,26 @@ StateDict normalise_itransformer_keys(StateDict state, const ModelConfig& config
                                       const std::string& origin, const std::string& context) {
   state = strip_parallel_prefix(std::move(state));
   check_family_of_keys(state, config, origin, context);
+  return state;
+}
+
+StateDict normalise_encoder_decoder_keys(StateDict state, const ModelConfig& config,
+                                         const std::string& origin, const std::string& context) {
+  state = strip_parallel_prefix(std::move(state));
+  check_family_of_keys(state, config, origin, context);
+  const std::string suffix = context.empty() ? "" : " (" + context + ")";
+  const bool distilling = has_key(state, kDistilMarker);
+  if (distilling && !config.distil) {
+    throw ModelError("checkpoint " + origin + ": has Informer's distilling layers (key '" +
+                     kDistilMarker + "') but the config's 'distil' is false" + suffix +
+                     "; set \"distil\": true");
+  }
+  if (!distilling && config.distil && config.e_layers > 1) {
+    throw ModelError("checkpoint " + origin + ": the config's 'distil' is true (e_layers=" +
+                     std::to_string(config.e_layers) +
+                     ") but the checkpoint has no distilling layers (no key '" + kDistilMarker +
+                     "')" + suffix + "; set \"distil\": false");
+  }
   return state;
 }
 
@@ -184,6 +219,50 @@ class ShapeCheck {
   std::string suffix_;
 };
 
+// The embeddings' conv and temporal tables, every layer (one at a time, so a huge e_layers or
+// d_layers costs nothing), the distilling convs and the projection.
+void check_encoder_decoder_shapes(const ShapeCheck& check, const ModelConfig& config) {
+  const int64_t D = config.d_model;
+  const std::string d = "d_model=" + std::to_string(D);
+  for (const auto& [side, channels, name] :
+       {std::tuple<const char*, int64_t, const char*>{"enc", config.enc_in, "enc_in"},
+        {"dec", config.dec_in, "dec_in"}}) {
+    const std::string prefix = std::string(side) + "_embedding.";
+    check.expect(prefix + "value_embedding.tokenConv.weight", {D, channels, 3},
+                 d + ", " + name + "=" + std::to_string(channels));
+    const std::string encoding = "embed=" + config.embed + ", freq=" + config.freq;
+    if (config.embed == "timeF") {
+      check.expect(prefix + "temporal_embedding.embed.weight", {D, config.mark_width()},
+                   encoding + " (" + std::to_string(config.mark_width()) + " time features), " + d);
+      continue;
+    }
+    const std::string table = config.embed == "fixed" ? "_embed.emb.weight" : "_embed.weight";
+    check.expect(prefix + "temporal_embedding.hour" + table, {24, D}, encoding + ", " + d);
+    if (has_minute_table(config.freq)) {
+      check.expect(prefix + "temporal_embedding.minute" + table, {4, D},
+                   encoding +
+                       ": a minute table (TSLib builds one only for freq \"t\"; a "
+                       "checkpoint without one is served with freq \"h\")");
+    }
+  }
+  check.expect_encoder_layers(config);
+  const int64_t convs = config.distil ? config.e_layers - 1 : 0;
+  for (int64_t i = 0; i < convs; ++i) {
+    check.expect("encoder.conv_layers." + std::to_string(i) + ".downConv.weight", {D, D, 3},
+                 "distil=true, e_layers=" + std::to_string(config.e_layers) + ", " + d);
+  }
+  for (int64_t i = 0; i < config.d_layers; ++i) {
+    const std::string layer = "decoder.layers." + std::to_string(i) + ".";
+    const std::string fields = "d_layers=" + std::to_string(config.d_layers) + ", " + d;
+    check.expect(layer + "self_attention.query_projection.weight", {D, D}, fields);
+    check.expect(layer + "cross_attention.query_projection.weight", {D, D}, fields);
+    check.expect(layer + "conv1.weight", {config.d_ff, D, 1},
+                 fields + ", d_ff=" + std::to_string(config.d_ff));
+  }
+  check.expect("decoder.projection.weight", {config.c_out, D},
+               "c_out=" + std::to_string(config.c_out) + ", " + d);
+}
+
 }  // namespace
 
 void check_config_against_weights(const StateDict& state, const ModelConfig& config,
@@ -191,6 +270,10 @@ void check_config_against_weights(const StateDict& state, const ModelConfig& con
   config.validate();  // the products below assume sizes in range
   const ShapeCheck check(state, origin, context);
   const std::string d = "d_model=" + std::to_string(config.d_model);
+  if (config.is_encoder_decoder()) {
+    check_encoder_decoder_shapes(check, config);
+    return;
+  }
   if (config.family == ModelFamily::kITransformer) {
     check.expect("enc_embedding.value_embedding.weight", {config.d_model, config.seq_len},
                  d + ", seq_len=" + std::to_string(config.seq_len));
@@ -261,6 +344,19 @@ ITransformer load_itransformer(const std::string& checkpoint_path, ModelConfig c
   StateDict state = normalise_itransformer_keys(read_checkpoint_file(checkpoint_path), config,
                                                 checkpoint_path, context);
   return build_from_state<ITransformer>(state, config, checkpoint_path, context);
+}
+
+EncoderDecoder load_encoder_decoder(const std::string& checkpoint_path, ModelConfig config,
+                                    const std::string& config_origin) {
+  const std::string context = origin_of_config(config_origin) + ": " + config.summary();
+  StateDict state = normalise_encoder_decoder_keys(read_checkpoint_file(checkpoint_path), config,
+                                                   checkpoint_path, context);
+  return build_from_state<EncoderDecoder>(state, config, checkpoint_path, context);
+}
+
+EncoderDecoder load_encoder_decoder(const std::string& checkpoint_path) {
+  const std::string config_path = config_path_for(checkpoint_path);
+  return load_encoder_decoder(checkpoint_path, load_model_config(config_path), config_path);
 }
 
 ITransformer load_itransformer(const std::string& checkpoint_path) {

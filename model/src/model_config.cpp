@@ -7,6 +7,7 @@
 
 #include "tsserve/model/calibration_json.h"
 #include "tsserve/model/model_error.h"
+#include "tsserve/model/time_marks.h"
 
 namespace tsserve::model {
 namespace {
@@ -111,7 +112,58 @@ std::string at_most_int32_error(const char* key, int64_t value) {
          std::to_string(value);
 }
 
+std::string in_range_error(const char* key, int64_t value) {
+  std::string error = positive_error(key, value);
+  return error.empty() ? at_most_int32_error(key, value) : error;
+}
+
+// The Informer/Transformer rules (TSLib's long-term forecast with an encoder and a decoder).
+std::string encoder_decoder_error(const ModelConfig& c) {
+  const std::string model = to_string(c.family);
+  if (c.enc_in < 1) {
+    return "'enc_in' is required for an " + model + " (the input variables, >= 1), got " +
+           std::to_string(c.enc_in);
+  }
+  for (const auto& [key, value] : {std::pair<const char*, int64_t>{"enc_in", c.enc_in},
+                                   {"label_len", c.label_len},
+                                   {"d_layers", c.d_layers},
+                                   {"c_out", c.c_out}}) {
+    std::string error = in_range_error(key, value);
+    if (!error.empty()) return error + " (" + model + ")";
+  }
+  if (c.label_len > c.seq_len) {
+    return "'label_len' (" + std::to_string(c.label_len) + ") must be at most 'seq_len' (" +
+           std::to_string(c.seq_len) + "): the decoder starts from the last label_len input steps";
+  }
+  if (c.dec_in != c.enc_in) {
+    return "'dec_in' (" + std::to_string(c.dec_in) + ") must equal 'enc_in' (" +
+           std::to_string(c.enc_in) +
+           "): the decoder's input is the encoder's last label_len steps (TSLib's x_dec)";
+  }
+  if (c.features == ForecastFeatures::kS && (c.enc_in != 1 || c.c_out != 1)) {
+    return "'features' \"S\" forecasts one variable from itself: 'enc_in' and 'c_out' must be 1, "
+           "got enc_in=" +
+           std::to_string(c.enc_in) + " c_out=" + std::to_string(c.c_out);
+  }
+  if (c.norm && *c.norm != FinalNorm::kLayer) {
+    return "'norm' must be \"layer\" for an " + model +
+           " (TSLib's encoder and decoder end in a LayerNorm), got \"" + to_string(*c.norm) + "\"";
+  }
+  if (c.family == ModelFamily::kTransformer && c.distil) {
+    return "'distil' must be false for a Transformer (TSLib's Transformer has no distilling "
+           "layers; only Informer has)";
+  }
+  if (c.seq_len > kMaxPositions || c.label_len + c.pred_len > kMaxPositions) {
+    return "'seq_len' (" + std::to_string(c.seq_len) + ") and label_len + pred_len (" +
+           std::to_string(c.label_len + c.pred_len) + ") must each be at most " +
+           std::to_string(kMaxPositions) + ", the steps the position embedding covers";
+  }
+  return mark_encoding_error(c.embed, c.freq);
+}
+
 }  // namespace
+
+int64_t ModelConfig::mark_width() const { return tsserve::model::mark_width(embed, freq); }
 
 std::string ModelConfig::validation_error() const {
   const std::pair<const char*, int64_t> positives[] = {
@@ -121,6 +173,10 @@ std::string ModelConfig::validation_error() const {
   for (const auto& [key, value] : positives) {
     std::string error = positive_error(key, value);
     if (error.empty()) error = at_most_int32_error(key, value);
+    if (!error.empty()) return error;
+  }
+  if (is_encoder_decoder()) {
+    std::string error = encoder_decoder_error(*this);
     if (!error.empty()) return error;
   }
   if (family == ModelFamily::kITransformer) {
@@ -172,9 +228,18 @@ std::string ModelConfig::summary() const {
   std::ostringstream out;
   // PatchTST's line stays as it was before there were families (logs and tests read it).
   if (family != ModelFamily::kPatchTST) out << "model=" << to_string(family) << " ";
-  out << "seq_len=" << seq_len << " pred_len=" << pred_len << " d_model=" << d_model
-      << " n_heads=" << n_heads << " e_layers=" << e_layers << " d_ff=" << d_ff;
-  if (family == ModelFamily::kPatchTST) {
+  out << "seq_len=" << seq_len;
+  if (is_encoder_decoder()) out << " label_len=" << label_len;
+  out << " pred_len=" << pred_len << " d_model=" << d_model << " n_heads=" << n_heads
+      << " e_layers=" << e_layers;
+  if (is_encoder_decoder()) out << " d_layers=" << d_layers;
+  out << " d_ff=" << d_ff;
+  if (is_encoder_decoder()) {
+    out << " enc_in=" << enc_in << " dec_in=" << dec_in << " c_out=" << c_out
+        << " features=" << to_string(features) << " embed=" << embed << " freq=" << freq;
+    if (mark_encoding_error(embed, freq).empty()) out << " (" << mark_width() << " mark columns)";
+    out << " distil=" << (distil ? "true" : "false");
+  } else if (family == ModelFamily::kPatchTST) {
     out << " patch_len=" << patch_len << " stride=" << stride << " (P=" << patch_count() << ")";
   } else if (calendar_tokens) {
     out << " embed=" << embed << " freq=" << freq << " (" << calendar_features().size()
@@ -205,9 +270,17 @@ ModelConfig parse_model_config(const std::string& json_text, const std::string& 
 
   const ConfigReader reader(root, origin);
   ModelConfig config;
-  reader.read_choice(
-      "model", config.family,
-      {{"PatchTST", ModelFamily::kPatchTST}, {"iTransformer", ModelFamily::kITransformer}});
+  reader.read_choice("model", config.family,
+                     {{"PatchTST", ModelFamily::kPatchTST},
+                      {"iTransformer", ModelFamily::kITransformer},
+                      {"Informer", ModelFamily::kInformer},
+                      {"Transformer", ModelFamily::kTransformer}});
+  // Per-family defaults, before the keys that override them are read.
+  if (config.family == ModelFamily::kInformer) {
+    config.attention = AttentionKind::kProb;
+    config.prob_layout = ProbLayout::kTslib;
+    config.distil = true;
+  }
   reader.read_string("name", config.name);
   reader.read_string("version", config.version);
   reader.read_int("seq_len", config.seq_len, true);
@@ -241,7 +314,22 @@ ModelConfig parse_model_config(const std::string& json_text, const std::string& 
   reader.read_string("freq", config.freq);
   reader.read_bool("calendar_tokens", config.calendar_tokens);
   reader.read_bool("any_variable_count", config.any_variable_count);
-  if (config.family == ModelFamily::kITransformer && !config.norm) config.norm = FinalNorm::kLayer;
+  if (config.is_encoder_decoder()) {
+    reader.read_int("label_len", config.label_len, true);
+    reader.read_int("d_layers", config.d_layers, false);
+    config.dec_in = config.enc_in;
+    config.c_out = config.enc_in;
+    reader.read_int("dec_in", config.dec_in, false);
+    reader.read_int("c_out", config.c_out, false);
+    reader.read_bool("distil", config.distil);
+    reader.read_choice(
+        "features", config.features,
+        {{"M", ForecastFeatures::kM}, {"S", ForecastFeatures::kS}, {"MS", ForecastFeatures::kMS}});
+  }
+  if ((config.family == ModelFamily::kITransformer || config.is_encoder_decoder()) &&
+      !config.norm) {
+    config.norm = FinalNorm::kLayer;
+  }
   if (auto block = root.find("calibration"); block != root.end() && !block->is_null()) {
     if (!config.scaler) {
       reader.fail("calibration", "needs a 'scaler': its quantiles are per scaler column, in "
@@ -275,7 +363,28 @@ ModelConfig load_model_config(const std::string& path) {
 }
 
 std::string to_string(ModelFamily family) {
-  return family == ModelFamily::kPatchTST ? "PatchTST" : "iTransformer";
+  switch (family) {
+    case ModelFamily::kPatchTST:
+      return "PatchTST";
+    case ModelFamily::kITransformer:
+      return "iTransformer";
+    case ModelFamily::kInformer:
+      return "Informer";
+    case ModelFamily::kTransformer:
+      return "Transformer";
+  }
+  return "unknown";
+}
+std::string to_string(ForecastFeatures features) {
+  switch (features) {
+    case ForecastFeatures::kM:
+      return "M";
+    case ForecastFeatures::kS:
+      return "S";
+    case ForecastFeatures::kMS:
+      return "MS";
+  }
+  return "unknown";
 }
 std::string to_string(AttentionKind kind) { return kind == AttentionKind::kFull ? "full" : "prob"; }
 std::string to_string(ProbLayout layout) {

@@ -9,16 +9,19 @@
 
 namespace tsserve::model {
 
-PositionalEmbeddingImpl::PositionalEmbeddingImpl(int64_t d_model) {
-  // pe[p, 2i] = sin(p * w_i), pe[p, 2i+1] = cos(p * w_i), w_i = exp(-2i * ln(10000) / D),
-  // computed in float32 as PyTorch does so a model built without a checkpoint matches too.
-  const at::Tensor position = at::arange(kMaxLength, at::kFloat).unsqueeze(1);
+at::Tensor sinusoid_table(int64_t rows, int64_t d_model) {
+  // Computed in float32 as PyTorch does, so a model built without a checkpoint matches too.
+  const at::Tensor position = at::arange(rows, at::kFloat).unsqueeze(1);
   const at::Tensor rate =
       (at::arange(0, d_model, 2, at::kFloat) * (-std::log(10000.0) / d_model)).exp();
-  at::Tensor table = at::zeros({kMaxLength, d_model}, at::kFloat);
+  at::Tensor table = at::zeros({rows, d_model}, at::kFloat);
   table.slice(1, 0, d_model, 2).copy_(at::sin(position * rate));
   table.slice(1, 1, d_model, 2).copy_(at::cos(position * rate).slice(1, 0, d_model / 2));
-  pe = register_buffer("pe", table.unsqueeze(0));
+  return table;
+}
+
+PositionalEmbeddingImpl::PositionalEmbeddingImpl(int64_t d_model) {
+  pe = register_buffer("pe", sinusoid_table(kMaxLength, d_model).unsqueeze(0));
 }
 
 PatchEmbeddingImpl::PatchEmbeddingImpl(int64_t d_model, int64_t patch_len, int64_t stride,

@@ -131,6 +131,13 @@ double time_feature_value(TimeFeature feature, int64_t unix_seconds) {
   return 0.0;
 }
 
+CalendarFields calendar_fields(int64_t unix_seconds) {
+  const int64_t days = floor_div(unix_seconds, kSecondsPerDay);
+  const int64_t in_day = unix_seconds - days * kSecondsPerDay;
+  const Date date = civil_from_days(days);
+  return {date.month, date.day, weekday(days), in_day / 3600, in_day % 3600 / 60};
+}
+
 std::string timestamps_error(const std::vector<int64_t>& timestamps, size_t expected_count) {
   if (timestamps.empty()) {
     return "'timestamps' are required for this model (it reads calendar features): expected " +

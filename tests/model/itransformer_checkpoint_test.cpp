@@ -151,8 +151,9 @@ TEST(ITransformerConfig, FamilyDefaultsToPatchTSTAndReadsTslibNames) {
 }
 
 TEST(ITransformerConfig, BadValuesNameTheField) {
-  EXPECT_THAT(config_error(R"({"model": "Informer", "seq_len": 1})"),
-              HasSubstr("'model' must be one of \"PatchTST\", \"iTransformer\", got \"Informer\""));
+  EXPECT_THAT(config_error(R"({"model": "Autoformer", "seq_len": 1})"),
+              HasSubstr("'model' must be one of \"PatchTST\", \"iTransformer\", \"Informer\", "
+                        "\"Transformer\", got \"Autoformer\""));
   EXPECT_THAT(config_error(std::string(kITransformer) + R"(, "freq": "fortnight"})"),
               HasSubstr("'freq' must be one of TSLib's frequencies"));
   EXPECT_THAT(config_error(std::string(kITransformer) + R"(, "embed": "fixed"})"),

@@ -164,10 +164,6 @@ class FixedEmbedding(nn.Module):
         return self.emb(index).detach()
 
 
-# Table sizes of TSLib's TemporalEmbedding, by mark column.
-TABLES = (("month", 13, 0), ("day", 32, 1), ("weekday", 7, 2), ("hour", 24, 3), ("minute", 4, 4))
-
-
 class TemporalEmbedding(nn.Module):
     """Sum of lookups of the integer marks [month, day, weekday, hour(, minute // 15)]."""
 
@@ -184,10 +180,11 @@ class TemporalEmbedding(nn.Module):
 
     def forward(self, x_mark):
         x = x_mark.long()
-        out = 0.0
-        for name, _, column in TABLES:
-            if hasattr(self, name + "_embed"):
-                out = out + getattr(self, name + "_embed")(x[:, :, column])
+        # TSLib's order of the sum: hour, weekday, day, month, minute.
+        out = (self.hour_embed(x[:, :, 3]) + self.weekday_embed(x[:, :, 2])
+               + self.day_embed(x[:, :, 1]) + self.month_embed(x[:, :, 0]))
+        if hasattr(self, "minute_embed"):
+            out = out + self.minute_embed(x[:, :, 4])
         return out
 
 
@@ -214,10 +211,11 @@ class DataEmbedding(nn.Module):
         self.dropout = nn.Dropout(dropout)
 
     def forward(self, x, x_mark):
-        y = self.value_embedding(x) + self.position_embedding(x.shape[1])
-        if x_mark is not None:
-            y = y + self.temporal_embedding(x_mark)
-        return self.dropout(y)
+        # TSLib's order of the sum: value + temporal + position.
+        if x_mark is None:
+            return self.dropout(self.value_embedding(x) + self.position_embedding(x.shape[1]))
+        return self.dropout(self.value_embedding(x) + self.temporal_embedding(x_mark)
+                            + self.position_embedding(x.shape[1]))
 
 
 # --------------------------------------------------------------------------- decoder

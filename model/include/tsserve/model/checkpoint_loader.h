@@ -1,6 +1,6 @@
 #pragma once
-// Turns a checkpoint file plus its config into a ready PatchTST or iTransformer (eval
-// mode, CPU).
+// Turns a checkpoint file plus its config into a ready PatchTST, iTransformer, Informer or
+// Transformer (eval mode, CPU).
 //
 // The state_dict is read as PyTorch wrote it (no conversion step). A `module.` prefix
 // (nn.DataParallel) is stripped, the final-norm variant is detected from the keys, and
@@ -9,6 +9,7 @@
 
 #include <string>
 
+#include "tsserve/model/encoder_decoder.h"
 #include "tsserve/model/itransformer.h"
 #include "tsserve/model/patchtst.h"
 #include "tsserve/model/state_dict.h"
@@ -18,15 +19,23 @@ namespace tsserve::model {
 // Strips a `module.` prefix carried by every key.
 StateDict strip_parallel_prefix(StateDict state);
 
-// Throws ModelError when the keys belong to the other family than config.family (the
-// embedding key decides: patch_embedding.* is PatchTST, enc_embedding.* iTransformer),
-// naming the key and the config's "model" field.
+// Throws ModelError when the keys belong to another family than config.family, naming the
+// key and the config's "model" field. Markers: patch_embedding.* is PatchTST,
+// enc_embedding.value_embedding.weight iTransformer, dec_embedding.value_embedding.tokenConv.*
+// Informer or Transformer, encoder.conv_layers.* a distilling Informer. An Informer without
+// distilling and a Transformer have the same keys: there the config decides.
 void check_family_of_keys(const StateDict& state, const ModelConfig& config,
                           const std::string& origin, const std::string& context = "");
 
 // strip_parallel_prefix and check_family_of_keys for an iTransformer.
 StateDict normalise_itransformer_keys(StateDict state, const ModelConfig& config,
                                       const std::string& origin, const std::string& context = "");
+
+// strip_parallel_prefix and check_family_of_keys for an Informer or Transformer, and the
+// config's 'distil' against the keys (distilling layers present or not).
+StateDict normalise_encoder_decoder_keys(StateDict state, const ModelConfig& config,
+                                         const std::string& origin,
+                                         const std::string& context = "");
 
 // Strips a `module.` prefix carried by every key, checks the family, and detects the final norm
 // (encoder.norm.1.* -> batch, encoder.norm.weight -> layer). Fills config.norm, or checks
@@ -65,5 +74,10 @@ PatchTST load_patchtst(const std::string& checkpoint_path);
 ITransformer load_itransformer(const std::string& checkpoint_path, ModelConfig config,
                                const std::string& config_origin = "");
 ITransformer load_itransformer(const std::string& checkpoint_path);
+
+// The same for an Informer or Transformer (config.family kInformer or kTransformer).
+EncoderDecoder load_encoder_decoder(const std::string& checkpoint_path, ModelConfig config,
+                                    const std::string& config_origin = "");
+EncoderDecoder load_encoder_decoder(const std::string& checkpoint_path);
 
 }  // namespace tsserve::model

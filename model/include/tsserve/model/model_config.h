@@ -24,6 +24,17 @@
 //   variables, the count the model was trained on; true lets any N >= 1 through, which the
 //   weights allow, for a model trained on variable subsets).
 //
+// "Informer" and "Transformer" (TSLib's encoder-decoder families, encoder_decoder.h) add
+// TSLib's arguments: "label_len" (required, 1..seq_len: the input steps the decoder starts
+// from), "d_layers" (1), "dec_in" and "c_out" (enc_in; dec_in must equal enc_in, as the
+// decoder's input is the encoder's last label_len steps), "features" ("M" forecasts every
+// output column; "S" one variable in and out; "MS" only the last output column, TSLib's
+// f_dim = -1), "embed" ("timeF" | "fixed" | "learned", time_marks.h), "freq", and "distil"
+// (Informer only, default true; a Transformer has no distilling, so true is refused).
+// Informer's attention defaults to "prob" with prob_layout "tslib" (TSLib's Informer was
+// trained with that layout) and TSLib's factor (1 unless given; its scripts use 3); a
+// Transformer's to "full".
+//
 // "calibration" (optional, written by tsserve-calibrate): calibration_json.h's block;
 // quantiles are [levels][pred_len][scaler columns], so it requires "scaler".
 
@@ -39,7 +50,9 @@
 namespace tsserve::model {
 
 enum class AttentionKind { kFull, kProb };
-enum class ModelFamily { kPatchTST, kITransformer };
+enum class ModelFamily { kPatchTST, kITransformer, kInformer, kTransformer };
+// TSLib's `features`: which output columns are the forecast (encoder-decoder families).
+enum class ForecastFeatures { kM, kS, kMS };
 
 // The dataset-level StandardScaler the model was trained behind (population std).
 struct ScalerStats {
@@ -78,6 +91,14 @@ struct ModelConfig {
   bool calendar_tokens = true;
   // iTransformer only: serve any number of variables, not just enc_in (see above).
   bool any_variable_count = false;
+  // Encoder-decoder families (Informer, Transformer) only; see above. dec_in and c_out are
+  // enc_in when the config leaves them out.
+  int64_t label_len = 0;
+  int64_t d_layers = 1;
+  int64_t dec_in = 0;
+  int64_t c_out = 0;
+  bool distil = false;
+  ForecastFeatures features = ForecastFeatures::kM;
   // Split-conformal quantiles for prediction intervals (calibration.h), per scaler column;
   // absent until tsserve-calibrate has run. Requires `scaler`.
   std::optional<Calibration> calibration;
@@ -85,6 +106,14 @@ struct ModelConfig {
   // The calendar features an iTransformer embeds as extra tokens, in token order; empty for
   // PatchTST and for an iTransformer without calendar tokens.
   std::vector<TimeFeature> calendar_features() const;
+  // Informer or Transformer: an encoder, a decoder and TSLib's x_dec/x_mark inputs.
+  bool is_encoder_decoder() const {
+    return family == ModelFamily::kInformer || family == ModelFamily::kTransformer;
+  }
+  // The forecast's columns (encoder-decoder families): c_out for "M", 1 for "S" and "MS".
+  int64_t output_variables() const { return features == ForecastFeatures::kM ? c_out : 1; }
+  // The columns of the time marks (time_marks.h) an encoder-decoder model reads.
+  int64_t mark_width() const;
   // P = floor((seq_len - patch_len) / stride) + 2 (one extra patch from the padding).
   int64_t patch_count() const { return (seq_len - patch_len) / stride + 2; }
 
@@ -106,7 +135,8 @@ ModelConfig load_model_config(const std::string& path);
 // (model/default/patchtst_etth1.pt -> model/default/patchtst_etth1.json).
 std::string config_path_for(const std::string& checkpoint_path);
 
-std::string to_string(ModelFamily family);  // TSLib's name: "PatchTST", "iTransformer"
+std::string to_string(ModelFamily family);         // TSLib's name: "PatchTST", "Informer", ...
+std::string to_string(ForecastFeatures features);  // "M", "S", "MS"
 std::string to_string(AttentionKind kind);
 std::string to_string(ProbLayout layout);
 std::string to_string(FinalNorm norm);

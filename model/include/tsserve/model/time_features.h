@@ -39,6 +39,17 @@ std::string time_feature_name(TimeFeature feature);
 // One feature of one instant, in double (TSLib's float64).
 double time_feature_value(TimeFeature feature, int64_t unix_seconds);
 
+// The calendar fields of one instant (UTC, proleptic Gregorian), as pandas' accessors give
+// them: TSLib's timeenc=0 marks (time_marks.h) are built from these.
+struct CalendarFields {
+  int64_t month;    // 1-12
+  int64_t day;      // 1-31
+  int64_t weekday;  // Monday = 0
+  int64_t hour;     // 0-23
+  int64_t minute;   // 0-59
+};
+CalendarFields calendar_fields(int64_t unix_seconds);
+
 // "" when `timestamps` holds `expected_count` strictly increasing values, else a message
 // naming the field 'timestamps' and what was expected.
 std::string timestamps_error(const std::vector<int64_t>& timestamps, size_t expected_count);
