@@ -104,7 +104,7 @@ int run_bench(const BenchFlags& flags) {
       const grpc::Status status = client.model_info(model, &info);
       if (status.ok()) {
         points = info.seq_len();
-        needs_timestamps = info.calendar_features_size() > 0;
+        needs_timestamps = info.timestamps_required() || info.calendar_features_size() > 0;
       } else if (i + 1 == channels.size()) {
         return report_call_failure("GetModelInfo", status, client, targets[i]);
       }

@@ -62,13 +62,13 @@ void draw_attention_heatmaps(const std::string& path, const ForecastResult& resu
   // The server orders maps by variable, then layer; a grid row per layer wants layer first.
   std::vector<AttentionPanelData> maps = result.attention;
   const std::vector<std::string> patches = patch_labels(info, window.row_labels);
-  const bool itransformer = info.family() == "iTransformer";
+  const bool per_sample = info.maps_per_sample();
   std::stable_sort(maps.begin(), maps.end(), [](const auto& a, const auto& b) {
     return std::tie(a.layer, a.variable, a.head) < std::tie(b.layer, b.variable, b.head);
   });
   for (const auto& map : maps) {
-    // An iTransformer's map spans every variable: its `variable` is the sample, 0.
-    const std::string variable = itransformer ? std::string("all variables")
+    // A map per sample spans every variable: its `variable` is the sample, 0.
+    const std::string variable = per_sample ? std::string("all variables")
                                  : map.variable < static_cast<int>(result.variables.size())
                                      ? result.variables[static_cast<size_t>(map.variable)]
                                      : std::to_string(map.variable);
@@ -84,9 +84,9 @@ void draw_attention_heatmaps(const std::string& path, const ForecastResult& resu
   const bool averaged = result.attention.front().head < 0;
   options.title = result.model_name + " attention " +
                   (averaged ? "(averaged over heads)" : "(per head)") +
-                  (itransformer ? ": rows = layers, query token vs key token"
-                                : ": rows = layers, query patch vs key patch");
-  if (itransformer) {
+                  (per_sample ? ": rows = layers, query token vs key token"
+                              : ": rows = layers, query patch vs key patch");
+  if (per_sample) {
     options.x_label = "key token";
     options.y_label = "query token";
   } else if (!patches.empty()) {

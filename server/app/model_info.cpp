@@ -1,5 +1,7 @@
 #include "server/app/model_info.h"
 
+#include "tsserve/model/time_marks.h"
+
 namespace tsserve::server {
 
 v1::ModelInfo model_info_of(const model::ModelConfig& config, const ServedModel& served,
@@ -13,24 +15,28 @@ v1::ModelInfo model_info_of(const model::ModelConfig& config, const ServedModel&
   info.set_n_heads(static_cast<int32_t>(config.n_heads));
   info.set_e_layers(static_cast<int32_t>(config.e_layers));
   info.set_d_ff(static_cast<int32_t>(config.d_ff));
-  info.set_family(model::to_string(config.family));
+  // What the family does with a request, from the codecs' view of it (no branch on the
+  // family here: model_families.h).
+  const ModelShape& shape = served.shape();
+  info.set_family(shape.family);
   info.set_enc_in(static_cast<int32_t>(config.enc_in));
-  if (config.family == model::ModelFamily::kITransformer) {
-    // Tokens are the variables, then the calendar features: no patches.
-    info.set_any_variable_count(config.any_variable_count);
-    const std::vector<model::TimeFeature> calendar = config.calendar_features();
-    for (model::TimeFeature feature : calendar) {
-      info.add_calendar_features(model::time_feature_name(feature));
-    }
-    info.set_attention_tokens(config.any_variable_count
-                                  ? 0
-                                  : static_cast<int32_t>(config.enc_in + static_cast<int64_t>(calendar.size())));
-  } else {
-    info.set_patch_len(static_cast<int32_t>(config.patch_len));
-    info.set_stride(static_cast<int32_t>(config.stride));
-    info.set_patch_count(static_cast<int32_t>(config.patch_count()));
-    info.set_attention_tokens(static_cast<int32_t>(config.patch_count()));
+  info.set_any_variable_count(shape.unit == SampleUnit::kSample && shape.any_variable_count);
+  for (model::TimeFeature feature : shape.calendar) {
+    info.add_calendar_features(model::time_feature_name(feature));
   }
+  info.set_maps_per_sample(shape.maps_per_sample());
+  info.set_timestamps_required(shape.time_inputs != TimeInputs::kNone);
+  if (shape.time_inputs == TimeInputs::kStepMarks) {
+    for (const std::string& mark : model::mark_names(shape.mark_embed, shape.mark_freq))
+      info.add_time_marks(mark);
+  }
+  info.set_patch_len(static_cast<int32_t>(shape.patch_len));
+  info.set_stride(static_cast<int32_t>(shape.stride));
+  info.set_patch_count(static_cast<int32_t>(shape.patch_count));
+  // 0 when the side depends on the request's N.
+  const bool depends_on_n = shape.map_sides.empty() && !shape.fixes_variable_count();
+  info.set_attention_tokens(
+      depends_on_n ? 0 : static_cast<int32_t>(shape.attention_tokens(shape.enc_in)));
   const bool prob = config.attention == model::AttentionKind::kProb;
   info.set_attention(prob ? v1::ATTENTION_KIND_PROB : v1::ATTENTION_KIND_FULL);
   info.set_factor(static_cast<int32_t>(config.factor));

@@ -2,8 +2,7 @@
 // What GetModelInfo says about the loaded model, built once at start.
 
 #include "server/config/server_config.h"
-#include "server/runtime/served_model.h"
-
+#include "server/families/served_model.h"
 #include "tsserve/model/model_config.h"
 #include "tsserve/v1/forecast_service.pb.h"
 

@@ -8,7 +8,7 @@
 #include "server/app/model_info.h"
 #include "server/codec/oip/oip_model_metadata.h"
 #include "server/config/parallelism.h"
-#include "server/runtime/served_model.h"
+#include "server/families/served_model.h"
 #include "server/runtime/served_model_config.h"
 #include "tsserve/model/cpu_kernels.h"
 #include "tsserve/model/intra_op_threads.h"
@@ -130,7 +130,7 @@ ModelRegistry::Loader version_loader(const ServerConfig& config, ServerMetrics* 
     ModelVersion::Parts parts;
     parts.name = model.name;
     parts.version = version.version;
-    parts.shape = model_shape_of(served.config());
+    parts.shape = served.shape();
     parts.limits.max_series_rows = batching.max_batch_rows;
     parts.limits.max_encode_tokens = batching.max_encode_tokens;
     parts.limits.max_response_bytes = config.server.max_message_bytes;

@@ -12,7 +12,7 @@ namespace tsserve::server {
 
 // The names ModelOptions::attention and ::prob_layout take besides "" (the model config's
 // choice): the model's own spellings (model::to_string), which the runtime converts
-// (runtime/model_loading.h); an integration test holds the two together.
+// (runtime/served_model_config.h); an integration test holds the two together.
 inline constexpr std::initializer_list<const char*> kAttentionKinds = {"full", "prob"};
 inline constexpr std::initializer_list<const char*> kProbLayouts = {"canonical", "tslib"};
 

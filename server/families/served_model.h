@@ -1,13 +1,12 @@
 #pragma once
-// The one model this process serves, of either family, on its device: what the server's
-// wiring (app/inference_server.cpp) holds, so it needs no branch per family. The config's
-// "model" field picks the runner (ModelRunner for PatchTST, ITransformerRunner) and with
-// it the batch processors.
+// The one model a version serves, of any family, on its device: what the server's wiring
+// (app/version_loader.cpp) holds, so it needs no branch per family. Its config is read
+// once, the server's options applied (served_model_config.h), and its family's definition
+// (model_families.h) loads it.
 //
 // Thread safety: const members may be called from any thread once load() returned.
 //
-// No LibTorch in this header: the runners are declared only, so the server's wiring
-// (app/) compiles without it.
+// No LibTorch in this header: the families' runtimes are behind FamilyRuntime.
 
 #include <cstdint>
 #include <memory>
@@ -15,14 +14,13 @@
 
 #include "server/batching/dynamic_batcher.h"
 #include "server/config/server_config.h"
+#include "server/request/model_shape.h"
 #include "server/runtime/batch_observer.h"
+#include "server/runtime/family_runtime.h"
 #include "server/runtime/runner_options.h"
 #include "tsserve/model/model_config.h"
 
 namespace tsserve::server {
-
-class ModelRunner;
-class ITransformerRunner;
 
 class ServedModel {
  public:
@@ -30,28 +28,30 @@ class ServedModel {
   // up. Throws model::ModelError (or std::exception) with a message for the operator.
   static std::unique_ptr<ServedModel> load(const ModelOptions& options,
                                            const RunnerOptions& runner_options);
-  ~ServedModel();
 
-  const model::ModelConfig& config() const;
-  const std::string& device_name() const;
-  int threads() const;
-  // Which forward serves forecasts and why a fallback happened (PatchTST: the runner's;
-  // iTransformer: always LibTorch, the fused kernels being PatchTST's).
-  const ServingKernels& kernels() const;
+  const model::ModelConfig& config() const { return runtime_->config(); }
+  // The codecs' view of the model (model_shape_of).
+  const ModelShape& shape() const { return shape_; }
+  const std::string& device_name() const { return runtime_->device_name(); }
+  int threads() const { return runtime_->threads(); }
+  // Which forward serves forecasts and why a fallback happened.
+  const ServingKernels& kernels() const { return runtime_->kernels(); }
   // Bytes of the model's parameters and buffers (what a repository's memory bound
   // counts); the fused kernels' repacked weights and LibTorch's caches are not included.
-  int64_t resident_bytes() const { return resident_bytes_; }
+  int64_t resident_bytes() const { return runtime_->resident_bytes(); }
 
   // The processors of the model's family; they hold a reference to this object.
-  DynamicBatcher::Processor forecast_processor(BatchObserver* observer) const;
-  DynamicBatcher::Processor encode_processor(BatchObserver* observer) const;
+  DynamicBatcher::Processor forecast_processor(BatchObserver* observer) const {
+    return runtime_->forecast_processor(observer);
+  }
+  DynamicBatcher::Processor encode_processor(BatchObserver* observer) const {
+    return runtime_->encode_processor(observer);
+  }
 
  private:
   ServedModel() = default;
-  std::unique_ptr<ModelRunner> patchtst_;           // exactly one of the two is set
-  std::unique_ptr<ITransformerRunner> itransformer_;
-  ServingKernels itransformer_kernels_;
-  int64_t resident_bytes_ = 0;
+  std::unique_ptr<FamilyRuntime> runtime_;
+  ModelShape shape_;
 };
 
 }  // namespace tsserve::server

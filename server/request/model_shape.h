@@ -13,6 +13,19 @@
 
 namespace tsserve::server {
 
+// How a request's N variables reach the model.
+enum class SampleUnit {
+  kVariableRow,  // each variable is a row of its own (channel independence: PatchTST)
+  kSample,       // the N variables of a sample are read together (iTransformer)
+};
+
+// What a model reads from a request's timestamps (Unix seconds, UTC, one per input point).
+enum class TimeInputs {
+  kNone,           // nothing; timestamps only continue into the forecast's times
+  kFeatureTokens,  // per calendar feature, one token over the last T input steps
+  kStepMarks,      // per step, TSLib's time marks of the T input steps and the F forecast steps
+};
+
 struct ModelShape {
   // GetModelInfo's name and version, echoed in every response.
   std::string name;
@@ -23,22 +36,54 @@ struct ModelShape {
   int64_t d_model = 0;      // D: token width (Encode's last dimension)
   int64_t n_heads = 0;      // H
   int64_t e_layers = 0;     // attention layer indices run 0 .. e_layers-1
-  int64_t patch_count = 0;  // P: tokens per variable (Forecast's attention maps are P x P)
 
-  // The family, by TSLib's name (model::to_string): "PatchTST" or "iTransformer". An
-  // iTransformer's request is one sample whose N variables attend to each other: N is
-  // checked against enc_in (unless any_variable_count), its attention maps are one per
-  // layer over the N' = N + calendar.size() tokens, and timestamps are required when
-  // `calendar` is not empty (they become those tokens).
+  // The family, by TSLib's name (model::to_string): a label for GetModelInfo and
+  // messages. No rule reads it: the fields below say what the family does with a request.
   std::string family = "PatchTST";
+
+  // How a request's N variables reach the model.
+  SampleUnit unit = SampleUnit::kVariableRow;
+  // kSample: N must equal enc_in unless any_variable_count (the weights may run any N, but
+  // a model trained on 7 variables attending to each other has never seen 6 or 8).
   int64_t enc_in = 0;
   bool any_variable_count = false;
-  std::vector<model::TimeFeature> calendar;  // in token order, after the N variables
 
-  bool is_itransformer() const { return family == "iTransformer"; }
-  // The side of Forecast's attention maps for a sample of `variables` variables.
-  int64_t attention_tokens(int64_t variables) const {
-    return is_itransformer() ? variables + static_cast<int64_t>(calendar.size()) : patch_count;
+  // What the request's timestamps become; with anything but kNone they are required.
+  TimeInputs time_inputs = TimeInputs::kNone;
+  // kFeatureTokens: the calendar features, in token order after the N variables.
+  std::vector<model::TimeFeature> calendar;
+  // kStepMarks: TSLib's embed and freq, which say the marks' columns
+  // (tsserve/model/time_marks.h).
+  std::string mark_embed;
+  std::string mark_freq;
+
+  // The side of each layer's Forecast attention maps when it does not depend on N, per
+  // layer (PatchTST: the patch count P for every layer; a distilling encoder's shrinking
+  // lengths); empty when the tokens are the sample's N variables and its calendar tokens
+  // (attention_tokens says N + C), whose names the maps then carry.
+  std::vector<int64_t> map_sides;
+  // Why Encode (the encoder alone over caller-given tokens) is not served; "" when it is.
+  std::string encode_refusal;
+  // PatchTST's patching, for GetModelInfo; 0 for a family without patches.
+  int64_t patch_len = 0;
+  int64_t stride = 0;
+  int64_t patch_count = 0;
+
+  // Forecast's maps are one per sample and layer rather than one per variable and layer.
+  bool maps_per_sample() const { return unit == SampleUnit::kSample; }
+  // Whether a request must carry exactly enc_in variables.
+  bool fixes_variable_count() const { return unit == SampleUnit::kSample && !any_variable_count; }
+  // The side of layer `layer`'s Forecast attention maps for a sample of `variables`
+  // variables.
+  int64_t attention_tokens(int64_t variables, int64_t layer = 0) const {
+    if (map_sides.empty()) return variables + static_cast<int64_t>(calendar.size());
+    return map_sides.at(static_cast<size_t>(layer));
+  }
+  // Whether every layer's maps have the same side (a rectangular tensor holds them all).
+  bool map_sides_equal() const {
+    for (int64_t side : map_sides)
+      if (side != map_sides.front()) return false;
+    return true;
   }
 
   // The dataset StandardScaler, x' = (x - mean[c]) / std[c]; all three empty when the

@@ -57,10 +57,12 @@ struct ForecastInput {
   // request's order (codec/common/prediction_intervals.h); empty when none.
   std::vector<int32_t> interval_levels;
 
-  // iTransformer only (ModelShape::is_itransformer). Its attention selection has one
+  // A model with maps per sample (ModelShape::maps_per_sample) has one attention
   // "variable" per sample (0 .. samples-1: a map spans all the sample's variables).
-  // The calendar tokens' rows, [samples, C, T] row-major (C = ModelShape::calendar.size()),
-  // TSLib's time features of each sample's last T timestamps; empty when C = 0.
+  // What the timestamps became (ModelShape::time_inputs; empty for kNone):
+  // kFeatureTokens: the calendar tokens' rows, [samples, C, T] row-major
+  // (C = ModelShape::calendar.size()), TSLib's time features of each sample's last T
+  // timestamps.
   std::vector<float> calendar;
   // When attention is enabled: the names of the N' = N + C tokens the maps index.
   std::vector<std::string> attention_token_names;

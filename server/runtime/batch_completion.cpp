@@ -22,6 +22,20 @@ AttentionBlock attention_block(const at::Tensor& map, int32_t layer, int32_t var
   return block;
 }
 
+std::vector<AttentionBlock> select_attention(const std::vector<at::Tensor>& weights,
+                                             int64_t first_row, const AttentionSelection& want,
+                                             const std::vector<int32_t>& units) {
+  std::vector<AttentionBlock> blocks;
+  if (!want.enabled) return blocks;
+  for (int32_t unit : units) {
+    for (int32_t layer : want.layers) {
+      blocks.push_back(attention_block(weights.at(static_cast<size_t>(layer))[first_row + unit],
+                                       layer, unit, want.average_heads));
+    }
+  }
+  return blocks;
+}
+
 double seconds_between(Clock::time_point from, Clock::time_point to) {
   return std::chrono::duration_cast<std::chrono::duration<double>>(to - from).count();
 }

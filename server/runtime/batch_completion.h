@@ -2,7 +2,7 @@
 // What every batch processor does around its model call, whatever the family: copy a
 // result tensor out, cut one attention map into an AttentionBlock, fill the tasks' timing
 // and complete them, and log a failed batch before the batcher completes it INTERNAL.
-// Internal to tsserve_runtime.
+// Shared by the families' processors (server/families/).
 
 #include <ATen/core/Tensor.h>
 #include <c10/util/Exception.h>
@@ -25,6 +25,13 @@ std::vector<float> copy_floats(const at::Tensor& t);
 // One map [H, Q, K] as a block, averaged over heads to [Q, K] when `average_heads`.
 AttentionBlock attention_block(const at::Tensor& map, int32_t layer, int32_t variable,
                                bool average_heads);
+
+// The maps a task asked for, cut from a batch's per-layer weights: weights[layer] is
+// [R, H, Q, K], the task's unit `v` (a variable's row, a sample, a sequence) sits at row
+// first_row + v; ordered by unit, then layer.
+std::vector<AttentionBlock> select_attention(const std::vector<at::Tensor>& weights,
+                                             int64_t first_row, const AttentionSelection& want,
+                                             const std::vector<int32_t>& units);
 
 double seconds_between(Clock::time_point from, Clock::time_point to);
 

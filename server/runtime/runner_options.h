@@ -28,7 +28,7 @@ struct ServingKernels {
 };
 
 // Whether the device option ("cpu", "cuda", "cuda:N", "auto") resolves to a GPU here.
-// Throws model::ModelError as parse_device (model_runner.h) does for one it cannot use.
+// Throws model::ModelError as parse_device (device.h) does for one it cannot use.
 bool runs_on_cuda(const std::string& device);
 
 }  // namespace tsserve::server

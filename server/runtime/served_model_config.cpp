@@ -43,31 +43,4 @@ model::ModelConfig served_model_config(const ModelOptions& options) {
   return model_config;
 }
 
-ModelShape model_shape_of(const model::ModelConfig& config) {
-  ModelShape shape;
-  shape.name = config.name;
-  shape.version = config.version;
-  shape.seq_len = config.seq_len;
-  shape.pred_len = config.pred_len;
-  shape.d_model = config.d_model;
-  shape.n_heads = config.n_heads;
-  shape.e_layers = config.e_layers;
-  shape.family = model::to_string(config.family);
-  shape.enc_in = config.enc_in;
-  if (config.family == model::ModelFamily::kITransformer) {
-    shape.patch_count = 0;  // no patches: Forecast's maps are over variable tokens
-    shape.any_variable_count = config.any_variable_count;
-    shape.calendar = config.calendar_features();
-  } else {
-    shape.patch_count = config.patch_count();
-  }
-  if (config.scaler) {
-    shape.scaler_columns = config.scaler->columns;
-    shape.scaler_mean = config.scaler->mean;
-    shape.scaler_std = config.scaler->std;
-  }
-  if (config.calibration) shape.calibration = *config.calibration;
-  return shape;
-}
-
 }  // namespace tsserve::server

@@ -17,6 +17,7 @@ inline server::ModelShape bundled_model_shape(bool with_scaler) {
   model.n_heads = 4;
   model.e_layers = 3;
   model.patch_count = 42;  // (seq_len - patch_len 16) / stride 8 + 2
+  model.map_sides = {42, 42, 42};
   if (with_scaler) {
     model.scaler_columns = {"HUFL", "HULL", "MUFL", "MULL", "LUFL", "LULL", "OT"};
     model.scaler_mean = {7.937742245659508,  2.0210386567335163, 5.079770601157927,

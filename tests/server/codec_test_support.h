@@ -96,6 +96,7 @@ inline ModelShape small_model() {
   model.n_heads = 2;
   model.e_layers = 3;
   model.patch_count = 2;
+  model.map_sides = {2, 2, 2};  // PatchTST: P for every layer
   model.scaler_columns = {"a", "b", "c"};
   model.scaler_mean = {1.5, -2.0, 10.125};
   model.scaler_std = {2.0, 0.5, 3.0};

@@ -1,5 +1,5 @@
 // An iTransformer's request rules in both protocols' decoders (codec/common/
-// itransformer_request.h): the N rule, required timestamps turned into TSLib's calendar
+// sample_request.h): the N rule, required timestamps turned into TSLib's calendar
 // rows (checked against the formulas written out here), one attention map per sample
 // with named tokens, and the ModelInfer "timestamps" input.
 
@@ -20,8 +20,11 @@ constexpr int64_t kJuly1st2016 = 1467331200;  // 00:00 UTC, a Friday
 ModelShape small_itransformer() {
   ModelShape model = small_model();
   model.family = "iTransformer";
+  model.unit = SampleUnit::kSample;
   model.patch_count = 0;
+  model.map_sides.clear();
   model.enc_in = 3;
+  model.time_inputs = TimeInputs::kFeatureTokens;
   model.calendar = {model::TimeFeature::kHourOfDay, model::TimeFeature::kDayOfWeek};
   return model;
 }
@@ -75,6 +78,7 @@ TEST(ITransformerRequestTest, TimestampsAreRequiredForCalendarTokensOnly) {
                                 "give 8 Unix seconds (UTC)"}));
   ModelShape plain = small_itransformer();
   plain.calendar.clear();
+  plain.time_inputs = TimeInputs::kNone;
   EXPECT_TRUE(decode(request, &input, plain).ok());
   EXPECT_TRUE(input.calendar.empty());
   // PatchTST: none needed, none computed.

@@ -41,6 +41,7 @@ LAYERS = {
     "codec/v1": 2, "codec/oip": 2, "config": 2,  # config checks the batcher's row limits
     "accuracy": 2,  # the forecast store's clock is the batcher's
     "runtime": 3, "service": 3,
+    "families": 4,  # one folder per model family, over the runtime they share
     "http": 4,  # the HTTP door, over the call path of service/
     "app": 5,
 }
@@ -62,7 +63,9 @@ def server_files(root):
 
 def folder_of_new(root, path):
     rel = os.path.relpath(os.path.dirname(path), os.path.join(root, "server"))
-    return rel if rel in LAYERS else None
+    while rel and rel not in LAYERS:  # families/patchtst/ is in families/'s layer
+        rel = os.path.dirname(rel)
+    return rel or None
 
 
 def folder_map(new_root):

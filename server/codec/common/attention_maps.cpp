@@ -4,12 +4,16 @@
 
 namespace tsserve::server {
 
-Status check_attention_blocks(const std::vector<AttentionBlock>& blocks, int64_t heads,
-                              int64_t tokens) {
-  const std::vector<int64_t> per_head = {heads, tokens, tokens};
-  const std::vector<int64_t> averaged = {tokens, tokens};
+namespace {
+
+// `side(layer)`: the side of that layer's maps.
+template <typename Side>
+Status check_blocks(const std::vector<AttentionBlock>& blocks, int64_t heads, Side side) {
   for (const AttentionBlock& block : blocks) {
-    const std::vector<int64_t>& expected = block.heads_averaged ? averaged : per_head;
+    const int64_t tokens = side(block.layer);
+    const std::vector<int64_t> expected = block.heads_averaged
+                                              ? std::vector<int64_t>{tokens, tokens}
+                                              : std::vector<int64_t>{heads, tokens, tokens};
     const auto count =
         static_cast<std::size_t>(block.heads_averaged ? tokens * tokens : heads * tokens * tokens);
     if (block.shape != expected || block.weights.size() != count) {
@@ -23,6 +27,23 @@ Status check_attention_blocks(const std::vector<AttentionBlock>& blocks, int64_t
     }
   }
   return Status();
+}
+
+}  // namespace
+
+Status check_attention_blocks(const std::vector<AttentionBlock>& blocks, int64_t heads,
+                              int64_t tokens) {
+  return check_blocks(blocks, heads, [tokens](int32_t) { return tokens; });
+}
+
+Status check_attention_blocks(const std::vector<AttentionBlock>& blocks, const ModelShape& model,
+                              int64_t variables) {
+  return check_blocks(blocks, model.n_heads, [&model, variables](int32_t layer) {
+    const bool known =
+        layer >= 0 && layer < model.e_layers &&
+        (model.map_sides.empty() || layer < static_cast<int64_t>(model.map_sides.size()));
+    return known ? model.attention_tokens(variables, layer) : int64_t{-1};
+  });
 }
 
 }  // namespace tsserve::server

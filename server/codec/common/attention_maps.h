@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "server/request/model_shape.h"
 #include "server/request/request_types.h"
 #include "server/status/status.h"
 
@@ -16,5 +17,10 @@ namespace tsserve::server {
 // broke its contract; nothing is encoded).
 Status check_attention_blocks(const std::vector<AttentionBlock>& blocks, int64_t heads,
                               int64_t tokens);
+
+// The same for Forecast's maps, whose side may differ by layer: each block's side is
+// model.attention_tokens(variables, block.layer).
+Status check_attention_blocks(const std::vector<AttentionBlock>& blocks, const ModelShape& model,
+                              int64_t variables);
 
 }  // namespace tsserve::server

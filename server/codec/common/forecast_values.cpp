@@ -55,7 +55,7 @@ Status check_forecast_output(const ForecastInput& input, const ModelShape& model
                                        std::to_string(model.pred_len) + " points"};
   }
   const int64_t variables = input.samples > 0 ? input.series_rows / input.samples : 0;
-  return check_attention_blocks(result.attention, model.n_heads, model.attention_tokens(variables));
+  return check_attention_blocks(result.attention, model, variables);
 }
 
 }  // namespace tsserve::server

@@ -51,9 +51,9 @@ Status resolve_interval_levels(const std::vector<double>& levels, const Forecast
                 "than NONE"};
   }
   const int64_t per_sample = input.series_rows / input.samples;
-  if (model.is_itransformer() && per_sample != calibration.columns) {
+  if (model.unit == SampleUnit::kSample && per_sample != calibration.columns) {
     return {StatusCode::kFailedPrecondition,
-            field + ": this iTransformer was calibrated on samples of its " +
+            field + ": this " + model.family + " was calibrated on samples of its " +
                 std::to_string(calibration.columns) +
                 " columns together, and its forecast of a "
                 "variable depends on the others; a sample of " +

@@ -1,8 +1,10 @@
-#include "server/codec/common/itransformer_request.h"
+#include "server/codec/common/sample_request.h"
 
 #include <vector>
 
+#include "server/codec/common/forecast_timestamps.h"
 #include "tsserve/model/time_features.h"
+#include "tsserve/model/time_marks.h"
 
 namespace tsserve::server {
 namespace {
@@ -15,15 +17,21 @@ std::string feature_list(const ModelShape& model) {
   return list;
 }
 
+// "an iTransformer", "a Transformer".
+std::string with_article(const std::string& name) {
+  const bool vowel = !name.empty() && std::string("aeiouAEIOU").find(name[0]) != std::string::npos;
+  return (vowel ? "an " : "a ") + name;
+}
+
 }  // namespace
 
-Status check_itransformer_variables(const SeriesGeometry& g, const SeriesNames& names,
-                                    const ModelShape& model) {
-  if (model.any_variable_count || g.variables == model.enc_in) return Status();
+Status check_sample_variables(const SeriesGeometry& g, const SeriesNames& names,
+                              const ModelShape& model) {
+  if (!model.fixes_variable_count() || g.variables == model.enc_in) return Status();
   return invalid_argument(
       std::string(names.spec.field) + ": " + std::to_string(g.variables) + " variables (N in " +
-      names.spec.dims + ", " + names.layout +
-      "); this iTransformer takes exactly enc_in = " + std::to_string(model.enc_in) +
+      names.spec.dims + ", " + names.layout + "); this " + model.family +
+      " takes exactly enc_in = " + std::to_string(model.enc_in) +
       " (the variables it was trained on, in training order; GetModelInfo enc_in)");
 }
 
@@ -50,15 +58,52 @@ Status check_timestamps(const int64_t* timestamps, int64_t count, const SeriesGe
   return Status();
 }
 
-Status gather_calendar(const int64_t* timestamps, int64_t count, const SeriesGeometry& g,
-                       const ModelShape& model, const std::string& field, ForecastInput* out) {
+namespace {
+
+// kStepMarks: each sample's last T timestamps, then the F forecast steps continued from
+// them, as TSLib's marks [T + F, C].
+Status gather_step_marks(const int64_t* timestamps, const SeriesGeometry& g,
+                         const ModelShape& model, const std::string& field, ForecastInput* out) {
+  const auto used = static_cast<std::size_t>(g.used);
+  for (int64_t b = 0; b < g.samples; ++b) {
+    const int64_t* last = timestamps + (b + 1) * g.points;
+    ForecastTimestamps future = continue_timestamps(last - g.points, g.points, model.pred_len);
+    if (future.times.empty()) {
+      return invalid_argument(field + ": this " + model.family +
+                              " reads the time marks of its forecast's steps too, continued "
+                              "from the input's; " +
+                              future.note);
+    }
+    std::vector<int64_t> steps(last - static_cast<std::ptrdiff_t>(used), last);
+    steps.insert(steps.end(), future.times.begin(), future.times.end());
+    const std::vector<float> marks = model::time_marks(model.mark_embed, model.mark_freq, steps);
+    out->calendar.insert(out->calendar.end(), marks.begin(), marks.end());
+  }
+  return Status();
+}
+
+std::string time_inputs_text(const ModelShape& model) {
+  if (model.time_inputs == TimeInputs::kFeatureTokens) {
+    return "whose calendar tokens (" + feature_list(model) +
+           ") come from the time of each input point";
+  }
+  return "whose time marks (embed \"" + model.mark_embed + "\", freq \"" + model.mark_freq +
+         "\") come from the time of each input point and of the forecast's points after them";
+}
+
+}  // namespace
+
+Status gather_time_inputs(const int64_t* timestamps, int64_t count, const SeriesGeometry& g,
+                          const ModelShape& model, const std::string& field, ForecastInput* out) {
   out->calendar.clear();
-  if (model.calendar.empty()) return Status();
+  if (model.time_inputs == TimeInputs::kNone) return Status();
   if (count == 0) {
-    return invalid_argument(
-        field + ": required by this iTransformer, whose calendar tokens (" + feature_list(model) +
-        ") come from the time of each input point; give " + std::to_string(g.points) +
-        " Unix seconds (UTC) per sample, oldest first");
+    return invalid_argument(field + ": required by this " + model.family + ", " +
+                            time_inputs_text(model) + "; give " + std::to_string(g.points) +
+                            " Unix seconds (UTC) per sample, oldest first");
+  }
+  if (model.time_inputs == TimeInputs::kStepMarks) {
+    return gather_step_marks(timestamps, g, model, field, out);
   }
   const auto used = static_cast<std::size_t>(g.used);
   out->calendar.reserve(static_cast<std::size_t>(g.samples) * model.calendar.size() * used);
@@ -71,23 +116,26 @@ Status gather_calendar(const int64_t* timestamps, int64_t count, const SeriesGeo
   return Status();
 }
 
-Status resolve_itransformer_attention(
+Status resolve_sample_attention(
     const AttentionRequest& options, const SeriesGeometry& g, const ModelShape& model,
     const google::protobuf::RepeatedPtrField<std::string>& variable_names, ForecastInput* out,
     const AttentionFields& fields) {
   out->attention_token_names.clear();
   if (options.enabled && !options.variables.empty()) {
     return invalid_argument(
-        std::string(fields.variables) +
-        ": must be empty for an iTransformer: its tokens are the variables, so each "
-        "layer has one map over all of them; got " +
-        std::to_string(options.variables.size()) + " indices");
+        std::string(fields.variables) + ": must be empty for " + with_article(model.family) +
+        (model.map_sides.empty()
+             ? ": its tokens are the variables, so each layer has one map over all of them"
+             : ": its tokens are time steps of the whole sample, so each layer has one map per "
+               "sample") +
+        "; got " + std::to_string(options.variables.size()) + " indices");
   }
   Status status = resolve_forecast_attention(options, model.e_layers, 1, &out->attention, fields);
   if (!status.ok() || !out->attention.enabled) return status;
   out->attention.variables.clear();
   for (int64_t b = 0; b < g.samples; ++b)
     out->attention.variables.push_back(static_cast<int32_t>(b));
+  if (!model.map_sides.empty()) return Status();  // the tokens are time steps, in order
   for (int64_t n = 0; n < g.variables; ++n) {
     out->attention_token_names.push_back(
         variable_names.empty() ? std::to_string(n) : variable_names.Get(static_cast<int>(n)));

@@ -23,18 +23,19 @@ inference::ModelMetadataResponse oip_model_metadata(const ModelShape& model) {
   metadata.set_name(model.name);
   metadata.add_versions(model.version);
   metadata.set_platform(kOipPlatform);
-  // An iTransformer with a fixed N says it; its maps are over N + C tokens.
-  const bool fixed_n = model.is_itransformer() && !model.any_variable_count;
-  const int64_t variables = fixed_n ? model.enc_in : -1;
-  const int64_t tokens = model.is_itransformer() && !fixed_n ? -1 : model.attention_tokens(variables);
+  // A model with a fixed N says it; maps whose side depends on N (N + C tokens) say -1.
+  const int64_t variables = model.fixes_variable_count() ? model.enc_in : -1;
+  // -1 too where the layers' sides differ (such a model refuses the attention output).
+  const bool unknown = (model.map_sides.empty() && variables < 0) || !model.map_sides_equal();
+  const int64_t tokens = unknown ? -1 : model.attention_tokens(variables);
   add_tensor(kOipSeriesInput, kOipFp32, {-1, model.seq_len, variables}, metadata.mutable_inputs());
   add_tensor(kOipTimestampsInput, kOipInt64, {-1, -1}, metadata.mutable_inputs());
   add_tensor(kOipForecastOutput, kOipFp32, {-1, model.pred_len, variables},
              metadata.mutable_outputs());
-  // [B, V, L, H, P, P]; H is n_heads, or 1 with attention_average_heads. An iTransformer's
-  // V is 1 (a map spans the sample's variables).
+  // [B, V, L, H, P, P]; H is n_heads, or 1 with attention_average_heads. V is 1 for a
+  // model with maps per sample (a map spans the sample's variables).
   add_tensor(kOipAttentionOutput, kOipFp32,
-             {-1, model.is_itransformer() ? 1 : -1, -1, -1, tokens, tokens},
+             {-1, model.maps_per_sample() ? 1 : -1, -1, -1, tokens, tokens},
              metadata.mutable_outputs());
   if (!model.calibration.empty()) {
     for (const char* bound : {kOipLowerOutput, kOipUpperOutput}) {

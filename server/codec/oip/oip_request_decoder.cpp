@@ -1,9 +1,9 @@
 #include "server/codec/oip/oip_request_decoder.h"
 
 #include "server/codec/common/attention_selection.h"
-#include "server/codec/common/itransformer_request.h"
 #include "server/codec/common/prediction_intervals.h"
 #include "server/codec/common/request_id.h"
+#include "server/codec/common/sample_request.h"
 #include "server/codec/common/scaler_matching.h"
 #include "server/codec/common/series_rows.h"
 #include "server/codec/common/tensor_codec.h"
@@ -194,6 +194,13 @@ Status decode_model_infer_request(const inference::ModelInferRequest& request,
   for (OipOutput output : reply->outputs) {
     if (output == OipOutput::kAttention) options.attention.enabled = true;
   }
+  if (options.attention.enabled && !model.map_sides_equal()) {
+    return invalid_argument(
+        std::string("outputs (\"") + kOipAttentionOutput + "\"): this " + model.family +
+        "'s layers have attention maps of different sides (its distilling layers shorten the "
+        "sequence), which one [B, V, L, H, P, P] tensor cannot hold; ask tsserve.v1 Forecast or "
+        "the HTTP API's /v1 forecast for them");
+  }
 
   int index = 0;
   int timestamps_index = -1;
@@ -213,9 +220,7 @@ Status decode_model_infer_request(const inference::ModelInferRequest& request,
   TSSERVE_RETURN_IF_ERROR(check_series_geometry(g, names, limits));
   TSSERVE_RETURN_IF_ERROR(
       check_variable_names(options.variable_names, g.variables, "parameters[\"variable_names\"]"));
-  if (model.is_itransformer()) {
-    TSSERVE_RETURN_IF_ERROR(check_itransformer_variables(g, names, model));
-  }
+  TSSERVE_RETURN_IF_ERROR(check_sample_variables(g, names, model));
   std::vector<int64_t> timestamps;
   const std::string timestamps_field =
       timestamps_index < 0 ? std::string("inputs (\"timestamps\")")
@@ -234,12 +239,12 @@ Status decode_model_infer_request(const inference::ModelInferRequest& request,
                                        model, &scaler, scaler_fields));
   const AttentionFields attention_fields{"parameters[\"attention_layers\"]",
                                          "parameters[\"attention_variables\"]"};
-  if (model.is_itransformer()) {
-    TSSERVE_RETURN_IF_ERROR(gather_calendar(timestamps.data(),
-                                            static_cast<int64_t>(timestamps.size()), g, model,
-                                            timestamps_field, input));
+  TSSERVE_RETURN_IF_ERROR(gather_time_inputs(timestamps.data(),
+                                             static_cast<int64_t>(timestamps.size()), g, model,
+                                             timestamps_field, input));
+  if (model.maps_per_sample()) {
     // One map per sample and layer: the selection's "variables" are the samples.
-    TSSERVE_RETURN_IF_ERROR(resolve_itransformer_attention(
+    TSSERVE_RETURN_IF_ERROR(resolve_sample_attention(
         options.attention, g, model, options.variable_names, input, attention_fields));
   } else {
     TSSERVE_RETURN_IF_ERROR(resolve_forecast_attention(

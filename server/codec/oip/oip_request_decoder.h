@@ -7,7 +7,7 @@
 // The request: the input "series", FP32, [B, T_in, N] (T_in >= T: the last T points are
 // used), its data in contents.fp32_contents or in raw_input_contents (little-endian), and
 // optionally "timestamps" INT64 [B, T_in] (oip_timestamps.h; an iTransformer's rules:
-// itransformer_request.h);
+// sample_request.h);
 // `outputs` empty (the forecast) or naming "forecast" and/or "attention"; parameters as
 // oip_parameters.h says. model_name/model_version are the service's to check (they pick
 // the ModelShape passed here).

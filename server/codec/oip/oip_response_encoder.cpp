@@ -80,6 +80,8 @@ void write_attention(const ForecastInput& input, const ModelShape& model,
   });
   const AttentionSelection& selection = input.attention;
   const auto per_sample = static_cast<int64_t>(selection.variables.size()) / input.samples;
+  // One tensor holds every layer's maps: the decoder refuses attention for a model whose
+  // layers' sides differ (ModelShape::map_sides_equal).
   const int64_t tokens = model.attention_tokens(input.series_rows / input.samples);
   const std::vector<int64_t> shape = {input.samples,
                                       per_sample,

@@ -20,7 +20,7 @@ inline constexpr char kOipInt64[] = "INT64";
 // raw_input_contents[index] little-endian) into *out. INVALID_ARGUMENT naming `field`:
 // another datatype, rank or shape, per-tensor parameters, data that does not fill the
 // shape, or data in another typed field. The order of the values is checked later
-// (itransformer_request.h check_timestamps).
+// (sample_request.h check_timestamps).
 Status read_oip_timestamps(const inference::ModelInferRequest& request, int index, int64_t samples,
                            int64_t points, const std::string& field, std::vector<int64_t>* out);
 

@@ -9,6 +9,9 @@ Status decode_encode_request(const v1::EncodeRequest& request, const ModelShape&
                              const RequestLimits& limits, EncodeInput* out) {
   TSSERVE_RETURN_IF_ERROR(resolve_request_id(request.request_id(), &out->request_id));
   TSSERVE_RETURN_IF_ERROR(resolve_output_encoding(request.output_encoding(), &out->raw_output));
+  if (!model.encode_refusal.empty()) {
+    return {StatusCode::kFailedPrecondition, "Encode: " + model.encode_refusal};
+  }
 
   const TensorSpec spec{"tokens", 2, "[L, D]"};
   TensorView tokens;

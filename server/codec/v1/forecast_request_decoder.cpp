@@ -3,9 +3,9 @@
 #include <string>
 
 #include "server/codec/common/forecast_timestamps.h"
-#include "server/codec/common/itransformer_request.h"
 #include "server/codec/common/prediction_intervals.h"
 #include "server/codec/common/request_id.h"
+#include "server/codec/common/sample_request.h"
 #include "server/codec/common/scaler_matching.h"
 #include "server/codec/common/series_rows.h"
 #include "server/codec/v1/attention_options.h"
@@ -37,9 +37,7 @@ Status decode_forecast_request(const v1::ForecastRequest& request, const ModelSh
                           "SCALER_MODE_NONE"};
   TSSERVE_RETURN_IF_ERROR(check_series_geometry(g, names, limits));
   TSSERVE_RETURN_IF_ERROR(check_variable_names(request.variable_names(), g.variables));
-  if (model.is_itransformer()) {
-    TSSERVE_RETURN_IF_ERROR(check_itransformer_variables(g, names, model));
-  }
+  TSSERVE_RETURN_IF_ERROR(check_sample_variables(g, names, model));
   const int64_t* timestamps = request.timestamps().data();
   const int64_t timestamp_count = request.timestamps_size();
   TSSERVE_RETURN_IF_ERROR(check_timestamps(timestamps, timestamp_count, g, "timestamps"));
@@ -54,11 +52,11 @@ Status decode_forecast_request(const v1::ForecastRequest& request, const ModelSh
   ScalerMatch scaler;
   TSSERVE_RETURN_IF_ERROR(
       match_scaler(request.scaler_mode(), request.variable_names(), g.variables, model, &scaler));
-  if (model.is_itransformer()) {
-    TSSERVE_RETURN_IF_ERROR(
-        gather_calendar(timestamps, timestamp_count, g, model, "timestamps", out));
-    TSSERVE_RETURN_IF_ERROR(resolve_itransformer_attention(
-        attention_request_of(request.attention()), g, model, request.variable_names(), out));
+  TSSERVE_RETURN_IF_ERROR(
+      gather_time_inputs(timestamps, timestamp_count, g, model, "timestamps", out));
+  if (model.maps_per_sample()) {
+    TSSERVE_RETURN_IF_ERROR(resolve_sample_attention(attention_request_of(request.attention()), g,
+                                                     model, request.variable_names(), out));
   } else {
     TSSERVE_RETURN_IF_ERROR(resolve_forecast_attention(request.attention(), model.e_layers,
                                                        g.variables, &out->attention));

@@ -1,4 +1,4 @@
-#include "server/runtime/itransformer_batches.h"
+#include "server/families/itransformer/itransformer_batches.h"
 
 #include <ATen/ATen.h>
 

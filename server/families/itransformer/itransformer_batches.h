@@ -6,11 +6,12 @@
 // with them the last bits; grouped, a sample's answer is bitwise the one it gets alone
 // (the model's batch-invariant path, config.batch_invariant, does the rest).
 //
-// Errors as batch_processors.h: logged, then the batcher completes the batch INTERNAL.
+// Errors as every processor (patchtst_batches.h): logged, then the batcher completes the batch
+// INTERNAL.
 
 #include "server/batching/dynamic_batcher.h"
-#include "server/runtime/batch_processors.h"
-#include "server/runtime/itransformer_runner.h"
+#include "server/families/itransformer/itransformer_runner.h"
+#include "server/runtime/batch_observer.h"
 
 namespace tsserve::server {
 

@@ -1,17 +1,16 @@
-#include "server/runtime/itransformer_runner.h"
+#include "server/families/itransformer/itransformer_runner.h"
 
 #include <ATen/ATen.h>
 #include <c10/core/InferenceMode.h>
 
 #include <algorithm>
 
+#include "server/runtime/device.h"
 #include "tsserve/model/intra_op_threads.h"
 #include "tsserve/model/model_error.h"
 
 namespace tsserve::server {
 namespace {
-
-at::Tensor to_cpu(const at::Tensor& t) { return t.device().is_cpu() ? t : t.cpu(); }
 
 at::Tensor on(const at::Tensor& t, at::Device device) { return t.defined() ? t.to(device) : t; }
 

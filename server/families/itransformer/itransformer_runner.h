@@ -1,5 +1,5 @@
 #pragma once
-// Runs a loaded iTransformer on its device: ModelRunner's counterpart for the second
+// Runs a loaded iTransformer on its device: PatchTSTRunner's counterpart for the second
 // family, with the same contract (CPU tensors in and out, inference mode, concurrent
 // calls from several batcher workers, LibTorch's exceptions let through).
 //
@@ -10,7 +10,7 @@
 
 #include <string>
 
-#include "server/runtime/model_runner.h"
+#include "server/runtime/runner_options.h"
 #include "tsserve/model/itransformer.h"
 
 namespace tsserve::server {
@@ -28,7 +28,7 @@ class ITransformerRunner {
   model::SampleForecast forecast(const at::Tensor& series, const at::Tensor& calendar,
                                  bool need_attention) const;
 
-  // tokens [B, L, d_model] float32 CPU -> the encoder alone, as ModelRunner::encode.
+  // tokens [B, L, d_model] float32 CPU -> the encoder alone, as PatchTSTRunner::encode.
   model::EncoderOutput encode(const at::Tensor& tokens, bool need_attention) const;
 
   const model::ModelConfig& config() const { return model_->config(); }

@@ -1,5 +1,5 @@
 #pragma once
-// Runs the loaded model on its device: the one place the server touches LibTorch.
+// Runs a loaded PatchTST on its device.
 //
 // Inputs and outputs are CPU tensors; the runner moves them to and from the device and
 // runs under inference mode. Forward calls may come from several batcher workers at once
@@ -27,11 +27,11 @@
 
 namespace tsserve::server {
 
-class ModelRunner {
+class PatchTSTRunner {
  public:
   // Moves `model` to the device, sets the threads and warms up (forecast at 1 and
   // warm_up_rows rows, encode at patch_count tokens). Throws model::ModelError.
-  ModelRunner(model::PatchTST model, const RunnerOptions& options);
+  PatchTSTRunner(model::PatchTST model, const RunnerOptions& options);
 
   // rows [R, seq_len] float32 CPU -> forecast [R, pred_len] CPU, in the rows' units.
   at::Tensor forecast(const at::Tensor& rows) const;
@@ -58,9 +58,5 @@ class ModelRunner {
   std::unique_ptr<model::RowForecaster> forecaster_;
   ServingKernels kernels_;
 };
-
-// Parses a device option; throws model::ModelError naming the option and the choices, or
-// saying that this LibTorch build has no CUDA.
-at::Device parse_device(const std::string& text);
 
 }  // namespace tsserve::server

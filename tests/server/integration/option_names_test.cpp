@@ -1,12 +1,12 @@
 // The attention and prob_layout options are spelled once on the server's side
 // (kAttentionKinds, kProbLayouts in server_config.h) and converted by the model's own names
-// (runtime/model_loading.h): every name the config accepts must be one the model knows.
+// (runtime/served_model_config.h): every name the config accepts must be one the model knows.
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "server/config/server_config.h"
-#include "server/runtime/model_loading.h"
+#include "server/runtime/served_model_config.h"
 #include "tsserve/model/model_error.h"
 
 namespace tsserve::server {

@@ -1,0 +1,237 @@
+// The serving contract every model family keeps, run over each family the server
+// registers (server/families/model_families.cpp), each from a checkpoint PyTorch wrote:
+// a forecast is bitwise the same alone or batched with other requests; a request with a
+// variable count the model does not take is refused naming enc_in; a model that reads
+// time inputs refuses a request without timestamps, naming them; attention maps come one
+// per unit (variable or sample) and layer, square, of the side the family's view of the
+// model promises. A family registered without a checkpoint here fails the first test.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "../oip_test_support.h"
+#include "server/families/model_families.h"
+#include "server_harness.h"
+#include "tsserve/model/model_config.h"
+
+namespace tsserve::model {
+// Test names print the family by name, not as bytes.
+void PrintTo(ModelFamily family, std::ostream* os) { *os << to_string(family); }
+}  // namespace tsserve::model
+
+namespace tsserve::server::testing {
+namespace {
+
+using std::chrono::seconds;
+
+constexpr int64_t kJanuary1st2018 = 1514764800;  // 00:00 UTC
+
+// One checkpoint per family; Informer and Transformer from make_encdec_fixtures.py.
+std::string family_checkpoint(model::ModelFamily family) {
+  const std::string source = std::string(TSSERVE_SOURCE_DIR) + "/model/default/";
+  const std::string fixtures = std::string(TSSERVE_FIXTURE_DIR) + "/encdec/";
+  switch (family) {
+    case model::ModelFamily::kPatchTST:
+      return source + "patchtst_etth1.pt";
+    case model::ModelFamily::kITransformer:
+      return source + "itransformer_etth1.pt";
+    case model::ModelFamily::kInformer:
+      return fixtures + "inf_distil_timef_t_all_active.pt";
+    case model::ModelFamily::kTransformer:
+      return fixtures + "tr_fixed_m.pt";
+  }
+  return "";
+}
+
+std::vector<model::ModelFamily> registered_families() {
+  std::vector<model::ModelFamily> families;
+  for (const ModelFamilyDefinition& definition : model_families())
+    families.push_back(definition.family);
+  return families;
+}
+
+// N variables of T hourly points, seeded, with their timestamps.
+v1::ForecastRequest contract_request(int64_t variables, int64_t points, uint64_t seed,
+                                     bool with_timestamps = true) {
+  v1::ForecastRequest request = forecast_request(variables, points, seed);
+  if (with_timestamps) {
+    for (int64_t t = 0; t < points; ++t) request.add_timestamps(kJanuary1st2018 + 3600 * t);
+  }
+  return request;
+}
+
+class FamilyContract : public ::testing::TestWithParam<model::ModelFamily> {
+ protected:
+  static ServerConfig config_for(model::ModelFamily family) {
+    ServerConfig config = test_config();
+    config.model.model = family_checkpoint(family);
+    return config;
+  }
+
+  // What the codecs were told about the model: the promise the maps are checked against.
+  static ModelShape shape_for(model::ModelFamily family) {
+    return model_shape_of(
+        model::load_model_config(model::config_path_for(family_checkpoint(family))));
+  }
+
+  static v1::ModelInfo info_of(ServerHarness& harness) {
+    grpc::ClientContext context;
+    v1::GetModelInfoRequest request;
+    v1::GetModelInfoResponse response;
+    EXPECT_TRUE(harness.stub().GetModelInfo(&context, request, &response).ok());
+    return response.info();
+  }
+
+  // The variables a request carries: enc_in when the model fixes it, else 3.
+  static int64_t variables_for(const ModelShape& shape) {
+    return shape.fixes_variable_count() ? shape.enc_in : 3;
+  }
+};
+
+TEST(FamilyContractList, EveryRegisteredFamilyHasACheckpointHere) {
+  ASSERT_FALSE(registered_families().empty());
+  for (model::ModelFamily family : registered_families()) {
+    EXPECT_FALSE(family_checkpoint(family).empty()) << model::to_string(family);
+  }
+}
+
+TEST_P(FamilyContract, ServesItsFamilyByName) {
+  ServerHarness harness(config_for(GetParam()));
+  const v1::ModelInfo info = info_of(harness);
+  EXPECT_EQ(info.family(), model::to_string(GetParam()));
+  EXPECT_EQ(info.maps_per_sample(), GetParam() != model::ModelFamily::kPatchTST);
+}
+
+TEST_P(FamilyContract, AForecastIsBitwiseTheSameAloneOrBatched) {
+  ServerHarness harness(config_for(GetParam()));
+  const ModelShape shape = shape_for(GetParam());
+  const int64_t variables = variables_for(shape);
+  const v1::ForecastRequest probe = contract_request(variables, shape.seq_len, 1);
+  const v1::ForecastResponse alone = forecast_expecting_ok(harness, probe);
+  ASSERT_EQ(alone.forecast().values_size(), variables * shape.pred_len);
+
+  std::vector<v1::ForecastRequest> requests;
+  for (uint64_t seed = 2; seed < 9; ++seed)
+    requests.push_back(contract_request(variables, shape.seq_len, seed));
+  requests.insert(requests.begin() + 3, probe);
+  std::vector<v1::ForecastResponse> responses;
+  std::vector<grpc::Status> statuses;
+  ASSERT_TRUE(forecast_concurrently(harness, requests, responses, statuses, seconds(60)));
+  for (const grpc::Status& status : statuses) ASSERT_TRUE(status.ok()) << status.error_message();
+  const std::vector<float> batched = floats(responses[3].forecast());
+  const std::vector<float> single = floats(alone.forecast());
+  ASSERT_EQ(batched.size(), single.size());
+  EXPECT_EQ(0, std::memcmp(batched.data(), single.data(), single.size() * sizeof(float)))
+      << model::to_string(GetParam()) << ": the batched answer differs in its bits";
+}
+
+TEST_P(FamilyContract, AVariableCountTheModelDoesNotTakeIsRefusedNamingEncIn) {
+  const ModelShape shape = shape_for(GetParam());
+  if (!shape.fixes_variable_count()) GTEST_SKIP() << "any N runs: channel independent";
+  ServerHarness harness(config_for(GetParam()));
+  grpc::ClientContext context;
+  v1::ForecastResponse response;
+  const grpc::Status status = harness.stub().Forecast(
+      &context, contract_request(shape.enc_in + 1, shape.seq_len, 1), &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(status.error_message().find("enc_in = " + std::to_string(shape.enc_in)),
+            std::string::npos)
+      << status.error_message();
+}
+
+TEST_P(FamilyContract, MissingTimestampsAreRefusedWhenTheModelReadsThem) {
+  const ModelShape shape = shape_for(GetParam());
+  ServerHarness harness(config_for(GetParam()));
+  grpc::ClientContext context;
+  v1::ForecastResponse response;
+  const grpc::Status status = harness.stub().Forecast(
+      &context, contract_request(variables_for(shape), shape.seq_len, 1, false), &response);
+  if (shape.time_inputs == TimeInputs::kNone) {
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return;
+  }
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(status.error_message().rfind(
+                "timestamps: required by this " + model::to_string(GetParam()), 0),
+            0u)
+      << status.error_message();
+}
+
+TEST_P(FamilyContract, AttentionMapsComePerUnitAndLayerOfThePromisedSide) {
+  const ModelShape shape = shape_for(GetParam());
+  ServerHarness harness(config_for(GetParam()));
+  const int64_t variables = variables_for(shape);
+  v1::ForecastRequest request = contract_request(variables, shape.seq_len, 1);
+  request.mutable_attention()->set_enabled(true);
+  request.mutable_attention()->set_average_heads(true);
+  const v1::ForecastResponse response = forecast_expecting_ok(harness, request);
+  const int64_t units = shape.maps_per_sample() ? 1 : variables;
+  ASSERT_EQ(response.attention_size(), units * shape.e_layers);
+  for (const v1::AttentionMap& map : response.attention()) {
+    const int64_t side = shape.attention_tokens(variables, map.layer());
+    ASSERT_EQ(map.weights().shape_size(), 2);
+    EXPECT_EQ(map.weights().shape(0), side) << "layer " << map.layer();
+    EXPECT_EQ(map.weights().shape(1), side) << "layer " << map.layer();
+    EXPECT_EQ(map.weights().values_size(), side * side);
+  }
+  // The side was promised by the family's view, not taken from the answer: check it
+  // against what each family is known to do.
+  if (GetParam() == model::ModelFamily::kInformer) {
+    EXPECT_EQ(shape.map_sides, (std::vector<int64_t>{32, 17, 10}));  // distilling halves L
+  }
+  if (GetParam() == model::ModelFamily::kPatchTST) {
+    EXPECT_EQ(shape.attention_tokens(variables, 0), 42);  // (336 - 16) / 8 + 2 patches
+  }
+}
+
+TEST_P(FamilyContract, TheOpenInferenceProtocolAnswersAsTsserveV1Does) {
+  const ModelShape shape = shape_for(GetParam());
+  ServerHarness harness(config_for(GetParam()));
+  const int64_t variables = variables_for(shape);
+  const int64_t T = shape.seq_len;
+  const v1::ForecastRequest probe = contract_request(variables, T, 1);
+  const v1::ForecastResponse v1_answer = forecast_expecting_ok(harness, probe);
+
+  std::vector<float> by_time(static_cast<size_t>(T * variables));  // [1, T, N]
+  for (int64_t v = 0; v < variables; ++v) {
+    for (int64_t t = 0; t < T; ++t)
+      by_time[static_cast<size_t>(t * variables + v)] =
+          probe.series().values(static_cast<int>(v * T + t));
+  }
+  inference::ModelInferRequest request = infer_request(1, T, variables, by_time);
+  request.set_model_name(info_of(harness).name());
+  request.mutable_parameters()->erase("scaler_mode");
+  auto* stamps = request.add_inputs();
+  stamps->set_name("timestamps");
+  stamps->set_datatype("INT64");
+  stamps->add_shape(1);
+  stamps->add_shape(T);
+  for (int64_t t = 0; t < T; ++t)
+    stamps->mutable_contents()->add_int64_contents(probe.timestamps(static_cast<int>(t)));
+  inference::ModelInferResponse response;
+  grpc::ClientContext context;
+  const grpc::Status status = harness.oip().ModelInfer(&context, request, &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  const std::vector<float> oip = output_floats(response, 0);  // [1, F, N]
+  const int64_t F = shape.pred_len;
+  ASSERT_EQ(static_cast<int64_t>(oip.size()), F * variables);
+  for (int64_t v = 0; v < variables; ++v) {
+    for (int64_t f = 0; f < F; ++f) {
+      ASSERT_EQ(oip[static_cast<size_t>(f * variables + v)],
+                v1_answer.forecast().values(static_cast<int>(v * F + f)))
+          << "variable " << v << ", step " << f;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryFamily, FamilyContract, ::testing::ValuesIn(registered_families()),
+                         [](const ::testing::TestParamInfo<model::ModelFamily>& info) {
+                           return model::to_string(info.param);
+                         });
+
+}  // namespace
+}  // namespace tsserve::server::testing
