@@ -1,12 +1,14 @@
 #include "calibration_windows.h"
 
 #include <cstdio>
+#include <functional>
 #include <stdexcept>
 
-#include "tsserve/csv/row_time.h"
 #include "tsserve/csv/csv_window.h"
+#include "tsserve/csv/row_time.h"
 #include "tsserve/model/checkpoint_loader.h"
 #include "tsserve/model/standard_scaler.h"
+#include "tsserve/model/time_marks.h"
 
 namespace tsserve::tools {
 
@@ -52,7 +54,7 @@ ScaledDataset read_scaled_dataset(const std::string& path, const model::ModelCon
       values[r][c] = scaler.scale(table.values[k][static_cast<size_t>(r)]);
     }
   }
-  if (!config.calendar_features().empty()) {
+  if (!config.calendar_features().empty() || config.is_encoder_decoder()) {
     auto times = csv::parse_row_times(table.row_labels);
     if (!times) {
       throw std::invalid_argument(path + ": the '" + table.label_column +
@@ -68,32 +70,70 @@ namespace {
 
 constexpr int64_t kBatch = 64;  // windows per model call
 
-// Forecasts of windows [first, first + count): [count, pred_len, C], scaled.
-at::Tensor forecast_windows(model::PatchTST patchtst, model::ITransformer itrans,
-                            const model::ModelConfig& config, const ScaledDataset& data,
-                            int64_t first, int64_t count) {
-  const int64_t T = config.seq_len;
+// Forecasts of windows [first, first + count): [count, pred_len, C], scaled, by the
+// family's own entry point (one function per family, chosen once: window_forecaster).
+using WindowForecaster = std::function<at::Tensor(int64_t first, int64_t count)>;
+
+// The windows' series [count, C, T].
+at::Tensor window_series(const ScaledDataset& data, int64_t T, int64_t first, int64_t count) {
   std::vector<at::Tensor> inputs;
   for (int64_t w = first; w < first + count; ++w) {
     inputs.push_back(data.values.slice(0, w, w + T).t());  // [C, T]
   }
-  const at::Tensor series = at::stack(inputs).contiguous();  // [count, C, T]
-  const int64_t C = series.size(1);
-  if (patchtst) {
-    return patchtst->forecast_rows(series.reshape({count * C, T}))
-        .forecast.reshape({count, C, config.pred_len})
-        .transpose(1, 2);
-  }
-  at::Tensor calendar;
-  if (itrans->calendar_token_count() > 0) {
-    std::vector<at::Tensor> marks;
-    for (int64_t w = first; w < first + count; ++w) {
-      const auto begin = data.times.begin() + w;
-      marks.push_back(itrans->calendar_rows(std::vector<int64_t>(begin, begin + T)));
+  return at::stack(inputs).contiguous();
+}
+
+WindowForecaster window_forecaster(const std::string& checkpoint, const model::ModelConfig& config,
+                                   const ScaledDataset& data) {
+  const int64_t T = config.seq_len;
+  const int64_t F = config.pred_len;
+  switch (config.family) {
+    case model::ModelFamily::kPatchTST: {
+      model::PatchTST patchtst = model::load_patchtst(checkpoint, config);
+      return [patchtst, &data, T, F](int64_t first, int64_t count) mutable {
+        const at::Tensor series = window_series(data, T, first, count);
+        const int64_t C = series.size(1);
+        return patchtst->forecast_rows(series.reshape({count * C, T}))
+            .forecast.reshape({count, C, F})
+            .transpose(1, 2);
+      };
     }
-    calendar = at::stack(marks);
+    case model::ModelFamily::kITransformer: {
+      model::ITransformer itrans = model::load_itransformer(checkpoint, config);
+      return [itrans, &data, T](int64_t first, int64_t count) mutable {
+        at::Tensor calendar;
+        if (itrans->calendar_token_count() > 0) {
+          std::vector<at::Tensor> marks;
+          for (int64_t w = first; w < first + count; ++w) {
+            const auto begin = data.times.begin() + w;
+            marks.push_back(itrans->calendar_rows(std::vector<int64_t>(begin, begin + T)));
+          }
+          calendar = at::stack(marks);
+        }
+        return itrans->forecast_samples(window_series(data, T, first, count), calendar)
+            .forecast.transpose(1, 2);
+      };
+    }
+    case model::ModelFamily::kInformer:
+    case model::ModelFamily::kTransformer: {
+      // The marks of the input steps and of the forecast's, from the dataset's own dates
+      // (TSLib's data_stamp), as the server computes them from a request's timestamps.
+      model::EncoderDecoder encdec = model::load_encoder_decoder(checkpoint, config);
+      return [encdec, &data, &config, T, F](int64_t first, int64_t count) mutable {
+        std::vector<at::Tensor> marks;
+        for (int64_t w = first; w < first + count; ++w) {
+          const auto begin = data.times.begin() + w;
+          const std::vector<float> values = model::time_marks(
+              config.embed, config.freq, std::vector<int64_t>(begin, begin + T + F));
+          marks.push_back(at::tensor(values).view({T + F, -1}));
+        }
+        return encdec->forecast_samples(window_series(data, T, first, count), at::stack(marks))
+            .forecast.transpose(1, 2);
+      };
+    }
   }
-  return itrans->forecast_samples(series, calendar).forecast.transpose(1, 2);
+  throw std::invalid_argument("tsserve-calibrate: no window forecaster for model family \"" +
+                              model::to_string(config.family) + "\"");
 }
 
 }  // namespace
@@ -108,19 +148,13 @@ at::Tensor absolute_residuals(const std::string& checkpoint, const model::ModelC
                                 std::to_string(data.values.size(0)) + " rows with seq_len " +
                                 std::to_string(T) + " and pred_len " + std::to_string(F));
   }
-  model::PatchTST patchtst{nullptr};
-  model::ITransformer itrans{nullptr};
-  if (config.family == model::ModelFamily::kPatchTST) {
-    patchtst = model::load_patchtst(checkpoint, config);
-  } else {
-    itrans = model::load_itransformer(checkpoint, config);
-  }
+  WindowForecaster forecast_windows = window_forecaster(checkpoint, config, data);
   at::InferenceMode inference;
   at::Tensor residuals = at::empty({windows, F, data.values.size(1)}, at::kFloat);
   for (int64_t done = 0; done < windows; done += kBatch) {
     const int64_t count = std::min(kBatch, windows - done);
     const int64_t first = rows.first + done;
-    const at::Tensor forecast = forecast_windows(patchtst, itrans, config, data, first, count);
+    const at::Tensor forecast = forecast_windows(first, count);
     std::vector<at::Tensor> actual;
     for (int64_t w = first; w < first + count; ++w) {
       actual.push_back(data.values.slice(0, w + T, w + T + F));  // [F, C]

@@ -1,7 +1,7 @@
 #pragma once
 // The dataset side of tsserve-calibrate: a CSV scaled with the model's StandardScaler, the
 // standard split's row ranges, and the absolute residuals of every window in a range,
-// computed with tsserve's own PatchTST or iTransformer (LibTorch modules, eval mode).
+// computed with tsserve's own model of the config's family (LibTorch modules, eval mode).
 
 #include <torch/torch.h>
 

@@ -1,5 +1,6 @@
 #include "server/families/model_families.h"
 
+#include "server/families/encoder_decoder/encoder_decoder_family.h"
 #include "server/families/itransformer/itransformer_family.h"
 #include "server/families/patchtst/patchtst_family.h"
 #include "tsserve/model/model_error.h"
@@ -10,6 +11,8 @@ const std::vector<ModelFamilyDefinition>& model_families() {
   static const std::vector<ModelFamilyDefinition> families = {
       patchtst_family(),
       itransformer_family(),
+      informer_family(),
+      transformer_family(),
   };
   return families;
 }

@@ -23,16 +23,17 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
-#include <thread>
-#include <vector>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "counting_cpu_allocator.h"
 #include "default_model_shape.h"
 #include "naive_prob_attention.h"
 #include "roofline.h"
 #include "tsserve/model/checkpoint_loader.h"
+#include "tsserve/model/encoder_decoder.h"
 #include "tsserve/model/full_attention.h"
 #include "tsserve/model/fused_flops.h"
 #include "tsserve/model/fused_forward.h"
@@ -43,6 +44,7 @@
 #include "tsserve/model/malloc_retention.h"
 #include "tsserve/model/patchtst.h"
 #include "tsserve/model/prob_attention.h"
+#include "tsserve/model/time_marks.h"
 
 namespace {
 
@@ -238,6 +240,32 @@ void BM_ITransformerForward(benchmark::State& state) {
                                                     benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// The bundled Informer (T=96, label 48, F=96, D=128, 2 + 1 layers, distilling, ProbSparse)
+// on `samples` samples of random series with the marks of hourly timestamps (input and
+// forecast steps, computed once: the request codec computes them, not the model).
+void BM_InformerForward(benchmark::State& state) {
+  const int64_t samples = state.range(0);
+  const bool maps = state.range(1) != 0;
+  EncoderDecoder model = load_encoder_decoder(TSSERVE_DEFAULT_INFORMER);
+  const ModelConfig& config = model->config();
+  torch::manual_seed(0);
+  const at::Tensor series = torch::randn({samples, config.enc_in, config.seq_len});
+  std::vector<int64_t> stamps;
+  for (int64_t t = 0; t < config.seq_len + config.pred_len; ++t)
+    stamps.push_back(1467331200 + 3600 * t);
+  const std::vector<float> values = time_marks(config.embed, config.freq, stamps);
+  const at::Tensor marks = torch::tensor(values)
+                               .view({1, config.seq_len + config.pred_len, -1})
+                               .expand({samples, -1, -1})
+                               .contiguous();
+  at::InferenceMode guard;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(model->forecast_samples(series, marks, maps).forecast);
+  }
+  state.counters["samples_per_s"] = benchmark::Counter(
+      static_cast<double>(samples), benchmark::Counter::kIsIterationInvariantRate);
+}
+
 // L = 16384: Full needs 8 GiB of scores per forward; the naive gather 1.6 GiB of key copies.
 BENCHMARK(BM_FullAttention)->RangeMultiplier(4)->Range(64, 16384)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ProbAttention)->RangeMultiplier(4)->Range(64, 16384)->Unit(benchmark::kMillisecond);
@@ -252,6 +280,10 @@ BENCHMARK(BM_PatchTSTForward)
 BENCHMARK(BM_ITransformerForward)
     ->ArgNames({"samples", "maps", "invariant"})
     ->ArgsProduct({{1, 8, 64}, {0, 1}, {1, 0}})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_InformerForward)
+    ->ArgNames({"samples", "maps"})
+    ->ArgsProduct({{1, 8, 64}, {0, 1}})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FusedForward)
     ->ArgName("rows")

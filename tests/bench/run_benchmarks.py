@@ -238,6 +238,12 @@ class Bench:
         with self.tsserve_server("--model", itransformer) as server:
             r["itr_maps_off"] = self.sweep(server.target, "iTransformer, no maps", "1,8")
             r["itr_maps_on"] = self.sweep(server.target, "iTransformer, with maps", "1,8", ["--attention"])
+        # The encoder-decoder family: the bundled Informer (7 variables, T=96, hourly
+        # timestamps, which its ModelInfo says it requires: the marks of input and forecast).
+        informer = os.path.join(ROOT, "model", "default", "informer_etth1.pt")
+        with self.tsserve_server("--model", informer) as server:
+            r["inf_maps_off"] = self.sweep(server.target, "Informer, no maps", "1,8")
+            r["inf_maps_on"] = self.sweep(server.target, "Informer, with maps", "1,8", ["--attention"])
         with self.tsserve_server("--max-batch-rows", "7", "--max-queue-delay-ms", "0") as server:
             r["unbatched"] = self.sweep(server.target, "tsserve, batching off")
         with self.tsserve_server("--instances", "2", "--preferred-batch-rows", "56") as server:
@@ -282,6 +288,7 @@ class Bench:
         r["maps_model"] = self.run_model_bench("BM_PatchTSTAttentionMaps")
         r["itr_forward"] = self.run_model_bench("BM_ITransformerForward/")
         r["itr_beside"] = self.run_model_bench("BM_ITransformerForwardBesideAnother")
+        r["inf_forward"] = self.run_model_bench("BM_InformerForward/")
 
 
 def measuring_options(argv):
@@ -433,6 +440,34 @@ def itransformer_section(results):
             for b in results.get("itr_forward", [])]
     out.append("")
     out += blas_pool_table(results.get("itr_beside", []))
+    return out
+
+
+def informer_section(results):
+    """The bundled Informer beside PatchTST and the iTransformer: served (one 7-variable
+    sample with hourly timestamps per request) and in-process (BM_InformerForward)."""
+    if "inf_maps_off" not in results:
+        return []
+    off, on = by_concurrency(results["inf_maps_off"]), by_concurrency(results["inf_maps_on"])
+    itr = by_concurrency(results.get("itr_maps_off", []))
+    pt = by_concurrency(results.get("maps_off", []))
+    out = ["## Informer (the bundled ETTh1 model: T=96, label 48, F=96, D=128, 2 + 1 layers, distilling, ProbSparse)", "",
+           "Served: `tsserve --model model/default/informer_etth1.pt`, `tsserve-client bench` "
+           "(one sample of 7 variables with hourly timestamps per request; LibTorch, as the "
+           "fused kernels cover PatchTST only); the other families' rows from the same run.", "",
+           "| concurrency | Informer p50 ms | with maps (2 encoder layers, averaged) p50 ms | Informer req/s | iTransformer p50 ms | PatchTST p50 ms |",
+           "|---:|---:|---:|---:|---:|---:|"]
+    for c in sorted(off):
+        i, p = itr.get(c), pt.get(c)
+        out.append("| %d | %.2f | %.2f | %.1f | %s | %s |" % (
+            c, off[c]["latency_ms"]["p50"], on[c]["latency_ms"]["p50"], off[c]["throughput_rps"],
+            "%.2f" % i["latency_ms"]["p50"] if i else "-",
+            "%.2f" % p["latency_ms"]["p50"] if p else "-"))
+    out += ["", "In-process (`BM_InformerForward`, samples/maps; one sample = 7 variables):", "",
+            "| benchmark | ms | samples/s |", "|---|---:|---:|"]
+    out += ["| %s | %.2f | %.0f |" % (b["name"], b["real_time"], b.get("samples_per_s", 0))
+            for b in results.get("inf_forward", [])]
+    out.append("")
     return out
 
 
@@ -982,6 +1017,7 @@ def report(results, args, images_rel):
 
     if "itr_maps_off" in results:
         out += itransformer_section(results)
+        out += informer_section(results)
 
     notes = os.path.join(ROOT, "tests", "bench", "benchmark_notes.md")
     if os.path.exists(notes):

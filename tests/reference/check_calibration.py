@@ -4,8 +4,8 @@
         --data ETTh1.csv --out DIR
 
 Runs the tool on CHECKPOINT's validation windows (ETTh1's standard split) into DIR, then
-recomputes every quantile with the PyTorch reference model (patchtst_reference.py or
-itransformer_reference.py, not tsserve's C++): split conformal, the ceil((n+1)*level)-th
+recomputes every quantile with the PyTorch reference model (patchtst_reference.py,
+itransformer_reference.py or encdec_reference.py, not tsserve's C++): split conformal, the ceil((n+1)*level)-th
 smallest of the n absolute residuals per level, horizon step and column, in scaled space.
 Passes when (1) the tool's quantiles equal the reference's within 5e-5 (an order statistic
 moves by at most what its inputs move, and the two implementations' forecasts differ by
@@ -33,6 +33,7 @@ import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import encdec_reference as encdec  # noqa: E402
 import itransformer_reference as itr  # noqa: E402
 import patchtst_reference as ref  # noqa: E402
 import tslib_timefeatures as tf  # noqa: E402
@@ -80,8 +81,13 @@ def reference_residuals(checkpoint, config, data_path):
     T, F = config["seq_len"], config["pred_len"]
     begin, end = N_TRAIN - T, N_TRAIN + N_VAL
     starts = list(range(begin, end - T - F + 1))
-    itransformer = config.get("model") == "iTransformer"
-    model = (itr.ITransformer(config) if itransformer else ref.PatchTST(config)).eval()
+    family = config.get("model", "PatchTST")
+    itransformer = family == "iTransformer"
+    encoder_decoder = family in ("Informer", "Transformer")
+    if encoder_decoder:  # the server's deterministic ProbSparse sample
+        model = encdec.build_model(config).eval()
+    else:
+        model = (itr.ITransformer(config) if itransformer else ref.PatchTST(config)).eval()
     model.load_state_dict(torch.load(checkpoint, map_location="cpu"))
     out = []
     with torch.no_grad():
@@ -89,7 +95,17 @@ def reference_residuals(checkpoint, config, data_path):
             batch = starts[i:i + 128]
             x = torch.stack([scaled[s:s + T] for s in batch])
             y = torch.stack([scaled[s + T:s + T + F] for s in batch])
-            if itransformer:
+            if encoder_decoder:
+                # Marks of the input and forecast steps from the dataset's dates (TSLib's
+                # data_stamp), the decoder's input as TSLib builds it.
+                c = encdec.complete_config(config)
+                L, embed = c["label_len"], c.get("embed", "timeF")
+                marks = torch.stack([encdec.marks(seconds[s:s + T + F], config["freq"], embed)
+                                     for s in batch])
+                forecast = encdec.forecast_columns(
+                    model(x, marks[:, :T], encdec.decoder_input(x, L, F),
+                          encdec.decoder_marks(marks, L, F)), c["features"])
+            elif itransformer:
                 marks = torch.stack([torch.from_numpy(tf.stamp(seconds[s:s + T], config["freq"]))
                                      for s in batch])
                 forecast = model(x, marks)

@@ -1,0 +1,84 @@
+#include "server/families/encoder_decoder/encoder_decoder_batches.h"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <vector>
+
+#include "server/batching/request_task.h"
+#include "server/runtime/batch_completion.h"
+
+namespace tsserve::server {
+namespace {
+
+// One sample of one task: where its input sits and where its forecast goes.
+struct EncDecSlot {
+  ForecastTask* task;
+  int64_t sample;  // 0 .. task->input.samples-1
+};
+
+bool wants_maps(const ForecastInput& input, int64_t sample) {
+  const auto& samples = input.attention.variables;  // sample indices: maps are per sample
+  return input.attention.enabled &&
+         std::binary_search(samples.begin(), samples.end(), static_cast<int32_t>(sample));
+}
+
+void run_encoder_decoder_batch(Batch& batch, const EncoderDecoderRunner& runner,
+                               BatchObserver* observer) {
+  const model::ModelConfig& config = runner.config();
+  const int64_t T = config.seq_len;
+  const int64_t F = config.pred_len;
+  const int64_t N = config.enc_in;  // the codecs' N rule: every sample carries enc_in
+  std::vector<EncDecSlot> slots;
+  for (auto& base : batch.tasks) {
+    auto& task = static_cast<ForecastTask&>(*base);
+    task.output.forecast.assign(static_cast<size_t>(task.input.series_rows * F), 0.0f);
+    task.output.attention.clear();
+    for (int64_t b = 0; b < task.input.samples; ++b) slots.push_back({&task, b});
+  }
+  const auto count = static_cast<int64_t>(slots.size());
+  const int64_t steps = T + F;
+  const int64_t C = count > 0 ? static_cast<int64_t>(slots[0].task->input.calendar.size()) /
+                                    (slots[0].task->input.samples * steps)
+                              : 0;
+  at::Tensor series = at::empty({count, N, T}, at::kFloat);
+  at::Tensor marks = at::empty({count, steps, C}, at::kFloat);
+  bool need_attention = false;
+  for (int64_t i = 0; i < count; ++i) {
+    const auto& [task, b] = slots[static_cast<size_t>(i)];
+    const ForecastInput& input = task->input;
+    std::memcpy(series[i].data_ptr<float>(), input.rows.data() + b * N * T,
+                static_cast<size_t>(N * T) * sizeof(float));
+    std::memcpy(marks[i].data_ptr<float>(), input.calendar.data() + b * steps * C,
+                static_cast<size_t>(steps * C) * sizeof(float));
+    need_attention = need_attention || wants_maps(input, b);
+  }
+
+  const auto start = std::chrono::steady_clock::now();
+  const model::EncoderDecoderForecast result = runner.forecast(series, marks, need_attention);
+  const double compute = seconds_between(start, std::chrono::steady_clock::now());
+  const at::Tensor forecast = result.forecast.contiguous();  // [S, N, F]
+  for (int64_t i = 0; i < count; ++i) {
+    const auto& [task, b] = slots[static_cast<size_t>(i)];
+    const float* src = forecast[i].data_ptr<float>();
+    std::copy(src, src + N * F, task->output.forecast.begin() + b * N * F);
+    if (!wants_maps(task->input, b)) continue;
+    for (int32_t layer : task->input.attention.layers) {
+      task->output.attention.push_back(
+          attention_block(result.encoder_attention.at(static_cast<size_t>(layer))[i], layer,
+                          static_cast<int32_t>(b), task->input.attention.average_heads));
+    }
+  }
+  finish_tasks<ForecastTask>(batch, compute, observer);
+}
+
+}  // namespace
+
+DynamicBatcher::Processor encoder_decoder_forecast_processor(const EncoderDecoderRunner& runner,
+                                                             BatchObserver* observer) {
+  return logged("Forecast", runner, observer, run_encoder_decoder_batch);
+}
+
+}  // namespace tsserve::server

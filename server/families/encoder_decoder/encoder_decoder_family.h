@@ -1,0 +1,20 @@
+#pragma once
+// TSLib's encoder-decoder forecasters as served families: Informer (ProbSparse attention,
+// distilling) and the vanilla Transformer (Full attention), one runner for both
+// (model::EncoderDecoder). A request's unit is a sample of enc_in variables with
+// timestamps: the model reads the time marks of the input steps and of the forecast's
+// steps continued from them. Its attention maps are per sample and encoder layer, over
+// time steps (the layers' lengths shrink with distilling).
+//
+// Served: features "M" with c_out = enc_in (a forecast per input variable) and "S" (one
+// variable). "MS" (one forecast column from N inputs) is refused at load: the codecs'
+// answer has a forecast per input variable.
+
+#include "server/families/model_families.h"
+
+namespace tsserve::server {
+
+ModelFamilyDefinition informer_family();
+ModelFamilyDefinition transformer_family();
+
+}  // namespace tsserve::server

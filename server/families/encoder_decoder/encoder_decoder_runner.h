@@ -1,0 +1,46 @@
+#pragma once
+// Runs a loaded Informer or Transformer (model::EncoderDecoder) on its device, with the
+// other runners' contract: CPU tensors in and out, inference mode, concurrent calls from
+// several batcher workers, LibTorch's exceptions let through.
+//
+// Its unit is a sample (the N variables of one window, read together); forecast() takes
+// samples of equal N with their time marks.
+
+#include <ATen/core/Tensor.h>
+
+#include <string>
+
+#include "server/runtime/runner_options.h"
+#include "tsserve/model/encoder_decoder.h"
+
+namespace tsserve::server {
+
+class EncoderDecoderRunner {
+ public:
+  // Moves `model` to the device, sets the threads and warms up (a sample of enc_in
+  // variables, alone and warm_up_rows / enc_in of them, with attention; encode at seq_len
+  // tokens). Throws model::ModelError.
+  EncoderDecoderRunner(model::EncoderDecoder model, const RunnerOptions& options);
+
+  // series [S, N, seq_len], marks [S, seq_len + pred_len, C], float32 CPU -> forecast
+  // [S, n_out, pred_len] CPU in the model's (scaled) space; the encoder's attention per layer
+  // [S, H, L_i, L_i] CPU when asked.
+  model::EncoderDecoderForecast forecast(const at::Tensor& series, const at::Tensor& marks,
+                                         bool need_attention) const;
+
+  // tokens [B, L, d_model] float32 CPU -> the encoder alone, as PatchTSTRunner::encode.
+  model::EncoderOutput encode(const at::Tensor& tokens, bool need_attention) const;
+
+  const model::ModelConfig& config() const { return model_->config(); }
+  const std::string& device_name() const { return device_name_; }
+  int threads() const { return threads_; }
+
+ private:
+  // mutable: LibTorch's forward() is non-const, though eval-mode forwards change nothing.
+  mutable model::EncoderDecoder model_;
+  at::Device device_;
+  std::string device_name_;
+  int threads_;
+};
+
+}  // namespace tsserve::server
