@@ -57,7 +57,8 @@ std::vector<int> variable_indices(const std::vector<std::string>& names, const C
   return indices;
 }
 
-ForecastOptions request_options(const ForecastFlags& flags, const CsvWindow& window) {
+ForecastOptions request_options(const ForecastFlags& flags, const CsvWindow& window,
+                                const v1::ModelInfo& info) {
   ForecastOptions options;
   options.model = flags.model;
   options.model_version = flags.model_version;
@@ -69,6 +70,8 @@ ForecastOptions request_options(const ForecastFlags& flags, const CsvWindow& win
   options.attention.average_heads = flags.heads == "mean";
   options.attention.layers = flags.layers;
   options.attention.variables = variable_indices(flags.attention_variables, window);
+  // An encoder-decoder's pictures show its decoder's self- and cross-attention too.
+  options.attention.decoder = options.attention.enabled && info.d_layers() > 0;
   return options;
 }
 
@@ -91,8 +94,8 @@ int run_forecast(const ForecastFlags& flags) {
   const CsvWindow window = read_csv_window(flags.csv, selection);
 
   v1::ForecastResponse response;
-  const grpc::Status status =
-      client.forecast(build_forecast_request(window, request_options(flags, window)), &response);
+  const grpc::Status status = client.forecast(
+      build_forecast_request(window, request_options(flags, window, info)), &response);
   if (!status.ok()) return report_call_failure("Forecast", status, client, target);
   ForecastResult result = read_forecast_response(response, window.columns);
   // The server's forecast times (it continued the rows' step), written like the rows.

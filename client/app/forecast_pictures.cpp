@@ -58,26 +58,45 @@ void draw_attention_heatmaps(const std::string& path, const ForecastResult& resu
   // Grid rows are layers; columns are variables (heads averaged) or heads.
   std::vector<plot::HeatmapPanel> panels;
   int columns = 0;
-  std::map<int, int> per_layer;
-  // The server orders maps by variable, then layer; a grid row per layer wants layer first.
+  // A grid row per stack and layer: encoder layers, then (an encoder-decoder's) decoder
+  // self- and cross-attention.
+  std::map<std::pair<int, int>, int> per_row;
+  const auto stack_rank = [](const std::string& stack) {
+    return stack == "decoder" ? 1 : stack == "cross" ? 2 : 0;
+  };
+  // The server orders maps by variable, then stack and layer; a grid row per layer wants
+  // the layer first.
   std::vector<AttentionPanelData> maps = result.attention;
   const std::vector<std::string> patches = patch_labels(info, window.row_labels);
   const bool per_sample = info.maps_per_sample();
-  std::stable_sort(maps.begin(), maps.end(), [](const auto& a, const auto& b) {
-    return std::tie(a.layer, a.variable, a.head) < std::tie(b.layer, b.variable, b.head);
+  std::stable_sort(maps.begin(), maps.end(), [&](const auto& a, const auto& b) {
+    return std::make_tuple(stack_rank(a.stack), a.layer, a.variable, a.head) <
+           std::make_tuple(stack_rank(b.stack), b.layer, b.variable, b.head);
   });
+  const auto step_labels = [](const std::vector<int>& steps) {
+    std::vector<std::string> labels;
+    for (int step : steps) labels.push_back(std::to_string(step));
+    return labels;
+  };
   for (const auto& map : maps) {
     // A map per sample spans every variable: its `variable` is the sample, 0.
     const std::string variable = per_sample ? std::string("all variables")
                                  : map.variable < static_cast<int>(result.variables.size())
                                      ? result.variables[static_cast<size_t>(map.variable)]
                                      : std::to_string(map.variable);
-    std::string title = "layer " + std::to_string(map.layer) + ", " + variable;
+    const std::string stack = map.stack == "encoder" ? "" : map.stack + " ";
+    std::string title = stack + "layer " + std::to_string(map.layer) + ", " + variable;
     title += map.head < 0 ? "" : ", head " + std::to_string(map.head);
-    std::vector<std::string> labels = map.token_names.empty() ? patches : map.token_names;
-    if (labels.size() != static_cast<size_t>(map.queries) || map.queries != map.keys) labels = {};
-    panels.push_back({title, map.queries, map.keys, map.weights, labels, labels});
-    columns = std::max(columns, ++per_layer[map.layer]);
+    std::vector<std::string> rows = map.token_names.empty() ? patches : map.token_names;
+    std::vector<std::string> keys = rows;
+    if (!map.row_steps.empty()) {
+      rows = step_labels(map.row_steps);
+      keys = step_labels(map.column_steps);
+    }
+    if (rows.size() != static_cast<size_t>(map.queries)) rows = {};
+    if (keys.size() != static_cast<size_t>(map.keys)) keys = {};
+    panels.push_back({title, map.queries, map.keys, map.weights, rows, keys});
+    columns = std::max(columns, ++per_row[{stack_rank(map.stack), map.layer}]);
   }
   plot::HeatmapOptions options;
   options.columns = columns;

@@ -28,6 +28,7 @@ v1::ForecastRequest build_forecast_request(const TensorData& series,
     attention->set_average_heads(options.attention.average_heads);
     for (int layer : options.attention.layers) attention->add_layers(layer);
     for (int variable : options.attention.variables) attention->add_variables(variable);
+    attention->set_decoder(options.attention.decoder);
   }
   return request;
 }
@@ -103,6 +104,9 @@ ForecastResult read_forecast_response(const v1::ForecastResponse& response,
       const auto begin = weights.values.begin() + static_cast<long>(static_cast<size_t>(head) * cells);
       panel.weights.assign(begin, begin + static_cast<long>(cells));
       panel.token_names.assign(map.token_names().begin(), map.token_names().end());
+      if (!map.stack().empty()) panel.stack = map.stack();
+      panel.row_steps.assign(map.row_steps().begin(), map.row_steps().end());
+      panel.column_steps.assign(map.column_steps().begin(), map.column_steps().end());
       result.attention.push_back(std::move(panel));
     }
   }

@@ -14,6 +14,7 @@ struct AttentionRequest {
   bool average_heads = false;
   std::vector<int32_t> layers;     // as sent: unchecked, in request order; empty = all
   std::vector<int32_t> variables;  // as sent: unchecked, in request order; empty = all
+  bool decoder = false;            // the decoder's maps too (encoder-decoder models)
 };
 
 }  // namespace tsserve::server

@@ -62,6 +62,12 @@ struct ModelShape {
   // lengths); empty when the tokens are the sample's N variables and its calendar tokens
   // (attention_tokens says N + C), whose names the maps then carry.
   std::vector<int64_t> map_sides;
+  // Encoder-decoder models: the decoder's layers and the input steps it starts from; 0
+  // for a model without a decoder. Its maps are [L_dec, L_dec] (self) and
+  // [L_dec, map_sides.back()] (cross), L_dec = label_len + pred_len.
+  int64_t d_layers = 0;
+  int64_t label_len = 0;
+  int64_t decoder_length() const { return label_len + pred_len; }
   // Why Encode (the encoder alone over caller-given tokens) is not served; "" when it is.
   std::string encode_refusal;
   // PatchTST's patching, for GetModelInfo; 0 for a family without patches.

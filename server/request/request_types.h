@@ -20,10 +20,20 @@ struct AttentionSelection {
   std::vector<int32_t> layers;     // 0 .. e_layers-1
   bool average_heads = false;      // maps are [P, P] instead of [H, P, P]
   std::vector<int32_t> variables;  // Forecast: 0 .. series_rows-1; Encode: always {0}
+  // Encoder-decoder models: also every decoder layer's self- and cross-attention.
+  bool decoder = false;
+};
+
+// Which attention a map is (an encoder-decoder model has all three).
+enum class AttentionStack {
+  kEncoder,  // self-attention of an encoder layer
+  kDecoder,  // masked self-attention of a decoder layer
+  kCross,    // a decoder layer's queries over the encoder's output
 };
 
 // One encoder layer's attention for one series row (Forecast) or the sequence (Encode).
 struct AttentionBlock {
+  AttentionStack stack = AttentionStack::kEncoder;
   int32_t layer = 0;
   int32_t variable = 0;  // Forecast: index into the request's series rows; Encode: 0
   bool heads_averaged = false;

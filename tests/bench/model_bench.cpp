@@ -243,11 +243,23 @@ void BM_ITransformerForward(benchmark::State& state) {
 // The bundled Informer (T=96, label 48, F=96, D=128, 2 + 1 layers, distilling, ProbSparse)
 // on `samples` samples of random series with the marks of hourly timestamps (input and
 // forecast steps, computed once: the request codec computes them, not the model).
-void BM_InformerForward(benchmark::State& state) {
+// family 1: a vanilla Transformer of the same shape (Full attention, no distilling,
+// untrained weights: its cost does not depend on their values), as none is bundled.
+void BM_EncoderDecoderForward(benchmark::State& state) {
   const int64_t samples = state.range(0);
   const bool maps = state.range(1) != 0;
-  EncoderDecoder model = load_encoder_decoder(TSSERVE_DEFAULT_INFORMER);
-  const ModelConfig& config = model->config();
+  ModelConfig config = load_model_config(config_path_for(TSSERVE_DEFAULT_INFORMER));
+  EncoderDecoder model{nullptr};
+  if (state.range(2) == 0) {
+    model = load_encoder_decoder(TSSERVE_DEFAULT_INFORMER, config);
+  } else {
+    config.family = ModelFamily::kTransformer;
+    config.attention = AttentionKind::kFull;
+    config.prob_layout = ProbLayout::kCanonical;
+    config.distil = false;
+    model = EncoderDecoder(config);
+    model->eval();
+  }
   torch::manual_seed(0);
   const at::Tensor series = torch::randn({samples, config.enc_in, config.seq_len});
   std::vector<int64_t> stamps;
@@ -281,9 +293,9 @@ BENCHMARK(BM_ITransformerForward)
     ->ArgNames({"samples", "maps", "invariant"})
     ->ArgsProduct({{1, 8, 64}, {0, 1}, {1, 0}})
     ->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_InformerForward)
-    ->ArgNames({"samples", "maps"})
-    ->ArgsProduct({{1, 8, 64}, {0, 1}})
+BENCHMARK(BM_EncoderDecoderForward)
+    ->ArgNames({"samples", "maps", "family"})
+    ->ArgsProduct({{1, 8, 64}, {0, 1}, {0, 1}})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FusedForward)
     ->ArgName("rows")

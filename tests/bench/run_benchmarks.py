@@ -288,7 +288,7 @@ class Bench:
         r["maps_model"] = self.run_model_bench("BM_PatchTSTAttentionMaps")
         r["itr_forward"] = self.run_model_bench("BM_ITransformerForward/")
         r["itr_beside"] = self.run_model_bench("BM_ITransformerForwardBesideAnother")
-        r["inf_forward"] = self.run_model_bench("BM_InformerForward/")
+        r["inf_forward"] = self.run_model_bench("BM_EncoderDecoderForward/")
 
 
 def measuring_options(argv):
@@ -445,7 +445,7 @@ def itransformer_section(results):
 
 def informer_section(results):
     """The bundled Informer beside PatchTST and the iTransformer: served (one 7-variable
-    sample with hourly timestamps per request) and in-process (BM_InformerForward)."""
+    sample with hourly timestamps per request) and in-process (BM_EncoderDecoderForward)."""
     if "inf_maps_off" not in results:
         return []
     off, on = by_concurrency(results["inf_maps_off"]), by_concurrency(results["inf_maps_on"])
@@ -463,7 +463,9 @@ def informer_section(results):
             c, off[c]["latency_ms"]["p50"], on[c]["latency_ms"]["p50"], off[c]["throughput_rps"],
             "%.2f" % i["latency_ms"]["p50"] if i else "-",
             "%.2f" % p["latency_ms"]["p50"] if p else "-"))
-    out += ["", "In-process (`BM_InformerForward`, samples/maps; one sample = 7 variables):", "",
+    out += ["", "In-process (`BM_EncoderDecoderForward`, samples/maps/family: 0 the bundled "
+            "Informer, 1 a Transformer of its shape with untrained weights; one sample = 7 "
+            "variables):", "",
             "| benchmark | ms | samples/s |", "|---|---:|---:|"]
     out += ["| %s | %.2f | %.0f |" % (b["name"], b["real_time"], b.get("samples_per_s", 0))
             for b in results.get("inf_forward", [])]

@@ -56,7 +56,7 @@ void check_forecast(std::string body) {
   if (!decoded.ok()) {
     check_refusal(decoded,
                   {"request_id", "series_key", "series", "timestamps", "intervals", "scaler",
-                   "attention.layers", "attention.variables"},
+                   "attention.layers", "attention.variables", "attention.decoder"},
                   // What the model cannot do: a scaler it lacks, intervals without calibration.
                   (message.scaler_mode() == v1::SCALER_MODE_REQUIRED && !model.has_scaler()) ||
                       message.interval_levels_size() > 0);

@@ -77,6 +77,7 @@ v1::ForecastRequest build_request(FuzzInput& in) {
   }
   request.set_request_id(request_id(in));
   request.set_output_encoding(static_cast<v1::TensorEncoding>(in.pick<int>({0, 1, 2, 3, -2})));
+  attention->set_decoder(in.byte() % 8 == 7);  // last: the older corpus reads as before
   return request;
 }
 
@@ -220,10 +221,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const server::Status status =
       server::decode_forecast_request(request, model, server::RequestLimits{}, &input);
   if (!status.ok()) {
-    fuzz::check_refusal(status,
-                        {"request_id", "layout", "output_encoding", "series", "variable_names",
-                         "timestamps", "scaler_mode", "attention.layers", "attention.variables"},
-                        request.scaler_mode() == v1::SCALER_MODE_REQUIRED && !model.has_scaler());
+    fuzz::check_refusal(
+        status,
+        {"request_id", "layout", "output_encoding", "series", "variable_names", "timestamps",
+         "scaler_mode", "attention.layers", "attention.variables", "attention.decoder"},
+        request.scaler_mode() == v1::SCALER_MODE_REQUIRED && !model.has_scaler());
     return 0;
   }
   fuzz::check_accepted(request, input, model);

@@ -18,8 +18,8 @@ namespace tsserve::server {
 Status check_attention_blocks(const std::vector<AttentionBlock>& blocks, int64_t heads,
                               int64_t tokens);
 
-// The same for Forecast's maps, whose side may differ by layer: each block's side is
-// model.attention_tokens(variables, block.layer).
+// The same for Forecast's maps, whose extent may differ by stack and layer: each block's is
+// map_extent(model, block.stack, block.layer, variables) (attention_steps.h).
 Status check_attention_blocks(const std::vector<AttentionBlock>& blocks, const ModelShape& model,
                               int64_t variables);
 

@@ -15,6 +15,7 @@ namespace tsserve::server {
 struct AttentionFields {
   const char* layers = "attention.layers";
   const char* variables = "attention.variables";
+  const char* decoder = "attention.decoder";
 };
 
 // Forecast: `variables` is N, the request's variable count. When options.enabled is

@@ -116,6 +116,14 @@ Status gather_time_inputs(const int64_t* timestamps, int64_t count, const Series
   return Status();
 }
 
+Status check_decoder_maps(const AttentionRequest& options, const ModelShape& model,
+                          const AttentionFields& fields) {
+  if (!options.enabled || !options.decoder || model.d_layers > 0) return Status();
+  return invalid_argument(std::string(fields.decoder) + ": this " + model.family +
+                          " has no decoder (GetModelInfo d_layers 0); its maps are its "
+                          "encoder's, which attention.layers selects");
+}
+
 Status resolve_sample_attention(
     const AttentionRequest& options, const SeriesGeometry& g, const ModelShape& model,
     const google::protobuf::RepeatedPtrField<std::string>& variable_names, ForecastInput* out,
@@ -132,6 +140,8 @@ Status resolve_sample_attention(
   }
   Status status = resolve_forecast_attention(options, model.e_layers, 1, &out->attention, fields);
   if (!status.ok() || !out->attention.enabled) return status;
+  TSSERVE_RETURN_IF_ERROR(check_decoder_maps(options, model, fields));
+  out->attention.decoder = options.decoder;
   out->attention.variables.clear();
   for (int64_t b = 0; b < g.samples; ++b)
     out->attention.variables.push_back(static_cast<int32_t>(b));

@@ -45,6 +45,11 @@ Status check_timestamps(const int64_t* timestamps, int64_t count, const SeriesGe
 Status gather_time_inputs(const int64_t* timestamps, int64_t count, const SeriesGeometry& g,
                           const ModelShape& model, const std::string& field, ForecastInput* out);
 
+// OK unless `options` asks for the decoder's maps (enabled and decoder) of a model without
+// a decoder: INVALID_ARGUMENT naming fields.decoder.
+Status check_decoder_maps(const AttentionRequest& options, const ModelShape& model,
+                          const AttentionFields& fields = {});
+
 // The attention selection of a request to a model with maps per sample: `options` resolved with one
 // map per sample and layer (out->attention.variables = 0 .. g.samples-1); INVALID_ARGUMENT naming
 // fields.variables when the request lists variables. Sets out->attention_token_names when enabled:

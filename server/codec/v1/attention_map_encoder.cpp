@@ -2,13 +2,17 @@
 
 #include <algorithm>
 
+#include "server/codec/common/attention_steps.h"
 #include "server/codec/v1/tensor_message.h"
 
 namespace tsserve::server {
 namespace {
 
+// By variable (or sample), then stack (encoder, decoder, cross), then layer.
 bool before(const AttentionBlock& a, const AttentionBlock& b) {
-  return a.variable != b.variable ? a.variable < b.variable : a.layer < b.layer;
+  if (a.variable != b.variable) return a.variable < b.variable;
+  if (a.stack != b.stack) return a.stack < b.stack;
+  return a.layer < b.layer;
 }
 
 }  // namespace
@@ -21,6 +25,7 @@ void encode_attention_maps(std::vector<AttentionBlock>&& blocks, bool raw,
   out->Reserve(out->size() + static_cast<int>(blocks.size()));
   for (AttentionBlock& block : blocks) {
     v1::AttentionMap* map = out->Add();
+    map->set_stack(attention_stack_name(block.stack));
     map->set_layer(block.layer);
     map->set_variable(block.variable);
     map->set_heads_averaged(block.heads_averaged);

@@ -8,6 +8,7 @@ AttentionRequest attention_request_of(const v1::AttentionOptions& options) {
   request.average_heads = options.average_heads();
   request.layers.assign(options.layers().begin(), options.layers().end());
   request.variables.assign(options.variables().begin(), options.variables().end());
+  request.decoder = options.decoder();
   return request;
 }
 

@@ -58,6 +58,7 @@ Status decode_forecast_request(const v1::ForecastRequest& request, const ModelSh
     TSSERVE_RETURN_IF_ERROR(resolve_sample_attention(attention_request_of(request.attention()), g,
                                                      model, request.variable_names(), out));
   } else {
+    TSSERVE_RETURN_IF_ERROR(check_decoder_maps(attention_request_of(request.attention()), model));
     TSSERVE_RETURN_IF_ERROR(resolve_forecast_attention(request.attention(), model.e_layers,
                                                        g.variables, &out->attention));
   }

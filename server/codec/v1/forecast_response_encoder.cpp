@@ -1,6 +1,7 @@
 #include "server/codec/v1/forecast_response_encoder.h"
 
 #include "response_common.h"
+#include "server/codec/common/attention_steps.h"
 #include "server/codec/common/finite_answer.h"
 #include "server/codec/common/forecast_values.h"
 #include "server/codec/common/prediction_intervals.h"
@@ -47,9 +48,13 @@ Status encode_forecast_response(const ForecastInput& input, const ModelShape& mo
       prepare_tensor(forecast_shape(input, model), input.raw_output, out->mutable_forecast()));
   std::vector<float>().swap(result.forecast);
   fill_common_fields(model, std::move(result), input.raw_output, input.request_id, out);
-  // An iTransformer's maps index named tokens (variables, then calendar features).
+  // An iTransformer's maps index named tokens (variables, then calendar features); an
+  // encoder-decoder's index time steps.
   for (v1::AttentionMap& map : *out->mutable_attention()) {
     for (const std::string& name : input.attention_token_names) map.add_token_names(name);
+    const MapSteps steps = map_steps(model, attention_stack_named(map.stack()), map.layer());
+    map.mutable_row_steps()->Assign(steps.rows.begin(), steps.rows.end());
+    map.mutable_column_steps()->Assign(steps.columns.begin(), steps.columns.end());
   }
   out->set_input_points_used(input.input_points_used);
   out->set_scaler_applied(input.scaler_applied);

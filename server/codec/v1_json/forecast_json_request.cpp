@@ -123,10 +123,10 @@ Status read_attention(json_od::value& value, v1::AttentionOptions* options,
   if (auto error = value.get_object().get(object)) {
     return json_expected(error, "attention",
                          "an object: {\"layers\", \"average_heads\", "
-                         "\"variables\"}, each optional");
+                         "\"variables\", \"decoder\"}, each optional");
   }
   options->set_enabled(true);
-  bool layers = false, average = false, named = false;
+  bool layers = false, average = false, named = false, decoder = false;
   return for_each_json_field(
       object, "attention", [&](std::string_view key, json_od::value& item) -> Status {
         const std::string at = json_member("attention", key);
@@ -141,6 +141,13 @@ Status read_attention(json_od::value& value, v1::AttentionOptions* options,
           options->set_average_heads(flag);
           return Status();
         }
+        if (key == "decoder") {
+          TSSERVE_RETURN_IF_ERROR(first_time(&decoder, "attention", key));
+          bool flag = false;
+          TSSERVE_RETURN_IF_ERROR(read_json_bool(item, at, &flag));
+          options->set_decoder(flag);
+          return Status();
+        }
         if (key == "variables") {
           TSSERVE_RETURN_IF_ERROR(first_time(&named, "attention", key));
           return for_each_json_element(item, at, "an array of column names",
@@ -150,8 +157,8 @@ Status read_attention(json_od::value& value, v1::AttentionOptions* options,
                                        });
         }
         return invalid_argument(at +
-                                ": unknown field; attention has layers, average_heads "
-                                "and variables");
+                                ": unknown field; attention has layers, average_heads, "
+                                "variables and decoder");
       });
 }
 

@@ -46,12 +46,14 @@ void write_attention(JsonWriter& json, const v1::ForecastRequest& request,
   json.key("attention").begin_array();
   for (const v1::AttentionMap& map : response.attention()) {
     json.begin_object();
+    json.key("stack").string(map.stack());
     json.key("layer").integer(map.layer());
     json.key("variable");
-    if (map.token_names_size() == 0 && map.variable() < request.variable_names_size()) {
+    const bool per_sample = map.token_names_size() > 0 || map.row_steps_size() > 0;
+    if (!per_sample && map.variable() < request.variable_names_size()) {
       json.string(request.variable_names(map.variable()));
     } else {
-      json.null();  // an iTransformer's map covers every variable (token_names)
+      json.null();  // a map per sample covers every variable (iTransformer, Informer, ...)
     }
     json.key("heads_averaged").boolean(map.heads_averaged());
     json.key("weights");
@@ -63,6 +65,14 @@ void write_attention(JsonWriter& json, const v1::ForecastRequest& request,
     if (map.token_names_size() > 0) {
       json.key("token_names").begin_array();
       for (const std::string& name : map.token_names()) json.string(name);
+      json.end_array();
+    }
+    if (map.row_steps_size() > 0) {
+      json.key("row_steps").begin_array();
+      for (int32_t step : map.row_steps()) json.integer(step);
+      json.end_array();
+      json.key("column_steps").begin_array();
+      for (int32_t step : map.column_steps()) json.integer(step);
       json.end_array();
     }
     json.end_object();

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "server/batching/request_task.h"
@@ -65,10 +66,21 @@ void run_encoder_decoder_batch(Batch& batch, const EncoderDecoderRunner& runner,
     const float* src = forecast[i].data_ptr<float>();
     std::copy(src, src + N * F, task->output.forecast.begin() + b * N * F);
     if (!wants_maps(task->input, b)) continue;
-    for (int32_t layer : task->input.attention.layers) {
+    const AttentionSelection& want = task->input.attention;
+    for (int32_t layer : want.layers) {
       task->output.attention.push_back(
           attention_block(result.encoder_attention.at(static_cast<size_t>(layer))[i], layer,
-                          static_cast<int32_t>(b), task->input.attention.average_heads));
+                          static_cast<int32_t>(b), want.average_heads));
+    }
+    if (!want.decoder) continue;
+    for (size_t layer = 0; layer < result.decoder_attention.size(); ++layer) {
+      for (auto [stack, maps] : {std::pair{AttentionStack::kDecoder, &result.decoder_attention},
+                                 std::pair{AttentionStack::kCross, &result.cross_attention}}) {
+        AttentionBlock block = attention_block((*maps)[layer][i], static_cast<int32_t>(layer),
+                                               static_cast<int32_t>(b), want.average_heads);
+        block.stack = stack;
+        task->output.attention.push_back(std::move(block));
+      }
     }
   }
   finish_tasks<ForecastTask>(batch, compute, observer);

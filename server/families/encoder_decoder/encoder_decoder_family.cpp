@@ -2,42 +2,12 @@
 
 #include "server/families/encoder_decoder/encoder_decoder_batches.h"
 #include "server/families/encoder_decoder/encoder_decoder_runner.h"
-#include "server/runtime/encode_batches.h"
-#include "server/runtime/module_bytes.h"
+#include "server/families/runner_runtime.h"
 #include "tsserve/model/checkpoint_loader.h"
 #include "tsserve/model/model_error.h"
 
 namespace tsserve::server {
 namespace {
-
-class EncoderDecoderRuntime final : public FamilyRuntime {
- public:
-  EncoderDecoderRuntime(model::EncoderDecoder model, const RunnerOptions& options)
-      : resident_bytes_(module_bytes(*model)), runner_(std::move(model), options) {
-    kernels_.name = "torch";
-    if (options.cpu_kernels == model::CpuKernels::kFused) {
-      kernels_.fallback_reason = "the fused CPU kernels cover PatchTST only; " +
-                                 model::to_string(runner_.config().family) + " runs on LibTorch";
-    }
-  }
-
-  const model::ModelConfig& config() const override { return runner_.config(); }
-  const std::string& device_name() const override { return runner_.device_name(); }
-  int threads() const override { return runner_.threads(); }
-  const ServingKernels& kernels() const override { return kernels_; }
-  int64_t resident_bytes() const override { return resident_bytes_; }
-  DynamicBatcher::Processor forecast_processor(BatchObserver* observer) const override {
-    return encoder_decoder_forecast_processor(runner_, observer);
-  }
-  DynamicBatcher::Processor encode_processor(BatchObserver* observer) const override {
-    return server::encode_processor(runner_, observer);
-  }
-
- private:
-  int64_t resident_bytes_;
-  EncoderDecoderRunner runner_;
-  ServingKernels kernels_;
-};
 
 void describe_encoder_decoder(const model::ModelConfig& config, ModelShape* shape) {
   shape->unit = SampleUnit::kSample;
@@ -45,6 +15,8 @@ void describe_encoder_decoder(const model::ModelConfig& config, ModelShape* shap
   shape->time_inputs = TimeInputs::kStepMarks;
   shape->mark_embed = config.embed;
   shape->mark_freq = config.freq;
+  shape->d_layers = config.d_layers;
+  shape->label_len = config.label_len;
   // Each encoder layer's length: seq_len, then each distilling conv's (TSLib's circular
   // padding 2 and max-pool stride 2: L -> (L + 1) / 2 + 1, as model::EncoderDecoder has it).
   if (config.distil && config.e_layers > 1) {
@@ -73,8 +45,9 @@ std::unique_ptr<FamilyRuntime> load_encoder_decoder(const std::string& checkpoin
         " variables; tsserve serves a forecast per input variable: \"M\" with c_out = enc_in, "
         "or \"S\" (one variable)");
   }
-  return std::make_unique<EncoderDecoderRuntime>(
-      model::load_encoder_decoder(checkpoint, config, config_origin), options);
+  return make_runner_runtime<EncoderDecoderRunner>(
+      model::load_encoder_decoder(checkpoint, config, config_origin), options,
+      encoder_decoder_forecast_processor);
 }
 
 }  // namespace

@@ -10,7 +10,7 @@
 // variable). "MS" (one forecast column from N inputs) is refused at load: the codecs'
 // answer has a forecast per input variable.
 
-#include "server/families/model_families.h"
+#include "server/families/model_family_definition.h"
 
 namespace tsserve::server {
 

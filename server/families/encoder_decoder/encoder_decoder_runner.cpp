@@ -6,19 +6,13 @@
 #include <algorithm>
 
 #include "server/runtime/device.h"
-#include "tsserve/model/intra_op_threads.h"
-#include "tsserve/model/model_error.h"
 
 namespace tsserve::server {
 EncoderDecoderRunner::EncoderDecoderRunner(model::EncoderDecoder model,
                                            const RunnerOptions& options)
-    : model_(std::move(model)), device_(parse_device(options.device)), threads_(options.threads) {
-  if (options.threads < 1) throw model::ModelError("threads must be at least 1");
-  tsserve::model::set_intra_op_threads(options.threads);
-  device_name_ = device_.str();
-  model_->to(device_);
-  model_->eval();
-
+    : model_(std::move(model)),
+      placement_(*model_, options),
+      kernels_(libtorch_kernels(options, model::to_string(model_->config().family))) {
   const auto& config = model_->config();
   const int64_t variables = config.enc_in;
   c10::InferenceMode guard;
@@ -33,22 +27,19 @@ model::EncoderDecoderForecast EncoderDecoderRunner::forecast(const at::Tensor& s
                                                              const at::Tensor& marks,
                                                              bool need_attention) const {
   c10::InferenceMode guard;
-  model::EncoderDecoderForecast out =
-      model_->forecast_samples(series.to(device_), marks.to(device_), need_attention);
+  model::EncoderDecoderForecast out = model_->forecast_samples(
+      series.to(placement_.device()), marks.to(placement_.device()), need_attention);
   out.forecast = to_cpu(out.forecast);
-  for (auto& layer : out.encoder_attention) layer = to_cpu(layer);
-  out.decoder_attention.clear();  // not served yet: tsserve.v1's maps are the encoder's
-  out.cross_attention.clear();
+  for (auto* maps : {&out.encoder_attention, &out.decoder_attention, &out.cross_attention}) {
+    for (auto& layer : *maps) layer = to_cpu(layer);
+  }
   return out;
 }
 
 model::EncoderOutput EncoderDecoderRunner::encode(const at::Tensor& tokens,
                                                   bool need_attention) const {
   c10::InferenceMode guard;
-  model::EncoderOutput out = model_->encode(tokens.to(device_), {}, need_attention);
-  out.output = to_cpu(out.output);
-  for (auto& layer : out.weights) layer = to_cpu(layer);
-  return out;
+  return encoder_output_on_cpu(model_->encode(tokens.to(placement_.device()), {}, need_attention));
 }
 
 }  // namespace tsserve::server

@@ -10,6 +10,7 @@
 
 #include <string>
 
+#include "server/runtime/model_placement.h"
 #include "server/runtime/runner_options.h"
 #include "tsserve/model/encoder_decoder.h"
 
@@ -23,8 +24,9 @@ class EncoderDecoderRunner {
   EncoderDecoderRunner(model::EncoderDecoder model, const RunnerOptions& options);
 
   // series [S, N, seq_len], marks [S, seq_len + pred_len, C], float32 CPU -> forecast
-  // [S, n_out, pred_len] CPU in the model's (scaled) space; the encoder's attention per layer
-  // [S, H, L_i, L_i] CPU when asked.
+  // [S, n_out, pred_len] CPU in the model's (scaled) space; when asked, the attention maps
+  // on the CPU: the encoder's per layer [S, H, L_i, L_i], the decoder's self- and
+  // cross-attention per layer.
   model::EncoderDecoderForecast forecast(const at::Tensor& series, const at::Tensor& marks,
                                          bool need_attention) const;
 
@@ -32,15 +34,16 @@ class EncoderDecoderRunner {
   model::EncoderOutput encode(const at::Tensor& tokens, bool need_attention) const;
 
   const model::ModelConfig& config() const { return model_->config(); }
-  const std::string& device_name() const { return device_name_; }
-  int threads() const { return threads_; }
+  const std::string& device_name() const { return placement_.device_name(); }
+  int threads() const { return placement_.threads(); }
+  // LibTorch: the fused CPU kernels cover PatchTST only.
+  const ServingKernels& kernels() const { return kernels_; }
 
  private:
   // mutable: LibTorch's forward() is non-const, though eval-mode forwards change nothing.
   mutable model::EncoderDecoder model_;
-  at::Device device_;
-  std::string device_name_;
-  int threads_;
+  ModelPlacement placement_;
+  ServingKernels kernels_;
 };
 
 }  // namespace tsserve::server

@@ -2,42 +2,12 @@
 
 #include "server/families/itransformer/itransformer_batches.h"
 #include "server/families/itransformer/itransformer_runner.h"
-#include "server/runtime/encode_batches.h"
-#include "server/runtime/module_bytes.h"
+#include "server/families/runner_runtime.h"
 #include "tsserve/model/checkpoint_loader.h"
 #include "tsserve/model/model_error.h"
 
 namespace tsserve::server {
 namespace {
-
-class ITransformerRuntime final : public FamilyRuntime {
- public:
-  ITransformerRuntime(model::ITransformer model, const RunnerOptions& options)
-      : resident_bytes_(module_bytes(*model)), runner_(std::move(model), options) {
-    kernels_.name = "torch";
-    if (options.cpu_kernels == model::CpuKernels::kFused) {
-      kernels_.fallback_reason =
-          "the fused CPU kernels cover PatchTST only; iTransformer runs on LibTorch";
-    }
-  }
-
-  const model::ModelConfig& config() const override { return runner_.config(); }
-  const std::string& device_name() const override { return runner_.device_name(); }
-  int threads() const override { return runner_.threads(); }
-  const ServingKernels& kernels() const override { return kernels_; }
-  int64_t resident_bytes() const override { return resident_bytes_; }
-  DynamicBatcher::Processor forecast_processor(BatchObserver* observer) const override {
-    return itransformer_forecast_processor(runner_, observer);
-  }
-  DynamicBatcher::Processor encode_processor(BatchObserver* observer) const override {
-    return server::encode_processor(runner_, observer);
-  }
-
- private:
-  int64_t resident_bytes_;
-  ITransformerRunner runner_;
-  ServingKernels kernels_;
-};
 
 void describe_itransformer(const model::ModelConfig& config, ModelShape* shape) {
   shape->unit = SampleUnit::kSample;
@@ -59,8 +29,9 @@ std::unique_ptr<FamilyRuntime> load_itransformer(const std::string& checkpoint,
                             "; requests must carry that many, unless 'any_variable_count' is "
                             "true");
   }
-  return std::make_unique<ITransformerRuntime>(
-      model::load_itransformer(checkpoint, config, config_origin), options);
+  return make_runner_runtime<ITransformerRunner>(
+      model::load_itransformer(checkpoint, config, config_origin), options,
+      itransformer_forecast_processor);
 }
 
 }  // namespace

@@ -4,7 +4,7 @@
 // attend to each other, its maps are per sample and layer over those N + C tokens, and
 // timestamps become the calendar tokens.
 
-#include "server/families/model_families.h"
+#include "server/families/model_family_definition.h"
 
 namespace tsserve::server {
 

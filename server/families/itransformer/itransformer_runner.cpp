@@ -6,8 +6,6 @@
 #include <algorithm>
 
 #include "server/runtime/device.h"
-#include "tsserve/model/intra_op_threads.h"
-#include "tsserve/model/model_error.h"
 
 namespace tsserve::server {
 namespace {
@@ -17,13 +15,9 @@ at::Tensor on(const at::Tensor& t, at::Device device) { return t.defined() ? t.t
 }  // namespace
 
 ITransformerRunner::ITransformerRunner(model::ITransformer model, const RunnerOptions& options)
-    : model_(std::move(model)), device_(parse_device(options.device)), threads_(options.threads) {
-  if (options.threads < 1) throw model::ModelError("threads must be at least 1");
-  tsserve::model::set_intra_op_threads(options.threads);
-  device_name_ = device_.str();
-  model_->to(device_);
-  model_->eval();
-
+    : model_(std::move(model)),
+      placement_(*model_, options),
+      kernels_(libtorch_kernels(options, "iTransformer")) {
   const auto& config = model_->config();
   const int64_t variables = config.enc_in > 0 ? config.enc_in : 7;
   const int64_t calendar = model_->calendar_token_count();
@@ -42,8 +36,8 @@ model::SampleForecast ITransformerRunner::forecast(const at::Tensor& series,
                                                    const at::Tensor& calendar,
                                                    bool need_attention) const {
   c10::InferenceMode guard;
-  model::SampleForecast out =
-      model_->forecast_samples(series.to(device_), on(calendar, device_), need_attention);
+  model::SampleForecast out = model_->forecast_samples(
+      series.to(placement_.device()), on(calendar, placement_.device()), need_attention);
   out.forecast = to_cpu(out.forecast);
   out.encoder_output = at::Tensor();  // not served; spares the copy from the device
   for (auto& layer : out.attention) layer = to_cpu(layer);
@@ -53,10 +47,8 @@ model::SampleForecast ITransformerRunner::forecast(const at::Tensor& series,
 model::EncoderOutput ITransformerRunner::encode(const at::Tensor& tokens,
                                                 bool need_attention) const {
   c10::InferenceMode guard;
-  model::EncoderOutput out = model_->encoder->forward(tokens.to(device_), {}, need_attention);
-  out.output = to_cpu(out.output);
-  for (auto& layer : out.weights) layer = to_cpu(layer);
-  return out;
+  return encoder_output_on_cpu(
+      model_->encoder->forward(tokens.to(placement_.device()), {}, need_attention));
 }
 
 }  // namespace tsserve::server

@@ -10,6 +10,7 @@
 
 #include <string>
 
+#include "server/runtime/model_placement.h"
 #include "server/runtime/runner_options.h"
 #include "tsserve/model/itransformer.h"
 
@@ -32,15 +33,16 @@ class ITransformerRunner {
   model::EncoderOutput encode(const at::Tensor& tokens, bool need_attention) const;
 
   const model::ModelConfig& config() const { return model_->config(); }
-  const std::string& device_name() const { return device_name_; }
-  int threads() const { return threads_; }
+  const std::string& device_name() const { return placement_.device_name(); }
+  int threads() const { return placement_.threads(); }
+  // LibTorch: the fused CPU kernels cover PatchTST only.
+  const ServingKernels& kernels() const { return kernels_; }
 
  private:
   // mutable: LibTorch's forward() is non-const, though eval-mode forwards change nothing.
   mutable model::ITransformer model_;
-  at::Device device_;
-  std::string device_name_;
-  int threads_;
+  ModelPlacement placement_;
+  ServingKernels kernels_;
 };
 
 }  // namespace tsserve::server

@@ -3,7 +3,7 @@
 // variable of every request is a row of its own, and its attention maps are per variable
 // over its P patches.
 
-#include "server/families/model_families.h"
+#include "server/families/model_family_definition.h"
 
 namespace tsserve::server {
 

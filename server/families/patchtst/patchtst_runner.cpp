@@ -5,17 +5,10 @@
 
 #include "server/runtime/device.h"
 #include "tsserve/model/fused_forward.h"
-#include "tsserve/model/intra_op_threads.h"
-#include "tsserve/model/model_error.h"
 
 namespace tsserve::server {
 PatchTSTRunner::PatchTSTRunner(model::PatchTST model, const RunnerOptions& options)
-    : model_(std::move(model)), device_(parse_device(options.device)), threads_(options.threads) {
-  if (options.threads < 1) throw model::ModelError("threads must be at least 1");
-  tsserve::model::set_intra_op_threads(options.threads);
-  device_name_ = device_.str();
-  model_->to(device_);
-  model_->eval();
+    : model_(std::move(model)), placement_(*model_, options) {
   forecaster_ = std::make_unique<model::RowForecaster>(model_, options.cpu_kernels);
   kernels_.fallback_reason = forecaster_->fallback_reason();
   kernels_.name = forecaster_->uses_fused_kernels()
@@ -34,13 +27,13 @@ PatchTSTRunner::PatchTSTRunner(model::PatchTST model, const RunnerOptions& optio
 at::Tensor PatchTSTRunner::forecast(const at::Tensor& rows) const {
   c10::InferenceMode guard;
   // The fused kernels read the CPU rows in place; the LibTorch path moves them over.
-  const at::Tensor input = forecaster_->uses_fused_kernels() ? rows : rows.to(device_);
+  const at::Tensor input = forecaster_->uses_fused_kernels() ? rows : rows.to(placement_.device());
   return to_cpu(forecaster_->forecast_rows(input).forecast);
 }
 
 std::vector<at::Tensor> PatchTSTRunner::attention_maps(const at::Tensor& rows) const {
   c10::InferenceMode guard;
-  model::RowForecast out = model_->forecast_rows(rows.to(device_), true);
+  model::RowForecast out = model_->forecast_rows(rows.to(placement_.device()), true);
   std::vector<at::Tensor> maps;
   for (const auto& layer : out.attention) maps.push_back(to_cpu(layer));
   return maps;
@@ -48,10 +41,7 @@ std::vector<at::Tensor> PatchTSTRunner::attention_maps(const at::Tensor& rows) c
 
 model::EncoderOutput PatchTSTRunner::encode(const at::Tensor& tokens, bool need_attention) const {
   c10::InferenceMode guard;
-  model::EncoderOutput out = model_->encode(tokens.to(device_), {}, need_attention);
-  out.output = to_cpu(out.output);
-  for (auto& layer : out.weights) layer = to_cpu(layer);
-  return out;
+  return encoder_output_on_cpu(model_->encode(tokens.to(placement_.device()), {}, need_attention));
 }
 
 }  // namespace tsserve::server

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "server/runtime/model_placement.h"
 #include "server/runtime/runner_options.h"
 #include "tsserve/model/patchtst.h"
 #include "tsserve/model/row_forecaster.h"
@@ -44,16 +45,14 @@ class PatchTSTRunner {
 
   const model::ModelConfig& config() const { return model_->config(); }
   // "cpu" or "cuda:N".
-  const std::string& device_name() const { return device_name_; }
-  int threads() const { return threads_; }
+  const std::string& device_name() const { return placement_.device_name(); }
+  int threads() const { return placement_.threads(); }
   const ServingKernels& kernels() const { return kernels_; }
 
  private:
   // mutable: LibTorch's forward() is non-const, though eval-mode forwards change nothing.
   mutable model::PatchTST model_;
-  at::Device device_;
-  std::string device_name_;
-  int threads_;
+  ModelPlacement placement_;
   // Built after the model is on its device; shares the model's weights.
   std::unique_ptr<model::RowForecaster> forecaster_;
   ServingKernels kernels_;

@@ -188,6 +188,83 @@ TEST_P(FamilyContract, AttentionMapsComePerUnitAndLayerOfThePromisedSide) {
   }
 }
 
+TEST_P(FamilyContract, DecoderMapsComeForADecoderAndAreRefusedWithout) {
+  const ModelShape shape = shape_for(GetParam());
+  ServerHarness harness(config_for(GetParam()));
+  const int64_t variables = variables_for(shape);
+  v1::ForecastRequest request = contract_request(variables, shape.seq_len, 1);
+  request.mutable_attention()->set_enabled(true);
+  request.mutable_attention()->set_decoder(true);
+  request.mutable_attention()->add_layers(0);
+  if (shape.d_layers == 0) {
+    grpc::ClientContext context;
+    v1::ForecastResponse response;
+    const grpc::Status status = harness.stub().Forecast(&context, request, &response);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_EQ(status.error_message().rfind(
+                  "attention.decoder: this " + model::to_string(GetParam()) + " has no decoder", 0),
+              0u)
+        << status.error_message();
+    return;
+  }
+  const v1::ForecastResponse response = forecast_expecting_ok(harness, request);
+  ASSERT_EQ(response.attention_size(), 1 + 2 * shape.d_layers);  // encoder layer 0, then two
+  const int64_t heads = shape.n_heads;                           // maps per decoder layer
+  const int64_t decoder = shape.label_len + shape.pred_len;
+  const int64_t encoder_out = shape.map_sides.back();
+  for (const v1::AttentionMap& map : response.attention()) {
+    const bool cross = map.stack() == "cross";
+    const int64_t rows = map.stack() == "encoder" ? shape.seq_len : decoder;
+    const int64_t columns = map.stack() == "encoder" ? shape.seq_len
+                            : cross                  ? encoder_out
+                                                     : decoder;
+    EXPECT_EQ(std::vector<int64_t>(map.weights().shape().begin(), map.weights().shape().end()),
+              (std::vector<int64_t>{heads, rows, columns}))
+        << map.stack() << " layer " << map.layer();
+    ASSERT_EQ(map.row_steps_size(), rows);
+    ASSERT_EQ(map.column_steps_size(), columns);
+    // Rows run from the first step the stack reads to the last: the input's for the
+    // encoder, label_len input steps then the forecast's for the decoder.
+    EXPECT_EQ(map.row_steps(0), map.stack() == "encoder" ? -shape.seq_len : -shape.label_len);
+    EXPECT_EQ(map.row_steps(static_cast<int>(rows - 1)),
+              map.stack() == "encoder" ? -1 : shape.pred_len - 1);
+    if (!map.heads_averaged()) {
+      // Causal: a decoder query never attends to a later step.
+      if (map.stack() == "decoder") {
+        for (int64_t q = 0; q + 1 < rows; ++q)
+          EXPECT_EQ(map.weights().values(static_cast<int>(q * columns + columns - 1)), 0.0f) << q;
+      }
+    }
+  }
+  // Ordered by stack, then layer: the encoder's, every decoder layer's self-attention, then
+  // every decoder layer's cross-attention.
+  for (int64_t layer = 0; layer < shape.d_layers; ++layer) {
+    EXPECT_EQ(response.attention(static_cast<int>(1 + layer)).stack(), "decoder");
+    EXPECT_EQ(response.attention(static_cast<int>(1 + shape.d_layers + layer)).stack(), "cross");
+  }
+}
+
+TEST_P(FamilyContract, EncodeRunsTheEncoderOrSaysWhyNot) {
+  const ModelShape shape = shape_for(GetParam());
+  ServerHarness harness(config_for(GetParam()));
+  const int64_t tokens = 10;
+  v1::EncodeRequest request;
+  request.mutable_tokens()->add_shape(tokens);
+  request.mutable_tokens()->add_shape(shape.d_model);
+  for (int64_t i = 0; i < tokens * shape.d_model; ++i)
+    request.mutable_tokens()->add_values(static_cast<float>(i % 7) * 0.25f - 0.75f);
+  v1::EncodeResponse response;
+  grpc::ClientContext context;
+  const grpc::Status status = harness.stub().Encode(&context, request, &response);
+  if (!shape.encode_refusal.empty()) {
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+    EXPECT_EQ(status.error_message(), "Encode: " + shape.encode_refusal);
+    return;
+  }
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(response.output().values_size(), tokens * shape.d_model);
+}
+
 TEST_P(FamilyContract, TheOpenInferenceProtocolAnswersAsTsserveV1Does) {
   const ModelShape shape = shape_for(GetParam());
   ServerHarness harness(config_for(GetParam()));

@@ -23,6 +23,7 @@ struct AttentionRequest {
   bool average_heads = true;
   std::vector<int> layers;     // empty: all
   std::vector<int> variables;  // indices into the request's variables; empty: all
+  bool decoder = false;        // an encoder-decoder model's decoder maps too
 };
 
 struct ForecastOptions {
@@ -55,6 +56,12 @@ struct AttentionPanelData {
   // The tokens' names when the map carries them (an iTransformer's: variables, then
   // calendar features); empty otherwise.
   std::vector<std::string> token_names{};
+  // "encoder", "decoder" or "cross" (AttentionMap.stack).
+  std::string stack = "encoder";
+  // Where the tokens are time steps (Informer, Transformer): each row's and column's step,
+  // relative to the first forecast step; empty otherwise.
+  std::vector<int> row_steps{};
+  std::vector<int> column_steps{};
 };
 
 // One prediction interval: per variable, per step, like ForecastResult::forecast.
