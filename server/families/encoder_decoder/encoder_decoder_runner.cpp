@@ -10,8 +10,7 @@
 namespace tsserve::server {
 EncoderDecoderRunner::EncoderDecoderRunner(model::EncoderDecoder model,
                                            const RunnerOptions& options)
-    : model_(std::move(model)),
-      placement_(*model_, options),
+    : PlacedModel(std::move(model), options),
       kernels_(libtorch_kernels(options, model::to_string(model_->config().family))) {
   const auto& config = model_->config();
   const int64_t variables = config.enc_in;
@@ -27,8 +26,8 @@ model::EncoderDecoderForecast EncoderDecoderRunner::forecast(const at::Tensor& s
                                                              const at::Tensor& marks,
                                                              bool need_attention) const {
   c10::InferenceMode guard;
-  model::EncoderDecoderForecast out = model_->forecast_samples(
-      series.to(placement_.device()), marks.to(placement_.device()), need_attention);
+  model::EncoderDecoderForecast out =
+      model_->forecast_samples(series.to(device()), marks.to(device()), need_attention);
   out.forecast = to_cpu(out.forecast);
   for (auto* maps : {&out.encoder_attention, &out.decoder_attention, &out.cross_attention}) {
     for (auto& layer : *maps) layer = to_cpu(layer);
@@ -39,7 +38,7 @@ model::EncoderDecoderForecast EncoderDecoderRunner::forecast(const at::Tensor& s
 model::EncoderOutput EncoderDecoderRunner::encode(const at::Tensor& tokens,
                                                   bool need_attention) const {
   c10::InferenceMode guard;
-  return encoder_output_on_cpu(model_->encode(tokens.to(placement_.device()), {}, need_attention));
+  return encoder_output_on_cpu(model_->encode(tokens.to(device()), {}, need_attention));
 }
 
 }  // namespace tsserve::server

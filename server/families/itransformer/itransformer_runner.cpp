@@ -15,9 +15,7 @@ at::Tensor on(const at::Tensor& t, at::Device device) { return t.defined() ? t.t
 }  // namespace
 
 ITransformerRunner::ITransformerRunner(model::ITransformer model, const RunnerOptions& options)
-    : model_(std::move(model)),
-      placement_(*model_, options),
-      kernels_(libtorch_kernels(options, "iTransformer")) {
+    : PlacedModel(std::move(model), options), kernels_(libtorch_kernels(options, "iTransformer")) {
   const auto& config = model_->config();
   const int64_t variables = config.enc_in > 0 ? config.enc_in : 7;
   const int64_t calendar = model_->calendar_token_count();
@@ -36,8 +34,8 @@ model::SampleForecast ITransformerRunner::forecast(const at::Tensor& series,
                                                    const at::Tensor& calendar,
                                                    bool need_attention) const {
   c10::InferenceMode guard;
-  model::SampleForecast out = model_->forecast_samples(
-      series.to(placement_.device()), on(calendar, placement_.device()), need_attention);
+  model::SampleForecast out =
+      model_->forecast_samples(series.to(device()), on(calendar, device()), need_attention);
   out.forecast = to_cpu(out.forecast);
   out.encoder_output = at::Tensor();  // not served; spares the copy from the device
   for (auto& layer : out.attention) layer = to_cpu(layer);
@@ -47,8 +45,7 @@ model::SampleForecast ITransformerRunner::forecast(const at::Tensor& series,
 model::EncoderOutput ITransformerRunner::encode(const at::Tensor& tokens,
                                                 bool need_attention) const {
   c10::InferenceMode guard;
-  return encoder_output_on_cpu(
-      model_->encoder->forward(tokens.to(placement_.device()), {}, need_attention));
+  return encoder_output_on_cpu(model_->encoder->forward(tokens.to(device()), {}, need_attention));
 }
 
 }  // namespace tsserve::server

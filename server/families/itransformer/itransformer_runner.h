@@ -10,13 +10,13 @@
 
 #include <string>
 
-#include "server/runtime/model_placement.h"
+#include "server/runtime/placed_model.h"
 #include "server/runtime/runner_options.h"
 #include "tsserve/model/itransformer.h"
 
 namespace tsserve::server {
 
-class ITransformerRunner {
+class ITransformerRunner : public PlacedModel<model::ITransformer> {
  public:
   // Moves `model` to the device, sets the threads and warms up (a sample of enc_in
   // variables, or 7 with any_variable_count, alone and warm_up_rows / N of them, with
@@ -32,16 +32,10 @@ class ITransformerRunner {
   // tokens [B, L, d_model] float32 CPU -> the encoder alone, as PatchTSTRunner::encode.
   model::EncoderOutput encode(const at::Tensor& tokens, bool need_attention) const;
 
-  const model::ModelConfig& config() const { return model_->config(); }
-  const std::string& device_name() const { return placement_.device_name(); }
-  int threads() const { return placement_.threads(); }
   // LibTorch: the fused CPU kernels cover PatchTST only.
   const ServingKernels& kernels() const { return kernels_; }
 
  private:
-  // mutable: LibTorch's forward() is non-const, though eval-mode forwards change nothing.
-  mutable model::ITransformer model_;
-  ModelPlacement placement_;
   ServingKernels kernels_;
 };
 

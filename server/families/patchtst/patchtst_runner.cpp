@@ -8,7 +8,7 @@
 
 namespace tsserve::server {
 PatchTSTRunner::PatchTSTRunner(model::PatchTST model, const RunnerOptions& options)
-    : model_(std::move(model)), placement_(*model_, options) {
+    : PlacedModel(std::move(model), options) {
   forecaster_ = std::make_unique<model::RowForecaster>(model_, options.cpu_kernels);
   kernels_.fallback_reason = forecaster_->fallback_reason();
   kernels_.name = forecaster_->uses_fused_kernels()
@@ -27,13 +27,13 @@ PatchTSTRunner::PatchTSTRunner(model::PatchTST model, const RunnerOptions& optio
 at::Tensor PatchTSTRunner::forecast(const at::Tensor& rows) const {
   c10::InferenceMode guard;
   // The fused kernels read the CPU rows in place; the LibTorch path moves them over.
-  const at::Tensor input = forecaster_->uses_fused_kernels() ? rows : rows.to(placement_.device());
+  const at::Tensor input = forecaster_->uses_fused_kernels() ? rows : rows.to(device());
   return to_cpu(forecaster_->forecast_rows(input).forecast);
 }
 
 std::vector<at::Tensor> PatchTSTRunner::attention_maps(const at::Tensor& rows) const {
   c10::InferenceMode guard;
-  model::RowForecast out = model_->forecast_rows(rows.to(placement_.device()), true);
+  model::RowForecast out = model_->forecast_rows(rows.to(device()), true);
   std::vector<at::Tensor> maps;
   for (const auto& layer : out.attention) maps.push_back(to_cpu(layer));
   return maps;
@@ -41,7 +41,7 @@ std::vector<at::Tensor> PatchTSTRunner::attention_maps(const at::Tensor& rows) c
 
 model::EncoderOutput PatchTSTRunner::encode(const at::Tensor& tokens, bool need_attention) const {
   c10::InferenceMode guard;
-  return encoder_output_on_cpu(model_->encode(tokens.to(placement_.device()), {}, need_attention));
+  return encoder_output_on_cpu(model_->encode(tokens.to(device()), {}, need_attention));
 }
 
 }  // namespace tsserve::server

@@ -21,14 +21,14 @@
 #include <string>
 #include <vector>
 
-#include "server/runtime/model_placement.h"
+#include "server/runtime/placed_model.h"
 #include "server/runtime/runner_options.h"
 #include "tsserve/model/patchtst.h"
 #include "tsserve/model/row_forecaster.h"
 
 namespace tsserve::server {
 
-class PatchTSTRunner {
+class PatchTSTRunner : public PlacedModel<model::PatchTST> {
  public:
   // Moves `model` to the device, sets the threads and warms up (forecast at 1 and
   // warm_up_rows rows, encode at patch_count tokens). Throws model::ModelError.
@@ -43,16 +43,9 @@ class PatchTSTRunner {
   // [B, H, L, L] when asked.
   model::EncoderOutput encode(const at::Tensor& tokens, bool need_attention) const;
 
-  const model::ModelConfig& config() const { return model_->config(); }
-  // "cpu" or "cuda:N".
-  const std::string& device_name() const { return placement_.device_name(); }
-  int threads() const { return placement_.threads(); }
   const ServingKernels& kernels() const { return kernels_; }
 
  private:
-  // mutable: LibTorch's forward() is non-const, though eval-mode forwards change nothing.
-  mutable model::PatchTST model_;
-  ModelPlacement placement_;
   // Built after the model is on its device; shares the model's weights.
   std::unique_ptr<model::RowForecaster> forecaster_;
   ServingKernels kernels_;
