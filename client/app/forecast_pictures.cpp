@@ -101,11 +101,17 @@ void draw_attention_heatmaps(const std::string& path, const ForecastResult& resu
   plot::HeatmapOptions options;
   options.columns = columns;
   const bool averaged = result.attention.front().head < 0;
+  // Time-step tokens (an encoder-decoder's) are labelled by step, 0 = the first forecast step.
+  const bool steps = !result.attention.front().row_steps.empty();
   options.title = result.model_name + " attention " +
                   (averaged ? "(averaged over heads)" : "(per head)") +
-                  (per_sample ? ": rows = layers, query token vs key token"
-                              : ": rows = layers, query patch vs key patch");
-  if (per_sample) {
+                  (steps        ? ": rows = stacks and layers, query step vs key step"
+                   : per_sample ? ": rows = layers, query token vs key token"
+                                : ": rows = layers, query patch vs key patch");
+  if (steps) {
+    options.x_label = "key step (0 = first forecast step)";
+    options.y_label = "query step";
+  } else if (per_sample) {
     options.x_label = "key token";
     options.y_label = "query token";
   } else if (!patches.empty()) {
