@@ -30,4 +30,28 @@ inline server::ModelShape bundled_model_shape(bool with_scaler) {
   return model;
 }
 
+// The bundled Informer's view (model/default/informer_etth1.json): a sample of 7 variables
+// with the time marks of its input and forecast steps, encoder maps of 96 and 49 steps,
+// one decoder layer.
+inline server::ModelShape bundled_informer_shape() {
+  server::ModelShape model = bundled_model_shape(true);
+  model.name = "informer-etth1";
+  model.family = "Informer";
+  model.seq_len = 96;
+  model.pred_len = 96;
+  model.d_model = 128;
+  model.n_heads = 8;
+  model.e_layers = 2;
+  model.patch_count = model.patch_len = model.stride = 0;
+  model.unit = server::SampleUnit::kSample;
+  model.enc_in = 7;
+  model.time_inputs = server::TimeInputs::kStepMarks;
+  model.mark_embed = "timeF";
+  model.mark_freq = "h";
+  model.map_sides = {96, 49};
+  model.d_layers = 1;
+  model.label_len = 48;
+  return model;
+}
+
 }  // namespace tsserve::fuzz

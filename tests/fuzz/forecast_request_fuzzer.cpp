@@ -199,6 +199,34 @@ void check_poisoned_response(const server::ForecastInput& input,
                       "forecast");
 }
 
+// What an encoder-decoder model's decoding promises: a refusal names a field; an accepted
+// request carries exactly enc_in variables and timestamps, became one sample's rows, and
+// its marks are [T + F, C] (4 hourly timeF columns) per sample, each in [-0.5, 0.5].
+void check_informer_decoding(const v1::ForecastRequest& request, const server::Status& status,
+                             const server::ForecastInput& input, const server::ModelShape& model) {
+  if (!status.ok()) {
+    check_refusal(
+        status,
+        {"request_id", "layout", "output_encoding", "series", "variable_names", "timestamps",
+         "scaler_mode", "attention.layers", "attention.variables", "attention.decoder"},
+        false);
+    return;
+  }
+  FUZZ_CHECK(input.series_rows == model.enc_in,
+             "accepted " + std::to_string(input.series_rows) + " variables for enc_in 7");
+  FUZZ_CHECK(request.timestamps_size() > 0, "accepted a request without timestamps");
+  const auto marks = static_cast<size_t>((model.seq_len + model.pred_len) * 4);
+  FUZZ_CHECK(input.calendar.size() == marks, "marks: " + std::to_string(input.calendar.size()) +
+                                                 " values, expected " + std::to_string(marks));
+  for (float mark : input.calendar) FUZZ_CHECK(mark >= -0.5f && mark <= 0.5f, "mark out of range");
+  FUZZ_CHECK(
+      input.attention.decoder == (request.attention().enabled() && request.attention().decoder()),
+      "attention.decoder");
+  if (input.attention.enabled) {
+    FUZZ_CHECK(input.attention.variables == std::vector<int32_t>{0}, "maps per sample");
+  }
+}
+
 }  // namespace
 }  // namespace tsserve::fuzz
 
@@ -218,6 +246,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
 
   server::ForecastInput input;
+  if (data[0] & 4) {  // the encoder-decoder families' rules: N, timestamps and their marks
+    const server::ModelShape informer = fuzz::bundled_informer_shape();
+    const server::Status decoded =
+        server::decode_forecast_request(request, informer, server::RequestLimits{}, &input);
+    fuzz::check_informer_decoding(request, decoded, input, informer);
+    return 0;
+  }
   const server::Status status =
       server::decode_forecast_request(request, model, server::RequestLimits{}, &input);
   if (!status.ok()) {
