@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "tsserve/model/encoder_lengths.h"
 #include "tsserve/model/full_attention.h"
 #include "tsserve/model/model_error.h"
 #include "tsserve/model/prob_attention.h"
@@ -12,9 +13,6 @@
 
 namespace tsserve::model {
 namespace {
-
-// TSLib's ConvLayer pads circularly by 2 (Informer's original code by 1).
-constexpr int64_t kDistilPadding = 2;
 
 std::shared_ptr<const InnerAttention> encdec_inner_attention(const ModelConfig& config) {
   if (config.attention == AttentionKind::kFull) return std::make_shared<FullAttention>();
@@ -75,17 +73,7 @@ EncoderDecoderImpl::EncoderDecoderImpl(const ModelConfig& config) : config_(conf
 }
 
 std::vector<int64_t> EncoderDecoderImpl::encoder_lengths() const {
-  std::vector<int64_t> lengths{config_.seq_len};
-  for (int64_t i = 1; i < config_.e_layers; ++i) {
-    if (!config_.distil) {
-      lengths.push_back(config_.seq_len);
-      continue;
-    }
-    // Conv1d(kernel 3, circular padding 2): L + 2; MaxPool1d(3, stride 2, padding 1).
-    const int64_t convolved = lengths.back() + 2 * kDistilPadding - 2;
-    lengths.push_back((convolved + 2 - 3) / 2 + 1);
-  }
-  return lengths;
+  return model::encoder_lengths(config_);
 }
 
 void EncoderDecoderImpl::check_inputs(const at::Tensor& x_enc, const at::Tensor& x_mark_enc,

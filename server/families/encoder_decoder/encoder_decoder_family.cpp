@@ -4,6 +4,7 @@
 #include "server/families/encoder_decoder/encoder_decoder_runner.h"
 #include "server/families/runner_runtime.h"
 #include "tsserve/model/checkpoint_loader.h"
+#include "tsserve/model/encoder_lengths.h"
 #include "tsserve/model/model_error.h"
 
 namespace tsserve::server {
@@ -17,19 +18,12 @@ void describe_encoder_decoder(const model::ModelConfig& config, ModelShape* shap
   shape->mark_freq = config.freq;
   shape->d_layers = config.d_layers;
   shape->label_len = config.label_len;
-  // Each encoder layer's length: seq_len, then each distilling conv's (TSLib's circular
-  // padding 2 and max-pool stride 2: L -> (L + 1) / 2 + 1, as model::EncoderDecoder has it).
   if (config.distil && config.e_layers > 1) {
     shape->encode_refusal = "this " + model::to_string(config.family) +
                             "'s encoder distils (each layer after the first reads about half "
                             "the tokens), so its output does not match the tokens sent";
   }
-  shape->map_sides.clear();
-  int64_t length = config.seq_len;
-  for (int64_t layer = 0; layer < config.e_layers; ++layer) {
-    shape->map_sides.push_back(length);
-    if (config.distil) length = (length + 1) / 2 + 1;
-  }
+  shape->map_sides = model::encoder_lengths(config);  // each encoder layer's length
 }
 
 std::unique_ptr<FamilyRuntime> load_encoder_decoder(const std::string& checkpoint,
