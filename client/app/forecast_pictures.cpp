@@ -15,7 +15,7 @@ void draw_forecast_plot(const std::string& path, const csv::CsvWindow& window,
                         const ForecastResult& result, int history_points) {
   std::vector<plot::ForecastPanel> panels;
   for (size_t v = 0; v < result.variables.size(); ++v) {
-    const auto& history = window.values[v];
+    const auto& history = window.values[result.variable_columns[v]];
     const size_t shown = history_points > 0
                              ? std::min(history.size(), static_cast<size_t>(history_points))
                              : history.size();

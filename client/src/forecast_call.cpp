@@ -73,18 +73,31 @@ ForecastResult read_forecast_response(const v1::ForecastResponse& response,
   result.model_name = response.model_name();
   result.model_version = response.model_version();
   result.request_id = response.request_id();
-  result.variables = variables;
+  if (response.forecast_variables_size() == 0) {
+    result.variables = variables;
+    for (size_t v = 0; v < variables.size(); ++v) result.variable_columns.push_back(v);
+  }
+  for (int32_t index : response.forecast_variables()) {
+    if (index < 0 || static_cast<size_t>(index) >= variables.size()) {
+      throw std::runtime_error("response forecast_variables: " + std::to_string(index) +
+                               " is not one of the request's " + std::to_string(variables.size()) +
+                               " variables");
+    }
+    result.variables.push_back(variables[static_cast<size_t>(index)]);
+    result.variable_columns.push_back(static_cast<size_t>(index));
+  }
+  const size_t rows = result.variables.size();
   result.timing = response.timing();
   result.scaler_applied = response.scaler_applied();
   result.input_points_used = response.input_points_used();
 
-  result.forecast = per_variable(response.forecast(), variables.size(), "forecast");
+  result.forecast = per_variable(response.forecast(), rows, "forecast");
   for (int i = 0; i < response.intervals_size(); ++i) {
     const auto& interval = response.intervals(i);
     const std::string field = "intervals[" + std::to_string(i) + "]";
     result.intervals.push_back({interval.level(),
-                                per_variable(interval.lower(), variables.size(), field + ".lower"),
-                                per_variable(interval.upper(), variables.size(), field + ".upper")});
+                                per_variable(interval.lower(), rows, field + ".lower"),
+                                per_variable(interval.upper(), rows, field + ".upper")});
   }
 
   for (const auto& map : response.attention()) {

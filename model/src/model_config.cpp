@@ -336,8 +336,8 @@ ModelConfig parse_model_config(const std::string& json_text, const std::string& 
                                  "the scaler's space");
     }
     Calibration calibration = calibration_from_json(*block, origin);
-    const std::string error = calibration_error(
-        calibration, config.pred_len, static_cast<int64_t>(config.scaler->columns.size()));
+    const std::string error =
+        calibration_error(calibration, config.pred_len, config.calibrated_columns());
     if (!error.empty()) throw ModelError("model config " + origin + ": " + error);
     config.calibration = std::move(calibration);
   }

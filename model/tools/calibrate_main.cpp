@@ -151,8 +151,10 @@ int main(int argc, char** argv) {
                                     "--coverage first");
       }
       const auto rows = tools::split_rows(split, tools::SplitPart::kTest, config.seq_len);
-      print_coverage(tools::absolute_residuals(checkpoint, config, data, rows),
-                     *config.calibration, config.scaler->columns);
+      // The calibrated columns are the scaler's last calibrated_columns() ones.
+      const std::vector<std::string>& names = config.scaler->columns;
+      print_coverage(tools::absolute_residuals(checkpoint, config, data, rows), *config.calibration,
+                     {names.end() - config.calibrated_columns(), names.end()});
       return 0;
     }
     const auto rows = tools::split_rows(split, tools::SplitPart::kValidation, config.seq_len);

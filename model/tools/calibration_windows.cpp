@@ -150,14 +150,18 @@ at::Tensor absolute_residuals(const std::string& checkpoint, const model::ModelC
   }
   WindowForecaster forecast_windows = window_forecaster(checkpoint, config, data);
   at::InferenceMode inference;
-  at::Tensor residuals = at::empty({windows, F, data.values.size(1)}, at::kFloat);
+  // The forecast's columns: every one, or the target alone ("MS": the last column).
+  const int64_t columns = data.values.size(1);
+  const int64_t forecast_columns = config.calibrated_columns();
+  at::Tensor residuals = at::empty({windows, F, forecast_columns}, at::kFloat);
   for (int64_t done = 0; done < windows; done += kBatch) {
     const int64_t count = std::min(kBatch, windows - done);
     const int64_t first = rows.first + done;
     const at::Tensor forecast = forecast_windows(first, count);
     std::vector<at::Tensor> actual;
     for (int64_t w = first; w < first + count; ++w) {
-      actual.push_back(data.values.slice(0, w + T, w + T + F));  // [F, C]
+      actual.push_back(data.values.slice(0, w + T, w + T + F)
+                           .slice(1, columns - forecast_columns, columns));  // [F, K]
     }
     residuals.slice(0, done, done + count).copy_((forecast - at::stack(actual)).abs());
   }

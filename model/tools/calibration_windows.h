@@ -38,7 +38,8 @@ struct ScaledDataset {
 ScaledDataset read_scaled_dataset(const std::string& path, const model::ModelConfig& config);
 
 // |forecast - actual| for every window starting in [begin, end - seq_len - pred_len], in
-// scaled space: [windows, pred_len, C]. `checkpoint` is loaded as config.family says.
+// scaled space: [windows, pred_len, K], K = config.calibrated_columns() (every column, or an
+// "MS" model's target alone). `checkpoint` is loaded as config.family says.
 at::Tensor absolute_residuals(const std::string& checkpoint, const model::ModelConfig& config,
                               const ScaledDataset& data, std::pair<int64_t, int64_t> rows);
 

@@ -10,15 +10,16 @@ IssuedForecast issued_forecast_of(const ForecastInput& input, const ModelShape& 
   issued.version = model.version;
   issued.times = input.forecast_timestamps;
   issued.values = forecast;
-  const int64_t n = input.series_rows;
-  issued.variable_names = input.variable_names;
-  if (issued.variable_names.empty()) {
-    for (int64_t i = 0; i < n; ++i) issued.variable_names.push_back(std::to_string(i));
-  }
-  if (input.scaler_applied) {
-    for (const int32_t column : input.scaler_column) {
-      issued.scaler_mean.push_back(model.scaler_mean[static_cast<size_t>(column)]);
-      issued.scaler_std.push_back(model.scaler_std[static_cast<size_t>(column)]);
+  // The forecast's rows: every variable, or the targets of a model that forecasts a subset.
+  for (int64_t row = 0; row < input.forecast_rows(); ++row) {
+    const int64_t series_row = input.series_row_of(row);
+    issued.variable_names.push_back(input.variable_names.empty()
+                                        ? std::to_string(series_row)
+                                        : input.variable_names[static_cast<size_t>(series_row)]);
+    if (input.scaler_applied) {
+      const auto column = static_cast<size_t>(input.scaler_column[static_cast<size_t>(series_row)]);
+      issued.scaler_mean.push_back(model.scaler_mean[column]);
+      issued.scaler_std.push_back(model.scaler_std[column]);
     }
   }
   return issued;

@@ -18,8 +18,10 @@ struct IssuedForecast {
   std::string model;    // labels of the accuracy metrics
   std::string version;
   std::vector<int64_t> times;               // F forecast times, Unix seconds, increasing
-  std::vector<std::string> variable_names;  // N; "0", "1", ... when the request had none
-  std::vector<float> values;                // [N, F] row-major, the model's space
+  // The forecast's K rows' variables (K = N, or a subset model's targets); "0", "1", ...
+  // (their indices among the request's) when the request named none.
+  std::vector<std::string> variable_names;
+  std::vector<float> values;  // [K, F] row-major, the model's space
   // When the request's scaler applied: each variable's mean and std, so an actual x is
   // scored as (x - mean) / std. Empty otherwise (actuals are scored as sent).
   std::vector<double> scaler_mean;
@@ -38,7 +40,7 @@ struct IssuedForecast {
 };
 
 // The forecast a tsserve.v1 Forecast call computed, for the store. REQUIRES: the input
-// has a series_key and forecast_timestamps; `forecast` is the runtime's [N, F] in the
+// has a series_key and forecast_timestamps; `forecast` is the runtime's [K, F] in the
 // model's space (ForecastOutput::forecast, before the encoder unscales it).
 IssuedForecast issued_forecast_of(const ForecastInput& input, const ModelShape& model,
                                   const std::vector<float>& forecast);

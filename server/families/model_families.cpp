@@ -36,6 +36,7 @@ ModelShape model_shape_of(const model::ModelConfig& config) {
   shape.n_heads = config.n_heads;
   shape.e_layers = config.e_layers;
   shape.enc_in = config.enc_in;
+  shape.features = model::to_string(config.features);
   if (config.scaler) {
     shape.scaler_columns = config.scaler->columns;
     shape.scaler_mean = config.scaler->mean;

@@ -68,6 +68,15 @@ struct ModelShape {
   int64_t d_layers = 0;
   int64_t label_len = 0;
   int64_t decoder_length() const { return label_len + pred_len; }
+  // What the forecast holds, by TSLib's `features` ("M", "S", "MS"): a label for
+  // GetModelInfo. forecast_variables says the rows: 0 when the forecast has every one of
+  // a sample's N variables; K > 0 when only the sample's last K ("MS": 1, the target, which
+  // TSLib's loader puts last).
+  std::string features = "M";
+  int64_t forecast_variables = 0;
+  int64_t forecast_rows_per_sample(int64_t variables) const {
+    return forecast_variables > 0 ? forecast_variables : variables;
+  }
   // Why Encode (the encoder alone over caller-given tokens) is not served; "" when it is.
   std::string encode_refusal;
   // PatchTST's patching, for GetModelInfo; 0 for a family without patches.

@@ -53,6 +53,10 @@ struct ForecastInput {
   // first, in the model's space (scaled when scaler_applied).
   std::vector<float> rows;
   int32_t input_points_used = 0;  // T
+  // The forecast's rows per sample (ModelShape::forecast_rows_per_sample): 0 or N when it
+  // has every variable; K < N when only each sample's last K. The result is then
+  // [forecast_rows(), F], row r standing for series row series_row_of(r).
+  int64_t forecast_variables = 0;
   bool scaler_applied = false;
   std::vector<int32_t> scaler_column;  // when scaler_applied: the column of each row
   // The layout of each sample, so the forecast comes back in it: true for [N, T_in] (and
@@ -83,12 +87,24 @@ struct ForecastInput {
   std::string forecast_timestamps_note;
   // The caller's name for the series ("" = none): the forecast is kept for ReportActuals.
   std::string series_key;
+
+  int64_t variables_per_sample() const { return samples > 0 ? series_rows / samples : 0; }
+  int64_t forecast_per_sample() const {
+    return forecast_variables > 0 ? forecast_variables : variables_per_sample();
+  }
+  int64_t forecast_rows() const { return samples * forecast_per_sample(); }
+  // The series row (variable b * N + n) that forecast row r stands for.
+  int64_t series_row_of(int64_t forecast_row) const {
+    const int64_t k = forecast_per_sample();
+    const int64_t n = variables_per_sample();
+    return forecast_row / k * n + (n - k) + forecast_row % k;
+  }
 };
 
 // What the runtime produces for one Forecast request.
 struct ForecastOutput {
-  // [series_rows, F] row-major (F = pred_len), in the model's space (scaled when the input
-  // was).
+  // [input.forecast_rows(), F] row-major (F = pred_len), in the model's space (scaled when
+  // the input was).
   std::vector<float> forecast;
   // The maps input.attention selected, in any order.
   std::vector<AttentionBlock> attention;

@@ -63,6 +63,18 @@ TEST(ForecastCallTest, ResponseSplitsPerVariableAndPerHead) {
   EXPECT_THROW(read_forecast_response(response_with_heads(), {"only one"}), std::runtime_error);
 }
 
+TEST(ForecastCallTest, ATargetOnlyResponseNamesItsOneVariable) {
+  v1::ForecastResponse response;
+  write_tensor({{1, 2}, {30, 31}}, false, response.mutable_forecast());
+  response.add_forecast_variables(2);  // features "MS": the last of the three sent
+  const ForecastResult result = read_forecast_response(response, {"HUFL", "HULL", "OT"});
+  EXPECT_EQ(result.variables, (std::vector<std::string>{"OT"}));
+  EXPECT_EQ(result.variable_columns, (std::vector<size_t>{2}));
+  EXPECT_EQ(result.forecast, (std::vector<std::vector<double>>{{30, 31}}));
+  response.set_forecast_variables(0, 3);  // not one of the request's
+  EXPECT_THROW(read_forecast_response(response, {"HUFL", "HULL", "OT"}), std::runtime_error);
+}
+
 TEST(ForecastOutputTest, TableCsvAndJsonAgree) {
   ForecastResult result = read_forecast_response(response_with_heads(), {"HUFL", "OT"});
   result.step_labels = {"2016-07-01 03:00:00", "2016-07-01 04:00:00"};

@@ -227,6 +227,39 @@ void check_informer_decoding(const v1::ForecastRequest& request, const server::S
   }
 }
 
+// features "MS" (the target alone, the sample's last variable): an accepted request's
+// answer is one row, said to be variable N - 1 and unscaled with that variable's column.
+void check_target_response(server::ForecastInput& input, const server::ModelShape& model) {
+  const int64_t target = model.enc_in - 1;
+  FUZZ_CHECK(input.forecast_rows() == 1 && input.series_row_of(0) == target,
+             "the target row: " + std::to_string(input.series_row_of(0)));
+  server::ForecastOutput output;
+  output.forecast = numbered_forecast(1, model.pred_len);
+  output.batch_rows = static_cast<int32_t>(input.series_rows);
+  input.attention.enabled = false;  // the maps are the plain Informer's check
+  v1::ForecastResponse response;
+  const server::Status status =
+      server::encode_forecast_response(input, model, std::move(output), &response);
+  FUZZ_CHECK(status.ok(), "encode_forecast_response: " + status.message());
+  FUZZ_CHECK(response.forecast_variables_size() == 1 && response.forecast_variables(0) == target,
+             "forecast_variables");
+  const std::vector<int64_t> shape = input.variables_by_time
+                                         ? std::vector<int64_t>{1, model.pred_len}
+                                         : std::vector<int64_t>{model.pred_len, 1};
+  const std::vector<float> got = response_floats(response.forecast(), shape, input.raw_output);
+  for (int64_t f = 0; f < model.pred_len; ++f) {
+    float expected = static_cast<float>(f);
+    if (input.scaler_applied) {
+      const auto c =
+          static_cast<std::size_t>(input.scaler_column[static_cast<std::size_t>(target)]);
+      expected =
+          static_cast<float>(static_cast<double>(f) * model.scaler_std[c] + model.scaler_mean[c]);
+    }
+    FUZZ_CHECK(got[static_cast<std::size_t>(f)] == expected,
+               "target point " + std::to_string(f) + " unscaled with another column");
+  }
+}
+
 }  // namespace
 }  // namespace tsserve::fuzz
 
@@ -247,10 +280,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   server::ForecastInput input;
   if (data[0] & 4) {  // the encoder-decoder families' rules: N, timestamps and their marks
-    const server::ModelShape informer = fuzz::bundled_informer_shape();
+    server::ModelShape informer = fuzz::bundled_informer_shape();
+    const bool target_only = (data[0] & 8) != 0;  // features "MS"
+    if (target_only) {
+      informer.features = "MS";
+      informer.forecast_variables = 1;
+    }
     const server::Status decoded =
         server::decode_forecast_request(request, informer, server::RequestLimits{}, &input);
     fuzz::check_informer_decoding(request, decoded, input, informer);
+    if (decoded.ok() && target_only) fuzz::check_target_response(input, informer);
     return 0;
   }
   const server::Status status =

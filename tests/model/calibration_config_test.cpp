@@ -1,6 +1,6 @@
 // The config's "calibration" block: read with the model config, shapes and values checked
-// against the model (each error naming the key), the conformal rank, and a written block
-// reading back to the same quantiles.
+// against the model (each error naming the key; an "MS" model's is its target's column
+// alone), the conformal rank, and a written block reading back to the same quantiles.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -83,6 +83,28 @@ TEST(CalibrationConfig, EachBadBlockNamesTheKey) {
       R"({"seq_len": 8, "pred_len": 2, "d_model": 4, "n_heads": 1, "e_layers": 1, "d_ff": 4,
           "patch_len": 4, "stride": 4, "calibration": )" + std::string(kGood) + "}";
   EXPECT_THAT(error_of(no_scaler), HasSubstr("'calibration' needs a 'scaler'"));
+}
+
+// An Informer with features "MS" forecasts its target alone (the scaler's last column), so
+// its calibration has that one column.
+std::string ms_config_with(const std::string& calibration) {
+  return R"({"model": "Informer", "seq_len": 8, "label_len": 4, "pred_len": 2, "enc_in": 2,
+             "c_out": 2, "features": "MS", "d_model": 4, "n_heads": 1, "e_layers": 1,
+             "d_layers": 1, "d_ff": 4, "embed": "timeF", "freq": "h",
+             "scaler": {"columns": ["a", "b"], "mean": [0, 1], "std": [1, 2]},
+             "calibration": )" +
+         calibration + "}";
+}
+
+TEST(CalibrationConfig, AnMSModelsCalibrationHasItsTargetsColumnAlone) {
+  const ModelConfig config = parse_model_config(
+      ms_config_with(R"({"levels": [0.5], "quantiles": [[[0.1], [0.3]]]})"), "ms.json");
+  EXPECT_EQ(config.calibrated_columns(), 1);
+  ASSERT_TRUE(config.calibration);
+  EXPECT_EQ(config.calibration->quantile(0, 1, 0), 0.3);
+  // A column per scaler column is the shape of an "M" model's: refused.
+  EXPECT_THAT(error_of(ms_config_with(kGood)),
+              HasSubstr("must be [levels][pred_len][columns] = [2][2][1], got [.][2][2]"));
 }
 
 TEST(ConformalRank, IsTheCeilingOfNPlusOneTimesTheLevelInExactDecimals) {

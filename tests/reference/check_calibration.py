@@ -14,7 +14,9 @@ iTransformer, whose d_model 256 sums are longer; the quantiles themselves are 0.
 (2) the block records the rows, windows, split and dataset the reference used, and (3) the
 calibration committed beside CHECKPOINT is what the tool writes now (reproducible): every
 field equal, the quantiles within the same 5e-5 (another CPU's kernels move their last
-digits, so never bit for bit).
+digits, so never bit for bit). A model with features "MS" forecasts its target alone (the
+scaler's last column), so its residuals and quantiles are that column's. --uncommitted skips
+(3), for a model generated at test time that has no committed calibration.
 Also checks the tool refuses a level outside (0, 1) naming --levels. Exit status 0 = pass.
 """
 
@@ -67,7 +69,8 @@ def conformal_rank(n, level):
 
 
 def reference_residuals(checkpoint, config, data_path):
-    """|forecast - actual| of every validation window, scaled: [n, F, C] float32."""
+    """|forecast - actual| of every validation window, scaled: [n, F, K] float32 (K = C, or 1
+    for "MS")."""
     columns = config["scaler"]["columns"]
     with open(data_path) as f:
         header = f.readline().strip().split(",")
@@ -111,7 +114,8 @@ def reference_residuals(checkpoint, config, data_path):
                 forecast = model(x, marks)
             else:
                 forecast = model(x)
-            out.append((forecast - y).abs())
+            # "MS": the forecast is the target alone, the last column.
+            out.append((forecast - y[..., y.shape[-1] - forecast.shape[-1]:]).abs())
     return torch.cat(out), (begin, end)
 
 
@@ -121,6 +125,8 @@ def main():
     ap.add_argument("--model", required=True)
     ap.add_argument("--data", required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--uncommitted", action="store_true",
+                    help="the model has no committed calibration to compare with")
     args = ap.parse_args()
     torch.set_num_threads(2)
     os.makedirs(args.out, exist_ok=True)
@@ -152,8 +158,11 @@ def main():
             failures.append("level %g: quantiles differ from the reference by %.3g" % (level, diff))
     print("%s: %d windows, levels %s, max |tool - reference| = %.3g" %
           (os.path.basename(args.model), n, block["levels"], worst))
-    drift = committed_drift(committed, block)
-    if drift is None:
+    drift = None if args.uncommitted else committed_drift(committed, block)
+    if args.uncommitted:
+        if committed is not None:
+            failures.append("--uncommitted, but %s.json has a calibration" % stem)
+    elif drift is None:
         failures.append("the calibration committed in %s.json is not what the tool writes now "
                         "(fields other than the quantiles differ): rerun tsserve-calibrate and "
                         "commit it" % stem)

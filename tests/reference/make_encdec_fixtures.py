@@ -135,6 +135,14 @@ def main():
     encdec_case(args.out, "tr_fixed_m", cfg("Transformer", 36, 18, 12, 3, 2, 1, "fixed", "h"))
     encdec_case(args.out, "tr_timef_ms",
                 cfg("Transformer", 24, 12, 6, 3, 1, 2, "timeF", "h", features="MS", c_out=2))
+    # "MS" over ETTh1's 7 columns with the dataset's scaler (the bundled Informer's): OT,
+    # the scaler's last column, is the target. Untrained; tsserve-calibrate's "MS" path is
+    # checked on it against check_calibration.py, and the served intervals use its scaler.
+    with open(os.path.join(HERE, "..", "..", "model", "default", "informer_etth1.json")) as f:
+        etth1_scaler = json.load(f)["scaler"]
+    encdec_case(args.out, "inf_etth1_ms",
+                dict(cfg("Informer", 96, 48, 24, 7, 2, 1, "timeF", "h", features="MS", factor=3,
+                         seed=7), scaler=etth1_scaler))
     sd = informer.state_dict()
     d = os.path.join(args.out, "encdec")
     torch.save({"module." + k: v for k, v in sd.items()},

@@ -53,8 +53,9 @@ const AttentionBlock* first_non_finite_block(const std::vector<AttentionBlock>& 
 Status check_forecast_finite(const ForecastInput& input, const ModelShape& model,
                              const ForecastOutput& result, const AnswerFields& fields) {
   const int64_t horizon = model.pred_len;
-  for (int64_t row = 0; row < input.series_rows; ++row) {
-    const float* values = result.forecast.data() + row * horizon;
+  for (int64_t forecast_row = 0; forecast_row < input.forecast_rows(); ++forecast_row) {
+    const int64_t row = input.series_row_of(forecast_row);
+    const float* values = result.forecast.data() + forecast_row * horizon;
     if (!input.scaler_applied &&
         all_finite(reinterpret_cast<const unsigned char*>(values), horizon)) {
       continue;

@@ -12,16 +12,17 @@ namespace tsserve::server {
 void store_forecast(const ForecastInput& input, const ModelShape& model,
                     const std::vector<float>& forecast, unsigned char* dst) {
   const int64_t horizon = model.pred_len;
-  const int64_t per_sample = input.series_rows / input.samples;  // N
+  const int64_t per_sample = input.forecast_per_sample();  // N, or K of a subset
   if (!input.scaler_applied && input.variables_by_time) {
     // [B, N, F] is the model's own [rows, F].
     std::memcpy(dst, forecast.data(), forecast.size() * sizeof(float));
     return;
   }
-  for (int64_t row = 0; row < input.series_rows; ++row) {
+  for (int64_t row = 0; row < input.forecast_rows(); ++row) {
     model::ScalerColumn scaler;
     if (input.scaler_applied) {
-      const auto c = static_cast<std::size_t>(input.scaler_column[static_cast<std::size_t>(row)]);
+      const auto c = static_cast<std::size_t>(
+          input.scaler_column[static_cast<std::size_t>(input.series_row_of(row))]);
       scaler = {model.scaler_mean[c], model.scaler_std[c]};
     }
     const float* values = forecast.data() + row * horizon;
@@ -40,18 +41,27 @@ void store_forecast(const ForecastInput& input, const ModelShape& model,
 }
 
 std::vector<int64_t> forecast_shape(const ForecastInput& input, const ModelShape& model) {
-  const int64_t per_sample = input.series_rows / input.samples;
+  const int64_t per_sample = input.forecast_per_sample();
   return input.variables_by_time ? std::vector<int64_t>{per_sample, model.pred_len}
                                  : std::vector<int64_t>{model.pred_len, per_sample};
 }
 
+std::vector<int32_t> forecast_variable_indices(const ForecastInput& input) {
+  std::vector<int32_t> indices;
+  if (input.forecast_per_sample() == input.variables_per_sample()) return indices;
+  for (int64_t row = 0; row < input.forecast_per_sample(); ++row) {
+    indices.push_back(static_cast<int32_t>(input.series_row_of(row)));
+  }
+  return indices;
+}
+
 Status check_forecast_output(const ForecastInput& input, const ModelShape& model,
                              const ForecastOutput& result) {
-  const int64_t expected = input.series_rows * model.pred_len;
+  const int64_t expected = input.forecast_rows() * model.pred_len;
   if (static_cast<int64_t>(result.forecast.size()) != expected) {
     return {StatusCode::kInternal, "forecast: the model returned " +
                                        std::to_string(result.forecast.size()) + " values for " +
-                                       std::to_string(input.series_rows) + " variables x " +
+                                       std::to_string(input.forecast_rows()) + " variables x " +
                                        std::to_string(model.pred_len) + " points"};
   }
   const int64_t variables = input.samples > 0 ? input.series_rows / input.samples : 0;

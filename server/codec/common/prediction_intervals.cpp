@@ -13,6 +13,17 @@ std::string level_text(double level) {
 
 }  // namespace
 
+int64_t calibration_column(const ForecastInput& input, const ModelShape& model,
+                           int64_t forecast_row) {
+  const int64_t column =
+      input.scaler_column[static_cast<size_t>(input.series_row_of(forecast_row))];
+  // The calibration's columns are the scaler's last `calibration.columns` ones: all of them,
+  // or a subset model's targets.
+  const int64_t first =
+      static_cast<int64_t>(model.scaler_columns.size()) - model.calibration.columns;
+  return column >= first ? column - first : -1;
+}
+
 Status resolve_interval_levels(const std::vector<double>& levels, const ForecastInput& input,
                                const ModelShape& model, const std::string& field,
                                std::vector<int32_t>* out) {
@@ -51,13 +62,28 @@ Status resolve_interval_levels(const std::vector<double>& levels, const Forecast
                 "than NONE"};
   }
   const int64_t per_sample = input.series_rows / input.samples;
-  if (model.unit == SampleUnit::kSample && per_sample != calibration.columns) {
+  const auto scaler_columns = static_cast<int64_t>(model.scaler_columns.size());
+  if (model.unit == SampleUnit::kSample && per_sample != scaler_columns) {
     return {StatusCode::kFailedPrecondition,
             field + ": this " + model.family + " was calibrated on samples of its " +
-                std::to_string(calibration.columns) +
+                std::to_string(scaler_columns) +
                 " columns together, and its forecast of a "
                 "variable depends on the others; a sample of " +
                 std::to_string(per_sample) + " variables has no calibrated intervals"};
+  }
+  // A model forecasting a subset was calibrated on the scaler's last K columns (its
+  // targets): the request's targets must be those columns.
+  for (int64_t row = 0; row < input.forecast_per_sample(); ++row) {
+    const int64_t series_row = input.series_row_of(row);
+    if (calibration_column(input, model, row) >= 0) continue;
+    const int64_t column = input.scaler_column[static_cast<size_t>(series_row)];
+    return {StatusCode::kFailedPrecondition,
+            field + ": this " + model.family + " (features " + model.features +
+                ") was calibrated on its target, the scaler's column '" +
+                model.scaler_columns.back() + "', but the request's variable " +
+                std::to_string(series_row) + " that it forecasts is column '" +
+                model.scaler_columns[static_cast<size_t>(column)] +
+                "'; send the variables in training order (GetModelInfo scaler_columns)"};
   }
   for (size_t i = 0; i < levels.size(); ++i) {
     const int index = calibration.level_index(levels[i]);
@@ -81,8 +107,8 @@ IntervalBand interval_band(const ForecastInput& input, const ModelShape& model,
   band.level = calibration.levels[level];
   band.lower.resize(forecast.size());
   band.upper.resize(forecast.size());
-  for (int64_t row = 0; row < input.series_rows; ++row) {
-    const int64_t column = input.scaler_column[static_cast<size_t>(row)];
+  for (int64_t row = 0; row < input.forecast_rows(); ++row) {
+    const int64_t column = calibration_column(input, model, row);
     for (int64_t h = 0; h < horizon; ++h) {
       const auto k = static_cast<size_t>(row * horizon + h);
       const double q = calibration.quantile(level, h, column);

@@ -1,5 +1,6 @@
 #include "server/codec/common/series_rows.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string_view>
@@ -227,6 +228,7 @@ Status gather_series(const TensorView& series, const SeriesGeometry& g, const Se
   out->series_rows = g.rows();
   out->samples = g.samples;
   out->input_points_used = static_cast<int32_t>(g.used);
+  out->forecast_variables = std::min(model.forecast_variables, g.variables);
   out->scaler_applied = scaler.applied;
   out->scaler_column.clear();
   if (scaler.applied) {

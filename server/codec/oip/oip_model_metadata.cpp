@@ -30,7 +30,11 @@ inference::ModelMetadataResponse oip_model_metadata(const ModelShape& model) {
   const int64_t tokens = unknown ? -1 : model.attention_tokens(variables);
   add_tensor(kOipSeriesInput, kOipFp32, {-1, model.seq_len, variables}, metadata.mutable_inputs());
   add_tensor(kOipTimestampsInput, kOipInt64, {-1, -1}, metadata.mutable_inputs());
-  add_tensor(kOipForecastOutput, kOipFp32, {-1, model.pred_len, variables},
+  // The forecast's columns: the N variables, or the targets of a model forecasting a subset
+  // ("MS": 1, the sample's last variable).
+  const int64_t forecast_columns =
+      model.forecast_variables > 0 ? model.forecast_variables : variables;
+  add_tensor(kOipForecastOutput, kOipFp32, {-1, model.pred_len, forecast_columns},
              metadata.mutable_outputs());
   // [B, V, L, H, P, P]; H is n_heads, or 1 with attention_average_heads. V is 1 for a
   // model with maps per sample (a map spans the sample's variables).
@@ -39,7 +43,8 @@ inference::ModelMetadataResponse oip_model_metadata(const ModelShape& model) {
              metadata.mutable_outputs());
   if (!model.calibration.empty()) {
     for (const char* bound : {kOipLowerOutput, kOipUpperOutput}) {
-      add_tensor(bound, kOipFp32, {-1, -1, model.pred_len, variables}, metadata.mutable_outputs());
+      add_tensor(bound, kOipFp32, {-1, -1, model.pred_len, forecast_columns},
+                 metadata.mutable_outputs());
     }
   }
   return metadata;

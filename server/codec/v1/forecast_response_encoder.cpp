@@ -56,6 +56,7 @@ Status encode_forecast_response(const ForecastInput& input, const ModelShape& mo
     map.mutable_row_steps()->Assign(steps.rows.begin(), steps.rows.end());
     map.mutable_column_steps()->Assign(steps.columns.begin(), steps.columns.end());
   }
+  for (int32_t variable : forecast_variable_indices(input)) out->add_forecast_variables(variable);
   out->set_input_points_used(input.input_points_used);
   out->set_scaler_applied(input.scaler_applied);
   out->mutable_forecast_timestamps()->Assign(input.forecast_timestamps.begin(),

@@ -9,14 +9,17 @@
 namespace tsserve::server {
 namespace {
 
-// {"name": [F floats], ...} of a [N, F] tensor whose rows are the request's columns.
-void write_columns(JsonWriter& json, const v1::ForecastRequest& request, const v1::Tensor& tensor) {
+// {"name": [F floats], ...} of a [K, F] tensor whose rows are the request's columns (all
+// N, or those response.forecast_variables lists: a model forecasting its target alone).
+void write_columns(JsonWriter& json, const v1::ForecastRequest& request,
+                   const v1::ForecastResponse& response, const v1::Tensor& tensor) {
   json.begin_object();
-  const int columns = request.variable_names_size();
+  const bool subset = response.forecast_variables_size() > 0;
+  const int columns = subset ? response.forecast_variables_size() : request.variable_names_size();
   const std::size_t points =
       columns == 0 ? 0 : static_cast<std::size_t>(tensor.values_size()) / columns;
   for (int n = 0; n < columns; ++n) {
-    json.key(request.variable_names(n));
+    json.key(request.variable_names(subset ? response.forecast_variables(n) : n));
     json.numbers(tensor.values().data() + static_cast<std::size_t>(n) * points, points);
   }
   json.end_object();
@@ -91,7 +94,7 @@ std::string write_forecast_json_response(const ForecastJsonRequest& request,
   json.key("version").string(response.model_version());
   json.key("request_id").string(response.request_id());
   json.key("forecast");
-  write_columns(json, asked, response.forecast());
+  write_columns(json, asked, response, response.forecast());
   if (response.forecast_timestamps_size() > 0) {
     json.key("timestamps").begin_array();
     for (std::int64_t seconds : response.forecast_timestamps()) {
@@ -111,9 +114,9 @@ std::string write_forecast_json_response(const ForecastJsonRequest& request,
     for (const v1::PredictionInterval& band : response.intervals()) {
       json.key(level_key(band.level())).begin_object();
       json.key("lower");
-      write_columns(json, asked, band.lower());
+      write_columns(json, asked, response, band.lower());
       json.key("upper");
-      write_columns(json, asked, band.upper());
+      write_columns(json, asked, response, band.upper());
       json.end_object();
     }
     json.end_object();

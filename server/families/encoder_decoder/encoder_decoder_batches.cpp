@@ -35,7 +35,7 @@ void run_encoder_decoder_batch(Batch& batch, const EncoderDecoderRunner& runner,
   std::vector<EncDecSlot> slots;
   for (auto& base : batch.tasks) {
     auto& task = static_cast<ForecastTask&>(*base);
-    task.output.forecast.assign(static_cast<size_t>(task.input.series_rows * F), 0.0f);
+    task.output.forecast.assign(static_cast<size_t>(task.input.forecast_rows() * F), 0.0f);
     task.output.attention.clear();
     for (int64_t b = 0; b < task.input.samples; ++b) slots.push_back({&task, b});
   }
@@ -60,11 +60,13 @@ void run_encoder_decoder_batch(Batch& batch, const EncoderDecoderRunner& runner,
   const auto start = std::chrono::steady_clock::now();
   const model::EncoderDecoderForecast result = runner.forecast(series, marks, need_attention);
   const double compute = seconds_between(start, std::chrono::steady_clock::now());
-  const at::Tensor forecast = result.forecast.contiguous();  // [S, N, F]
+  // [S, K, F]: K = N, or 1 with features "MS" (the target: ModelShape::forecast_variables).
+  const at::Tensor forecast = result.forecast.contiguous();
+  const int64_t K = forecast.size(1);
   for (int64_t i = 0; i < count; ++i) {
     const auto& [task, b] = slots[static_cast<size_t>(i)];
     const float* src = forecast[i].data_ptr<float>();
-    std::copy(src, src + N * F, task->output.forecast.begin() + b * N * F);
+    std::copy(src, src + K * F, task->output.forecast.begin() + b * K * F);
     if (!wants_maps(task->input, b)) continue;
     const AttentionSelection& want = task->input.attention;
     for (int32_t layer : want.layers) {

@@ -24,20 +24,21 @@ void describe_encoder_decoder(const model::ModelConfig& config, ModelShape* shap
                             "the tokens), so its output does not match the tokens sent";
   }
   shape->map_sides = model::encoder_lengths(config);  // each encoder layer's length
+  // "MS": the target alone, the sample's last variable (TSLib's f_dim = -1).
+  if (config.features == model::ForecastFeatures::kMS) shape->forecast_variables = 1;
 }
 
 std::unique_ptr<FamilyRuntime> load_encoder_decoder(const std::string& checkpoint,
                                                     const model::ModelConfig& config,
                                                     const std::string& config_origin,
                                                     const RunnerOptions& options) {
-  if (config.output_variables() != config.enc_in) {
+  // "M" with c_out != enc_in would leave unsaid which variables the c_out columns are.
+  if (config.features == model::ForecastFeatures::kM && config.c_out != config.enc_in) {
     throw model::ModelError(
-        "model config " + config_origin + ": \"features\" " + model::to_string(config.features) +
-        " with c_out " + std::to_string(config.c_out) + " forecasts " +
-        std::to_string(config.output_variables()) +
-        " column(s) from enc_in = " + std::to_string(config.enc_in) +
-        " variables; tsserve serves a forecast per input variable: \"M\" with c_out = enc_in, "
-        "or \"S\" (one variable)");
+        "model config " + config_origin + ": \"c_out\" " + std::to_string(config.c_out) +
+        " with \"features\" M and enc_in = " + std::to_string(config.enc_in) +
+        "; tsserve serves \"M\" as a forecast of every input variable (c_out = enc_in), "
+        "\"MS\" as the target's alone (the last variable), or \"S\" (one variable)");
   }
   return make_runner_runtime<EncoderDecoderRunner>(
       model::load_encoder_decoder(checkpoint, config, config_origin), options,

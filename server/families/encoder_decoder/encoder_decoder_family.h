@@ -6,9 +6,10 @@
 // steps continued from them. Its attention maps are per sample and encoder layer, over
 // time steps (the layers' lengths shrink with distilling).
 //
-// Served: features "M" with c_out = enc_in (a forecast per input variable) and "S" (one
-// variable). "MS" (one forecast column from N inputs) is refused at load: the codecs'
-// answer has a forecast per input variable.
+// Served: features "M" with c_out = enc_in (a forecast per input variable), "S" (one
+// variable) and "MS" (N variables in, the target out: the sample's last variable, as
+// TSLib's loader puts the target last; ModelShape::forecast_variables = 1). "M" with
+// c_out != enc_in is refused at load: which variables its columns are goes unsaid.
 
 #include "server/families/model_family_definition.h"
 

@@ -73,7 +73,10 @@ struct IntervalData {
 
 struct ForecastResult {
   std::string model_name, model_version, request_id;
-  std::vector<std::string> variables;          // N names
+  // The forecast's variables: the request's N, or the K a model forecasts alone ("MS":
+  // the target), with each one's index among the request's.
+  std::vector<std::string> variables;
+  std::vector<size_t> variable_columns;
   std::vector<std::vector<double>> forecast;   // [variable][step]
   std::vector<std::string> step_labels;        // F times, or empty
   v1::Timing timing;
@@ -83,7 +86,8 @@ struct ForecastResult {
   std::vector<IntervalData> intervals;         // in the request's level order
 };
 
-// Reads a [N, F] response for the request's `variables` (intervals too); attention maps
+// Reads a [N, F] (or [K, F]: ForecastResponse.forecast_variables) response for the
+// request's `variables` (intervals too); attention maps
 // are split per head unless averaged. Throws std::runtime_error on a malformed response.
 ForecastResult read_forecast_response(const v1::ForecastResponse& response,
                                       const std::vector<std::string>& variables);

@@ -37,7 +37,9 @@
 //
 // "calibration" (optional, written by tsserve-calibrate): calibration_json.h's block;
 // quantiles are [levels][pred_len][scaler columns], so it requires "scaler".
+// (With features "MS", only the target's column: ModelConfig::calibrated_columns.)
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -112,6 +114,12 @@ struct ModelConfig {
   }
   // The forecast's columns (encoder-decoder families): c_out for "M", 1 for "S" and "MS".
   int64_t output_variables() const { return features == ForecastFeatures::kM ? c_out : 1; }
+  // The scaler columns a calibration covers: every one, or with "MS" the target alone (the
+  // scaler's last column, as TSLib's loader orders the target last).
+  int64_t calibrated_columns() const {
+    const int64_t columns = scaler ? static_cast<int64_t>(scaler->columns.size()) : 0;
+    return features == ForecastFeatures::kMS ? std::min<int64_t>(columns, 1) : columns;
+  }
   // The columns of the time marks (time_marks.h) an encoder-decoder model reads.
   int64_t mark_width() const;
   // P = floor((seq_len - patch_len) / stride) + 2 (one extra patch from the padding).
