@@ -1,0 +1,736 @@
+#!/usr/bin/env python3
+"""Checks that keep the docs true: every name the Markdown gives the reader must still
+exist in the tree, so a rename or a removed option breaks a test, not a reader's trust.
+
+Reads README.md, BENCHMARKS.md, proto/README.md, deploy/**/*.md and docs/**/*.md (never
+node_modules or a build*/ folder) and reports each problem as FILE:LINE: message.
+
+  a. Paths. A backticked token that starts with a top-level entry of the tree (proto/,
+     server/, tests/, Dockerfile, ...) names a file from the root; a relative Markdown link
+     names one from the .md file's folder. Either must exist (tests/bench/json_codec_bench,
+     a source folder and a target its CMakeLists.txt declares, names that target's binary).
+     build*/ paths are build outputs: they exist under --build-dir, or their last part is a
+     CMake target (add_executable/add_library/..., or a function wrapping one) built in that
+     folder (its CMakeLists.txt's, or its RUNTIME_OUTPUT_DIRECTORY), or they are a folder
+     the CMake files write at the top of the build (${PROJECT_BINARY_DIR}/e2e-console): a
+     fresh build passes. ../shared/ and anything else outside the root is not ours.
+  b. Source names. A backticked file name without a folder (served_model.h, run.sh; .h
+     .cpp .py .sh .proto .js .cmake) exists somewhere in the tree; X.pb.h, X.grpc.pb.h,
+     X_pb2.py and X_pb2_grpc.py are generated from X.proto.
+  c. Options. A --long-option in a shell line of a fenced block, or in inline code, belongs
+     to the line's command (the first word after prompts, VAR=value, sudo/env/exec/...;
+     for bash X.sh / python3 X.py the script). When that command is ours it must take the
+     option: tsserve (server/config/config_option.cpp's table, CLI11 flags of
+     server/config/*.cpp, --help), tsserve-client (CLI11 flags of client/**/*.cpp, --help),
+     a tool whose add_executable lists a *_main.cpp (its "--x" literals), or a script of the
+     tree (argparse's add_argument / quoted literals for .py; case patterns, quoted literals
+     and comparisons for .sh). Inline code that starts with an option names no command: the
+     option must be one of any of ours. Other commands (curl, cmake, podman, ...) are not
+     checked, nor a script that hands "$@" on to another program.
+  d. Identifiers. Each CamelCase name of a backticked C++/Python name (GetModelInfo,
+     BatchedCall<KeepingForecastCodec>::start; MutualTls* as a prefix) occurs as a word in
+     the sources (*.proto *.h *.cpp *.py *.js *.sh). Service.Method and pkg.Service/Method
+     (also in fenced blocks, as grpcurl takes it) name an rpc the .proto files declare in
+     that service and package; pkg.Name names something a .proto declares in pkg.
+
+  tests/tools/docs_check.py [--root DIR] [--build-dir DIR] [--check]
+
+--check (CTest docs_check): exit 1 when any problem is found. docs_check_selftest.py plants
+small trees with each kind of stale statement to prove every rule can fail.
+"""
+import argparse
+import glob
+import os
+import re
+import sys
+from collections import namedtuple
+
+Problem = namedtuple("Problem", "path line message")
+
+# The Markdown read: files from the root, and folders searched to any depth.
+DOC_FILES = ("README.md", "BENCHMARKS.md", "proto/README.md")
+DOC_FOLDERS = ("deploy", "docs")
+# Copied unchanged from their upstream project: the names in them are the spec's, not ours,
+# and editing them to please the check would break "copied unchanged".
+EXTERNAL_DOCS = {"docs/specs/open-inference-protocol/inference_rest.md"}
+
+SOURCE_EXTENSIONS = (".proto", ".h", ".cpp", ".py", ".js", ".sh")
+BASENAME_EXTENSIONS = (".h", ".cpp", ".py", ".sh", ".proto", ".js", ".cmake")
+# A token with any of these stands for many names (a glob, <name>, {a,b}, $VAR, "..."),
+# not for one that could be looked up.
+PLACEHOLDER = re.compile(r"[*<>{}$…]|\.\.\.")
+BUILD_PATH = re.compile(r"^build[\w-]*/")
+
+# The server's option table (each entry {"name", "Group", ...}) and its command line.
+SERVER_OPTION_TABLE = "server/config/config_option.cpp"
+SERVER_COMMAND_LINE_SOURCES = "server/config/*.cpp"
+CLIENT_SOURCES = "client/**/*.cpp"
+OPTION_TABLE_ENTRY = re.compile(r"\w+_option\(\s*\{\s*\"([a-z0-9_]+)\"")
+CLI11_OPTION = re.compile(r"\badd_(?:option|flag)\w*\(\s*\"([^\"]+)\"")
+CLI11_VERSION_FLAG = re.compile(r"\bset_version_flag\(\s*\"([^\"]+)\"")
+CLI11_NO_HELP = re.compile(r"\bset_help_flag\(\s*(\"\")?\s*\)")
+QUOTED_OPTION = re.compile(r"[\"'](--[A-Za-z0-9][\w-]*)(?=[\"'=])")
+SHELL_CASE_PATTERN = re.compile(r"^\s*\(?\s*((?:--[\w-]+[=*]*\s*\|\s*)*--[\w-]+[=*]*)\s*\)", re.M)
+SHELL_COMPARISON = re.compile(r"!?==?\s*[\"']?(--[A-Za-z0-9][\w-]*)")
+# A line that hands the script's arguments on ("$@" outside a for loop, set -- or comment).
+SHELL_FORWARDS_ARGS = re.compile(r"^(?!\s*(?:for|set|#)\b)(.*\"\$[@*]\".*)$", re.M)
+
+# Words before a shell line's command: prompts and programs that run the next word.
+PROMPTS_AND_WRAPPERS = {"$", "sudo", "env", "exec", "time", "nohup", "command"}
+# Programs whose first argument is the script that is the command (bash X.sh).
+INTERPRETERS = {"bash", "sh", "python3", "python", "/usr/bin/python3", "node"}
+# Fenced blocks read as shell lines (no language: a command or its output).
+SHELL_FENCES = {"", "sh", "bash", "shell", "console", "zsh"}
+SEPARATORS = {"|", "||", "&&", ";", "&"}
+LONG_OPTION = re.compile(r"^--[A-Za-z0-9][\w-]*")
+
+# Long options of other programs that the docs name alone in inline code. Each is listed
+# with its program, so nothing of ours can hide here.
+EXTERNAL_OPTIONS = {
+    "--no-cache",  # docker/podman build: README's image rebuild after a Debian fix
+}
+# Google Test's and Google Benchmark's own flags, which every test and benchmark binary
+# takes (--gtest_filter, --benchmark_min_time).
+FRAMEWORK_OPTION = re.compile(r"^--(?:gtest|benchmark)_")
+
+# CamelCase names that are not ours to define: other projects' types and products.
+EXTERNAL_IDENTIFIERS = {
+    "ModelStreamInfer",  # Triton's streaming rpc, which README lists as not served
+}
+# File names of other projects that the docs compare ours with.
+EXTERNAL_FILES = {
+    "grpc_predict_v2.proto",  # KServe's name for what proto/inference/grpc_service.proto restates
+}
+# In an example, a one-letter stem or foo/bar is a placeholder, not a file (a.cpp -> b.h).
+EXAMPLE_STEM = re.compile(r"^(?:[a-z]|foo|bar|baz)\.")
+
+
+IDENTIFIER = r"[A-Za-z_]\w*"
+# A type's or function's name: a capital first, then lower case and another capital
+# (ServedModel, GRPCInferenceService, PatchTSTRunner, BM_FusedForwardAfterIdle). All-capital
+# names (RESOURCE_EXHAUSTED) and plain words (Forecast) say too little to look up.
+CAMEL_CASE = re.compile(r"^(?=\w*[a-z])(?=[A-Z]\w*[A-Z])[A-Z]\w*$")
+# A C++ or Python name as code writes it: parts joined by :: or ., template arguments, a
+# trailing () (BatchedCall<KeepingForecastCodec>::start, model::RowForecaster, Foo.bar()).
+NAME_EXPRESSION = re.compile(r"^[\w.:<>,*&]+(?:\(\))?$")
+# pkg.Service/Method (as gRPC names it on the wire) and Service.Method (as prose does).
+FULL_RPC_NAME = re.compile(r"^([a-z][\w.]*)\.([A-Z]\w*)/([A-Z]\w*)$")
+SERVICE_METHOD = re.compile(r"^(?:([a-z][\w.]*)\.([A-Z]\w*)/|([A-Z]\w*)\.)([A-Z]\w*)(?:\(\))?$")
+INLINE_CODE = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)")
+# A link's target: ](target) or ](target "title"); the [text] may start a line above.
+MARKDOWN_LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+LINK_DEFINITION = re.compile(r"^\s*\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+\".*\")?\s*$")
+FENCE = re.compile(r"^\s*(```+|~~~+)\s*([\w+-]*)")
+TOKEN = re.compile(r"\"[^\"]*\"|'[^']*'|\S+")
+TRAILING_PUNCTUATION = ",.;:)]!?'\""
+LEADING_PUNCTUATION = "([\"'"
+
+
+def is_skipped_dir(name):
+    """Build outputs, installed packages and git's own files are not the tree's sources."""
+    return name in (".git", "node_modules", "__pycache__") or name.startswith("build")
+
+
+def tree_files(root):
+    """Every file of the tree, as paths relative to the root, skipping build outputs."""
+    out = []
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not is_skipped_dir(d))
+        rel = os.path.relpath(folder, root)
+        out += [os.path.normpath(os.path.join(rel, n)) for n in names]
+    return sorted(out)
+
+
+def read(root, rel):
+    with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as f:
+        return f.read()
+
+
+def doc_files(root, files):
+    docs = [f for f in DOC_FILES if os.path.isfile(os.path.join(root, f))]
+    for folder in DOC_FOLDERS:
+        docs += [f for f in files if f.startswith(folder + os.sep) and f.endswith(".md")]
+    return sorted(set(docs) - EXTERNAL_DOCS)
+
+
+# --- What the tree declares --------------------------------------------------------------
+
+def cmake_files(files):
+    return [f for f in files if os.path.basename(f) == "CMakeLists.txt" or f.endswith(".cmake")]
+
+
+def wrapper_functions(text):
+    """CMake functions that declare a target from their first argument: name -> (prefix,
+    suffix), e.g. tsserve_fuzz_target(NAME) declares fuzz_NAME."""
+    wrappers = {}
+    for name, arg, body in re.findall(r"function\(\s*(\w+)\s+(\w+)[^)]*\)(.*?)endfunction",
+                                      text, re.S):
+        if re.search(rf"add_(?:executable|library)\(\s*\$\{{{arg}\}}", body):
+            wrappers[name] = ("", "")
+        made_from_arg = rf"set\(\s*(\w+)\s+([\w-]*)\$\{{{arg}\}}([\w-]*)\s*\)"
+        for var, prefix, suffix in re.findall(made_from_arg, body):
+            if re.search(rf"add_(?:executable|library)\(\s*\$\{{{var}\}}", body):
+                wrappers[name] = (prefix, suffix)
+    return wrappers
+
+
+CMAKE_TARGET = re.compile(
+    r"\badd_(executable|library|custom_target)\(\s*([\w.+-]+)(?=[\s)])([^)]*)\)")
+CMAKE_OUTPUT_DIRECTORY = re.compile(
+    r"set_target_properties\(\s*([\w.+-]+)[^)]*?RUNTIME_OUTPUT_DIRECTORY\s+\"?([^\s)\"]+)")
+CMakeDeclarations = namedtuple("CMakeDeclarations", "targets built_in mains outputs")
+
+
+def build_folder(value, declaring_folder):
+    """A RUNTIME_OUTPUT_DIRECTORY's value as a folder of the build, or None."""
+    value = value.replace("${CMAKE_CURRENT_BINARY_DIR}", "${BUILD}/" + declaring_folder)
+    value = re.sub(r"\$\{(?:PROJECT|CMAKE)_BINARY_DIR\}", "${BUILD}", value)
+    if not value.startswith("${BUILD}") or PLACEHOLDER.search(value[len("${BUILD}"):]):
+        return None
+    return os.path.normpath(value[len("${BUILD}"):].lstrip("/") or ".")
+
+
+def cmake_declarations(root, files):
+    """What the CMake files declare: targets (name -> the source folders declaring it),
+    built_in (name -> the build folders its output lands in: the declaring folder's, or
+    its RUNTIME_OUTPUT_DIRECTORY), mains (an executable built from a *_main.cpp -> that
+    source) and outputs (folders written at the top of the build: ${PROJECT_BINARY_DIR}/X)."""
+    # Comments out: "tsserve_fuzz_target(NAME LIBRARY...)" in one is no target.
+    texts = {f: re.sub(r"#[^\n]*", "", read(root, f)) for f in cmake_files(files)}
+    wrappers = {}
+    for text in texts.values():
+        wrappers.update(wrapper_functions(text))
+    declared = CMakeDeclarations({}, {}, {}, set())
+    for path, text in texts.items():
+        folder = os.path.dirname(path)
+        names = []
+        for kind, name, sources in CMAKE_TARGET.findall(text):
+            names.append(name)
+            for source in sources.split():
+                if kind == "executable" and source.endswith("_main.cpp"):
+                    declared.mains[name] = os.path.normpath(os.path.join(folder, source))
+        for function, (prefix, suffix) in wrappers.items():
+            names += [prefix + n + suffix
+                      for n in re.findall(rf"(?<![\w$]){function}\(\s*([\w.+-]+)(?=[\s)])", text)]
+        for name in names:
+            declared.targets.setdefault(name, set()).add(folder)
+            declared.built_in.setdefault(name, set()).add(os.path.normpath(folder or "."))
+        for name, value in CMAKE_OUTPUT_DIRECTORY.findall(text):
+            moved = build_folder(value, folder)
+            if moved:
+                declared.built_in[name] = {moved}
+        declared.outputs.update(
+            re.findall(r"\$\{(?:PROJECT|CMAKE)_BINARY_DIR\}/([\w.+-]+)", text))
+    return declared
+
+
+def proto_declarations(root, files):
+    """From every .proto of the tree: service name -> (package, set of rpc names), and
+    package -> the names it declares (services, messages, enums)."""
+    services, declared = {}, {}
+    for path in (f for f in files if f.endswith(".proto")):
+        text = read(root, path)
+        package = re.search(r"^\s*package\s+([\w.]+)\s*;", text, re.M)
+        declared.setdefault(package and package.group(1), set()).update(
+            re.findall(r"\b(?:service|message|enum)\s+(\w+)", text))
+        for match in re.finditer(r"\bservice\s+(\w+)\s*\{", text):
+            body, depth = [], 1
+            for char in text[match.end():]:
+                depth += {"{": 1, "}": -1}.get(char, 0)
+                if depth == 0:
+                    break
+                body.append(char)
+            rpcs = set(re.findall(r"\brpc\s+(\w+)", "".join(body)))
+            known = services.setdefault(match.group(1), (package and package.group(1), set()))
+            known[1].update(rpcs)
+    return services, declared
+
+
+def source_words(root, files):
+    words = set()
+    for path in (f for f in files if f.endswith(SOURCE_EXTENSIONS)):
+        words.update(re.findall(IDENTIFIER, read(root, path)))
+    return words
+
+
+def cli11_options(text):
+    options = set()
+    for names in CLI11_OPTION.findall(text):
+        options.update(n.strip() for n in names.split(",") if n.strip().startswith("--"))
+    for names in CLI11_VERSION_FLAG.findall(text):
+        options.update(n.strip() for n in names.split(",") if n.strip().startswith("--"))
+    return options
+
+
+def cli11_program_options(root, pattern):
+    """The CLI11 flags of the files matching `pattern`, with CLI11's own --help unless a
+    file turns it off."""
+    texts = [read(root, os.path.relpath(p, root))
+             for p in glob.glob(os.path.join(root, pattern), recursive=True)]
+    options = set().union(*(cli11_options(t) for t in texts)) if texts else set()
+    if texts and not any(CLI11_NO_HELP.search(t) for t in texts):
+        options.add("--help")
+    return options
+
+
+def server_options(root):
+    options = cli11_program_options(root, SERVER_COMMAND_LINE_SOURCES)
+    if os.path.isfile(os.path.join(root, SERVER_OPTION_TABLE)):
+        for name in OPTION_TABLE_ENTRY.findall(read(root, SERVER_OPTION_TABLE)):
+            options.add("--" + name.replace("_", "-"))
+    return options
+
+
+def python_script_options(text):
+    """argparse's options (and its --help), or None for a script that reads sys.argv."""
+    if "add_argument(" not in text:
+        return None
+    options = {"--help"}
+    for call in re.findall(r"add_argument\(([^)]*)", text):
+        options.update(QUOTED_OPTION.findall(call))
+    return options
+
+
+def shell_script_options(path, texts, seen):
+    """What a shell script parses: case patterns, quoted literals and comparisons; with the
+    options of the script of ours it hands "$@" on to. None when it hands them to another
+    program and parses none itself."""
+    text = texts[path]
+    options = set(QUOTED_OPTION.findall(text)) | set(SHELL_COMPARISON.findall(text))
+    for pattern in SHELL_CASE_PATTERN.findall(text):
+        options.update(re.findall(r"--[\w-]+", pattern))
+    for line in SHELL_FORWARDS_ARGS.findall(text):
+        targets = [t for t in re.findall(r"[\w./$\"{}-]+\.(?:py|sh)\b", line)]
+        named = [p for t in targets for p in texts
+                 if os.path.basename(p) == os.path.basename(t) and p not in seen]
+        if named:
+            forwarded = [script_options(p, texts, seen | {path}) for p in named]
+            if any(f is None for f in forwarded):
+                return None
+            options = options.union(*forwarded)
+        elif not SHELL_CASE_PATTERN.search(text):
+            return None  # "$@" goes to another program: its options, not knowable here
+    return options
+
+
+def script_options(path, texts, seen=frozenset()):
+    """The long options the script `path` parses, or None when the check cannot know them.
+    `texts`: every script's text by path."""
+    if path.endswith(".py"):
+        return python_script_options(texts[path])
+    if path.endswith(".sh"):
+        return shell_script_options(path, texts, seen)
+    return None  # .js and others: not parsed
+
+
+class Tree:
+    """What the docs may name: files, targets, commands and their options, identifiers."""
+
+    def __init__(self, root, build_dir):
+        self.root = root
+        self.build_dir = build_dir
+        self.files = tree_files(root)
+        self.top_level = {e for e in os.listdir(root) if not is_skipped_dir(e)}
+        self.basenames = {os.path.basename(f) for f in self.files}
+        self.cmake = cmake_declarations(root, self.files)
+        self.services, self.proto_names = proto_declarations(root, self.files)
+        self.words = source_words(root, self.files)
+        self.commands = {"tsserve": server_options(root),
+                         "tsserve-client": cli11_program_options(root, CLIENT_SOURCES)}
+        for name, source in self.cmake.mains.items():
+            if os.path.isfile(os.path.join(root, source)):
+                self.commands[name] = set(QUOTED_OPTION.findall(read(root, source)))
+        texts = {f: read(root, f) for f in self.files if f.endswith((".py", ".sh"))}
+        # path -> the options it parses (None: not known)
+        self.scripts = {path: script_options(path, texts) for path in texts}
+        self.all_options = set().union(*self.commands.values(),
+                                       *(o for o in self.scripts.values() if o))
+
+    def exists(self, rel):
+        return os.path.exists(os.path.join(self.root, rel))
+
+    def scripts_named(self, token):
+        """The scripts a command word names: its path from the root, or every script of
+        that base name."""
+        path = os.path.normpath(token)
+        if path in self.scripts:
+            return [path]
+        return [p for p in self.scripts if os.path.basename(p) == os.path.basename(path)]
+
+
+# --- Reading Markdown --------------------------------------------------------------------
+
+def markdown_parts(text):
+    """Yields (line number, kind, text): kind is 'fence:LANG' for a line of a fenced block,
+    'prose' otherwise."""
+    fence, language = None, ""
+    for number, line in enumerate(text.split("\n"), 1):
+        opening = FENCE.match(line)
+        if fence is None and opening:
+            fence, language = opening.group(1), opening.group(2).lower()
+            continue
+        if fence is not None:
+            if line.strip().startswith(fence[0] * len(fence)) and not line.strip().strip(fence[0]):
+                fence = None
+                continue
+            yield number, "fence:" + language, line
+            continue
+        yield number, "prose", line
+
+
+def inline_spans(line):
+    return [m.group(2).strip() for m in INLINE_CODE.finditer(line)]
+
+
+def link_targets(line):
+    prose = INLINE_CODE.sub("", line)
+    targets = MARKDOWN_LINK.findall(prose)
+    definition = LINK_DEFINITION.match(prose)
+    if definition:
+        targets.append(definition.group(1))
+    return targets
+
+
+def clean_token(token):
+    token = token.lstrip(LEADING_PUNCTUATION).rstrip(TRAILING_PUNCTUATION)
+    return re.sub(r":\d+(?::\d+)?$", "", token)  # file.cpp:42 names file.cpp
+
+
+# --- a. paths ----------------------------------------------------------------------------
+
+def check_build_path(tree, token):
+    """build/server/tsserve: in the build folder, or where its CMake target lands;
+    build/e2e-console: a folder the CMake files write at the top of the build."""
+    parts = os.path.normpath(token).split(os.sep)
+    if len(parts) < 2:
+        return None  # the build folder itself
+    has_build = tree.build_dir and os.path.isdir(tree.build_dir)
+    if has_build and os.path.exists(os.path.join(tree.build_dir, *parts[1:])):
+        return None
+    folder, name = os.path.join(".", *parts[1:-1]), parts[-1]
+    built_in = tree.cmake.built_in.get(name)
+    if built_in and os.path.normpath(folder) in built_in:
+        return None
+    if len(parts) == 2 and name in tree.cmake.outputs:
+        return None
+    where = f"not in {tree.build_dir}; " if has_build else ""
+    if built_in:
+        places = ", ".join(sorted(os.path.normpath(os.path.join(parts[0], f)) for f in built_in))
+        return f"build path '{token}': {where}target {name} is built in {places}"
+    return f"build path '{token}': {where}no CMake target or build folder '{name}'"
+
+
+def check_root_path(tree, token):
+    """A problem with a token that may be a path from the root, or None."""
+    token = clean_token(token).split("#")[0]
+    if not token or PLACEHOLDER.search(token) or "://" in token:
+        return None
+    if BUILD_PATH.match(token):
+        return check_build_path(tree, token)
+    first = token.split("/")[0]
+    if first not in tree.top_level or (first == token and first not in tree.files):
+        return None  # not a path of ours (a bare folder name is a word, e.g. `model`)
+    if tree.exists(token):
+        return None
+    folder, name = os.path.split(os.path.normpath(token))
+    if folder in tree.cmake.targets.get(name, ()):
+        return None  # tests/bench/json_codec_bench: the target that folder builds
+    return f"no such file or folder '{token}'"
+
+
+def check_link(tree, doc, target):
+    target = target.split("#")[0].split("?")[0]
+    if (not target or re.match(r"^[a-z][\w+.-]*:", target) or target.startswith("/")
+            or PLACEHOLDER.search(target)):
+        return None  # a URL, an anchor in the page, or an absolute path
+    path = os.path.normpath(os.path.join(os.path.dirname(doc), target))
+    if path.startswith(".."):
+        return None  # outside the repository (../shared/...): not ours to check
+    if BUILD_PATH.match(path):
+        return check_build_path(tree, path)
+    if not tree.exists(path):
+        return f"link to '{target}': no such file or folder '{path}'"
+    return None
+
+
+# --- b. source names ---------------------------------------------------------------------
+
+def generated_from(basename):
+    """The .proto a generated file's name comes from, or None."""
+    match = re.match(r"^(\w+?)(?:\.grpc)?\.pb\.(?:h|cc)$|^(\w+?)_pb2(?:_grpc)?\.py$", basename)
+    return match and (match.group(1) or match.group(2)) + ".proto"
+
+
+def check_basename(tree, token):
+    token = clean_token(token)
+    if "/" in token or PLACEHOLDER.search(token):
+        return None
+    if not re.match(r"^[\w+-][\w.+-]*\.(" + "|".join(e[1:] for e in BASENAME_EXTENSIONS) + ")$",
+                    token):
+        return None
+    if token in tree.basenames or generated_from(token) in tree.basenames:
+        return None
+    if token in EXTERNAL_FILES or EXAMPLE_STEM.match(token):
+        return None
+    return f"no file named '{token}' in the tree"
+
+
+# --- c. options --------------------------------------------------------------------------
+
+def shell_tokens(text):
+    """Tokens of a shell line, without quotes and with a trailing ';' as a separator; a
+    '#' token and what follows is a comment."""
+    tokens = []
+    for raw in TOKEN.findall(text):
+        if raw.startswith("#"):
+            break
+        if raw[0] in "\"'" and raw[-1] == raw[0] and len(raw) > 1:
+            raw = raw[1:-1]
+        if raw.endswith(";") and raw != ";":
+            tokens += [raw[:-1], ";"]
+        else:
+            tokens.append(raw)
+    return tokens
+
+
+def commands_of(tokens):
+    """Splits tokens into commands at |, &&, ; ..."""
+    command = []
+    for token in tokens:
+        if token in SEPARATORS:
+            yield command
+            command = []
+        else:
+            command.append(token)
+    yield command
+
+
+def command_word(tokens):
+    """(index of the word naming the command, that word) or (None, None) when the tokens
+    start with an option; wrappers, prompts and VAR=value are skipped, and an interpreter
+    gives way to its script."""
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if token in PROMPTS_AND_WRAPPERS or re.match(r"^\w+=", token):
+            i += 1
+        elif token.startswith("-") and i > 0 and tokens[i - 1] in PROMPTS_AND_WRAPPERS:
+            i += 1  # sudo -E, env -i
+        else:
+            break
+    if i >= len(tokens) or tokens[i].startswith("-"):
+        return None, None
+    word = tokens[i]
+    if os.path.basename(word) in INTERPRETERS:
+        j = i + 1
+        while j < len(tokens) and tokens[j].startswith("-"):
+            if tokens[j] in ("-m", "-c", "-e"):
+                return i, word  # a module or inline code: no script of ours
+            j += 1
+        if j < len(tokens):
+            return j, tokens[j]
+    return i, word
+
+
+def command_name(word):
+    """How a problem names the command: a program by its name (build/server/tsserve is
+    tsserve), a script as the docs wrote it."""
+    name = os.path.basename(word)
+    return word if name.endswith((".py", ".sh")) else name
+
+
+def options_of_command(tree, word):
+    """The options of the command `word` names, or None when it is not ours (or its
+    options cannot be known)."""
+    if PLACEHOLDER.search(word):
+        return None
+    name = os.path.basename(word[2:] if word.startswith("./") else word)
+    if name in tree.commands:
+        return tree.commands[name]
+    if name.endswith((".py", ".sh")):
+        scripts = tree.scripts_named(word)
+        known = [tree.scripts[s] for s in scripts]
+        if scripts and all(k is not None for k in known):
+            return set().union(*known)
+    return None
+
+
+def option_name(token):
+    match = LONG_OPTION.match(token.strip(LEADING_PUNCTUATION))
+    if not match or PLACEHOLDER.search(token.split("=")[0]):
+        return None
+    return match.group(0)
+
+
+def check_command_options(tree, tokens, inline):
+    """Problems with the options of each command in `tokens` (each a (token, line))."""
+    problems = []
+    for command in commands_of(tokens):
+        words = [t for t, _ in command]
+        if "--" in words:  # what follows a bare -- is an argument, not an option
+            command = command[:words.index("--")]
+            words = words[:words.index("--")]
+        start, word = command_word(words)
+        if word is None:
+            if not inline:
+                continue  # a help listing or a continuation: no command to judge by
+            known, owner = tree.all_options | set(EXTERNAL_OPTIONS), "any of our commands"
+            start = -1
+        else:
+            known, owner = options_of_command(tree, word), command_name(word)
+            if known is None:
+                continue
+        for token, line in command[start + 1:]:
+            option = option_name(token)
+            if option and option not in known and not FRAMEWORK_OPTION.match(option):
+                problems.append((line, f"unknown option {option} of {owner}"))
+    return problems
+
+
+def fenced_shell_lines(parts):
+    """Joins a fenced shell block's lines that end with a backslash: yields a list of
+    (token, line number) per logical line."""
+    pending = []
+    for number, kind, text in parts:
+        if kind.split(":", 1)[1] not in SHELL_FENCES:
+            continue
+        stripped = text.rstrip()
+        continued = stripped.endswith("\\")
+        pending += [(t, number) for t in shell_tokens(stripped.rstrip("\\"))]
+        if not continued:
+            yield pending
+            pending = []
+    if pending:
+        yield pending
+
+
+# --- d. identifiers and RPCs -------------------------------------------------------------
+
+def check_service_method(tree, span):
+    """pkg.Service/Method and Service.Method: the service declares that rpc. Outside the
+    .proto files, Name.Name (a test's Suite.Name, a class's method) names two words of the
+    sources, unless the second is an rpc: then the first is a stale service name."""
+    match = SERVICE_METHOD.match(span)
+    if not match:
+        return None
+    package, full_service, short_service, method = match.groups()
+    service = full_service or short_service
+    if service not in tree.services:
+        owners = sorted(s for s, (_, rpcs) in tree.services.items() if method in rpcs)
+        if package or owners:
+            where = f" (rpc {method} is in {', '.join(owners)})" if owners else ""
+            return f"'{span}': no service {service} in the .proto files{where}"
+        missing = [n for n in (service, method) if n not in tree.words]
+        return missing and f"'{span}': {missing[0]} does not occur in the sources"
+    declared_package, rpcs = tree.services[service]
+    if package and package != declared_package:
+        return f"'{span}': service {service} is in package {declared_package}, not {package}"
+    if method not in rpcs:
+        return f"'{span}': service {service} has no rpc {method}"
+    return None
+
+
+def check_identifier(tree, name):
+    if CAMEL_CASE.match(name) and name not in tree.words and name not in EXTERNAL_IDENTIFIERS:
+        return f"identifier '{name}' does not occur in the sources"
+    return None
+
+
+def check_proto_name(tree, span):
+    """pkg.Name, when pkg is a package of the .proto files: Name is declared in it."""
+    package, _, name = span.rpartition(".")
+    names = tree.proto_names.get(package)
+    if names is not None and name[:1].isupper() and name not in names:
+        return f"'{span}': package {package} declares no {name}"
+    return None
+
+
+def check_name_prefix(tree, prefix):
+    """`MutualTls*`, `Suite.Test...`: some word of the sources starts with the prefix."""
+    if not CAMEL_CASE.match(prefix) or any(w.startswith(prefix) for w in tree.words):
+        return None
+    return f"no identifier of the sources starts with '{prefix}'"
+
+
+def check_identifiers(tree, span):
+    """Problems with the names an inline span gives: an rpc, or a C++/Python name whose
+    CamelCase parts must occur in the sources. A trailing * or ... names a family of
+    names (MutualTls*, Suite.Test...) by what they start with."""
+    span = span.strip("\"'").replace(", ", ",")
+    if SERVICE_METHOD.match(span):
+        return [check_service_method(tree, span)]
+    family = re.match(r"^(.*?)(?:\*|\.\.\.|…)$", span)
+    if family:
+        span = family.group(1)
+    if not NAME_EXPRESSION.match(span) or not re.search("[A-Za-z]", span):
+        return []
+    names = re.findall(IDENTIFIER, span)
+    if family:
+        return ([check_identifier(tree, name) for name in names[:-1]] +
+                [check_name_prefix(tree, names[-1])])
+    return [check_proto_name(tree, span)] + [check_identifier(tree, name) for name in names]
+
+
+# --- one document ------------------------------------------------------------------------
+
+def prose_problems(tree, doc, number, text):
+    """(line, message) for a line outside fenced blocks: its links and inline code."""
+    found = [(number, check_link(tree, doc, target)) for target in link_targets(text)]
+    for span in inline_spans(text):
+        for token in span.split():
+            found += [(number, check_root_path(tree, piece)) for piece in token.split("=")]
+            found.append((number, check_basename(tree, token)))
+        found += [(number, message) for message in check_identifiers(tree, span)]
+        tokens = [(t, number) for t in shell_tokens(span)]
+        found += check_command_options(tree, tokens, inline=True)
+    return found
+
+
+def fenced_problems(tree, number, language, text):
+    """(line, message) for a line of a fenced block: its paths, and a grpcurl line's
+    pkg.Service/Method (its options are judged per command, in fenced_shell_lines)."""
+    found = []
+    for token in shell_tokens(text) if language in SHELL_FENCES else text.split():
+        found += [(number, check_root_path(tree, piece)) for piece in token.split("=")]
+        if FULL_RPC_NAME.match(clean_token(token)):
+            found.append((number, check_service_method(tree, clean_token(token))))
+    return found
+
+
+def check_doc(tree, doc):
+    parts = list(markdown_parts(read(tree.root, doc)))
+    found = []
+    for number, kind, text in parts:
+        if kind == "prose":
+            found += prose_problems(tree, doc, number, text)
+        else:
+            found += fenced_problems(tree, number, kind.split(":", 1)[1], text)
+    for tokens in fenced_shell_lines(p for p in parts if p[1] != "prose"):
+        found += check_command_options(tree, tokens, inline=False)
+    return sorted({Problem(doc, line, message) for line, message in found if message})
+
+
+def default_root():
+    return os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--root", default=default_root())
+    parser.add_argument("--build-dir", help="a build folder: build/... paths may exist there")
+    parser.add_argument("--check", action="store_true", help="exit 1 on any problem")
+    args = parser.parse_args()
+    root = os.path.abspath(args.root)
+    build_dir = args.build_dir and os.path.abspath(os.path.join(root, args.build_dir))
+    tree = Tree(root, build_dir)
+    docs = doc_files(root, tree.files)
+    problems = [p for doc in docs for p in check_doc(tree, doc)]
+    for problem in problems:
+        print(f"{problem.path}:{problem.line}: {problem.message}")
+    noun = "problem" if len(problems) == 1 else "problems"
+    print(f"{len(problems)} {noun} in {len(docs)} Markdown files")
+    return 1 if args.check and problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

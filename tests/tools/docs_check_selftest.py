@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""Proves docs_check.py --check can fail: plants a small tree in a temp directory (CMake
+targets, the server's option table and command line, a client's CLI11 flags, a script, a
+.proto and Markdown that states only true things), expects exit 0 for it, then plants one
+stale statement at a time (a renamed class, an option tsserve or tsserve-client lacks, a
+missing file, a missing source name, a build path of no target, an rpc no service has,
+...) and expects exit 1 with the problem reported at the FILE:LINE where it was planted.
+
+  tests/tools/docs_check_selftest.py   (CTest docs_check_selftest)
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+CHECK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "docs_check.py")
+
+# The sources the check reads, in the formats of the real ones.
+SOURCES = {
+    "CMakeLists.txt": "add_subdirectory(server/app)\nadd_subdirectory(client)\n",
+    "server/app/CMakeLists.txt":
+        "add_executable(tsserve main.cpp)\n"
+        "set_target_properties(tsserve PROPERTIES RUNTIME_OUTPUT_DIRECTORY "
+        "${PROJECT_BINARY_DIR}/server)\n",
+    "server/app/main.cpp": "int main() { return 0; }\n",
+    # The option table: each entry's first string is the config key, the flag its dashed form.
+    "server/config/config_option.cpp": (
+        "std::vector<ConfigOption> make_options() {\n"
+        "  options.push_back(text_option(\n"
+        '      {"model", "Model", "FILE", "Checkpoint to serve"},\n'
+        "      [](auto& c) -> auto& { return c.model.model; }, check_not_empty));\n"
+        "  options.push_back(integer_option(\n"
+        '      {"max_batch_rows", "Batching", "INT", "Series rows in one forward pass at most"},\n'
+        "      [](auto& c) -> auto& { return c.batching.max_batch_rows; }, 1));\n"
+        "  return options;\n}\n"),
+    "server/config/command_line.cpp":
+        'CLI::App app("tsserve", "tsserve");\n'
+        'app.add_option("-c,--config", config_path, "JSON config file");\n',
+    "server/service/keeping_forecast_codec.h": "#pragma once\nclass KeepingForecastCodec {};\n",
+    "client/CMakeLists.txt": "add_executable(tsserve-client app/main.cpp)\n",
+    "client/app/main.cpp": (
+        "int main(int argc, char** argv) {\n"
+        "  CLI::App app;\n"
+        '  auto* forecast = app.add_subcommand("forecast", "one forecast");\n'
+        '  forecast->add_option("--series-key", key, "the series")->required();\n'
+        "  forecast->add_flag(\n"
+        '      "-q,--quiet", quiet, "no table");\n'
+        "}\n"),
+    "proto/tsserve/v1/forecast_service.proto": (
+        'syntax = "proto3";\npackage tsserve.v1;\n'
+        "service ForecastService {\n"
+        "  rpc Forecast(ForecastRequest) returns (ForecastResponse);\n"
+        "  rpc GetModelInfo(GetModelInfoRequest) returns (GetModelInfoResponse);\n"
+        "}\n"
+        "message ForecastRequest {}\nmessage ForecastResponse {}\n"
+        "message GetModelInfoRequest {}\nmessage GetModelInfoResponse {}\n"),
+    "tests/run.sh": (
+        "#!/bin/bash\nfor arg in \"$@\"; do\n  case $arg in\n"
+        "    --quick|--fast) quick=1 ;;\n  esac\ndone\n"),
+}
+
+# Markdown that states only true things.
+DOCS = {
+    "README.md": (
+        "# tsserve\n"
+        "\n"
+        "Serve with `build/server/tsserve --model m.pt --max-batch-rows 8` (options:\n"
+        "`server/config/config_option.cpp`; the answers: `keeping_forecast_codec.h`, whose\n"
+        "`KeepingForecastCodec` keeps them). Ask with\n"
+        "`tsserve-client forecast --series-key a -q`;\n"
+        "`--max-batch-rows` alone is tsserve's, `ForecastService.GetModelInfo` and\n"
+        "`tsserve.v1.ForecastRequest` are the protocol's, `forecast_service.pb.h` is generated,\n"
+        "and `curl --fail-with-body` is curl's. The data is `../shared/data/ETTh1.csv`.\n"
+        "\n"
+        "```sh\n"
+        "TSSERVE_THREADS=1 build/server/tsserve --config tsserve.json \\\n"
+        "  --max-batch-rows 8 &\n"
+        "grpcurl -plaintext localhost:50051 tsserve.v1.ForecastService/Forecast\n"
+        "bash tests/run.sh --quick\n"
+        "cmake --build build --target tsserve-client\n"
+        "```\n"
+        "\n"
+        "See [the guide](docs/GUIDE.md).\n"),
+    "docs/GUIDE.md": (
+        "# Guide\n"
+        "\n"
+        "Back to [the README](../README.md); `tests/run.sh --fast` runs the quick tests.\n"),
+}
+
+# Each fault: the document it goes into, the lines appended to it, the appended line the
+# problem must be reported at (1 = the first appended line), and words of the message.
+FAULTS = {
+    "a stale identifier":
+        ("docs/GUIDE.md", "Answers come from `KeepingForecastCodex`.\n", 1,
+         "KeepingForecastCodex"),
+    "a stale identifier in a C++ expression":
+        ("docs/GUIDE.md", "See `BatchedCall<KeepingForecastCodex>::start`.\n", 1,
+         "KeepingForecastCodex"),
+    "an unknown option of tsserve (a continued fenced line)":
+        ("README.md", "```sh\nbuild/server/tsserve --model m.pt \\\n  --max-batch-row 8\n```\n", 3,
+         "--max-batch-row of tsserve"),
+    "an unknown option of tsserve (inline)":
+        ("docs/GUIDE.md", "Start `tsserve --threads 2`.\n", 1, "--threads of tsserve"),
+    "an unknown option of tsserve-client":
+        ("README.md", "```\n$ tsserve-client forecast --series-keys a\n```\n", 2,
+         "--series-keys of tsserve-client"),
+    "an option of none of our commands":
+        ("docs/GUIDE.md", "Pass `--max-batch-rowz 4`.\n", 1, "--max-batch-rowz"),
+    "an unknown option of a script":
+        ("docs/GUIDE.md", "Run `bash tests/run.sh --slow`.\n", 1, "--slow of tests/run.sh"),
+    "a missing file path":
+        ("docs/GUIDE.md", "The table is `server/config/options_table.cpp`.\n", 1,
+         "server/config/options_table.cpp"),
+    "a link to a missing file":
+        ("docs/GUIDE.md", "See [the API](../proto/README.md).\n", 1, "proto/README.md"),
+    "a missing source basename":
+        ("README.md", "Models live in `served_model.h`.\n", 1, "served_model.h"),
+    "a build path with no target":
+        ("docs/GUIDE.md", "Run `build/server/tsserved`.\n", 1, "build/server/tsserved"),
+    "a build path where its target is not built":
+        ("docs/GUIDE.md", "Run `build/server/app/tsserve`.\n", 1, "build/server/app/tsserve"),
+    "an rpc that does not exist (pkg.Service/Method)":
+        ("README.md",
+         "```sh\ngrpcurl localhost:50051 tsserve.v1.ForecastService/Predict\n```\n", 2,
+         "no rpc Predict"),
+    "an rpc that does not exist (Service.Method)":
+        ("docs/GUIDE.md", "Call `ForecastService.ListModels`.\n", 1, "no rpc ListModels"),
+    "a service that does not exist":
+        ("docs/GUIDE.md", "Call `Forecaster.Forecast`.\n", 1, "no service Forecaster"),
+    "a message the package does not declare":
+        ("docs/GUIDE.md", "Send a `tsserve.v1.PredictRequest`.\n", 1,
+         "declares no PredictRequest"),
+}
+
+
+def run_check(files):
+    with tempfile.TemporaryDirectory() as root:
+        for path, text in files.items():
+            full = os.path.join(root, path)
+            os.makedirs(os.path.dirname(full), exist_ok=True)
+            with open(full, "w", encoding="utf-8") as f:
+                f.write(text)
+        done = subprocess.run([sys.executable, CHECK, "--root", root, "--check"],
+                              capture_output=True, text=True)
+        return done.returncode, done.stdout + done.stderr
+
+
+def planted(doc, appended, line_in_appended):
+    """The docs with `appended` after `doc`'s text, and the FILE:LINE: the check must name."""
+    docs = dict(DOCS)
+    docs[doc] = DOCS[doc] + appended
+    return docs, f"{doc}:{DOCS[doc].count(chr(10)) + line_in_appended}:"
+
+
+def main():
+    failures = []
+    code, output = run_check({**SOURCES, **DOCS})
+    if code != 0:
+        failures.append(f"the clean tree was refused (exit {code}):\n{output}")
+    for name, (doc, appended, line, words) in FAULTS.items():
+        docs, where = planted(doc, appended, line)
+        code, output = run_check({**SOURCES, **docs})
+        reported = [l for l in output.splitlines() if l.startswith(where) and words in l]
+        if code != 1 or not reported:
+            failures.append(f"{name}: expected exit 1 and '{where} ...{words}...', "
+                            f"got exit {code}:\n{output}")
+    for failure in failures:
+        print("FAIL " + failure)
+    print(f"{len(FAULTS) + 1 - len(failures)} of {len(FAULTS) + 1} planted trees judged right")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
