@@ -16,8 +16,10 @@
 #include <vector>
 
 #include "fused_attention.h"
+#include "fused_attention_maps.h"
 #include "fused_gemm.h"
 #include "fused_vector.h"
+#include "tsserve/model/fused_row_maps.h"
 #include "tsserve/model/fused_weights.h"
 
 namespace tsserve::model::TSSERVE_FUSED_NAMESPACE {
@@ -100,9 +102,10 @@ struct Scratch {
   }
 };
 
-// Every head's attention into s.context; returns the context the output projection
-// reads (s.context, or its TSLib view).
-const float* attention(const FusedWeights& w, Scratch& s) {
+// Every head's attention into s.context, and its softmax weights into `sink`'s map when
+// the row asked for this layer's; returns the context the output projection reads
+// (s.context, or its TSLib view).
+const float* attention(const FusedWeights& w, Scratch& s, const LayerMapSink& sink) {
   const int width = static_cast<int>(w.padded_patches);
   const int patches = static_cast<int>(w.patches);
   const int d_model = static_cast<int>(w.d_model);
@@ -126,6 +129,10 @@ const float* attention(const FusedWeights& w, Scratch& s) {
     } else {
       attend(h, context, width);
     }
+    if (sink.map != nullptr) write_head_map(w, h, prob.order, head, sink);
+  }
+  if (sink.map != nullptr && sink.average_heads) {
+    divide_map(sink.map, fused_layer_map_floats(w, true), static_cast<int>(w.n_heads));
   }
   if (w.attention == FusedAttention::kProbSparse && w.prob_tslib_layout) {
     tslib_context_view(s.context.data(), d_model, e_width, patches, width, s.context_view.data());
@@ -134,14 +141,15 @@ const float* attention(const FusedWeights& w, Scratch& s) {
   return s.context.data();
 }
 
-void encoder_layer(const FusedWeights& w, const FusedLayerWeights& layer, Scratch& s) {
+void encoder_layer(const FusedWeights& w, const FusedLayerWeights& layer, Scratch& s,
+                   const LayerMapSink& sink) {
   const int width = static_cast<int>(w.padded_patches);
   const int d_model = static_cast<int>(w.d_model);
   const int d_ff = static_cast<int>(w.d_ff);
 
   gemm({3 * d_model, width, d_model, layer.qkv_weight.data(), d_model, 1, s.x.data(), width,
         layer.qkv_bias.data(), nullptr, s.qkv.data(), width});
-  const float* context = attention(w, s);
+  const float* context = attention(w, s, sink);
   gemm({d_model, width, d_model, layer.out_weight.data(), d_model, 1, context, width,
         layer.out_bias.data(), nullptr, s.y.data(), width});
   add_layer_norm(s.x.data(), s.y.data(), d_model, width, layer.norm1_weight.data(),
@@ -156,8 +164,10 @@ void encoder_layer(const FusedWeights& w, const FusedLayerWeights& layer, Scratc
 }
 
 // Instance norm, patch embedding, encoder and final norm of one row; writes the
-// d-major flattened encoder output (index d*P + p) to `flat` and the row's mean and std.
-void encode_row(const FusedWeights& w, const float* row, Scratch& s, float* flat, double* stats) {
+// d-major flattened encoder output (index d*P + p) to `flat` and the row's mean and std,
+// and the attention maps `maps` asks for (null: none).
+void encode_row(const FusedWeights& w, const float* row, Scratch& s, float* flat, double* stats,
+                const FusedRowMaps* maps) {
   const int seq_len = static_cast<int>(w.seq_len);
   const int width = static_cast<int>(w.padded_patches);
   const int patches = static_cast<int>(w.patches);
@@ -191,7 +201,12 @@ void encode_row(const FusedWeights& w, const float* row, Scratch& s, float* flat
     store(s.x.data() + i, load(s.x.data() + i) + load(w.position_transposed.data() + i));
   }
 
-  for (const FusedLayerWeights& layer : w.layers) encoder_layer(w, layer, s);
+  for (size_t i = 0; i < w.layers.size(); ++i) {
+    const int index = static_cast<int>(i);
+    const LayerMapSink sink = layer_map_sink(w, maps, index);
+    encoder_layer(w, w.layers[i], s, sink);
+    copy_repeated_layer_map(w, maps, index, sink);
+  }
 
   if (w.final_norm == FusedFinalNorm::kLayer) {
     add_layer_norm(s.x.data(), nullptr, d_model, width, w.final_weight.data(), w.final_bias.data());
@@ -213,7 +228,8 @@ constexpr int kBlockRows = 8;
 
 }  // namespace
 
-void forecast_rows(const FusedWeights& w, const float* series, int64_t rows, float* forecast) {
+void forecast_rows(const FusedWeights& w, const float* series, int64_t rows, float* forecast,
+                   const FusedRowMaps* maps) {
   thread_local Scratch scratch;
   scratch.fit(w, kBlockRows);
   const int flat_width = static_cast<int>(w.d_model * w.patches);
@@ -221,8 +237,9 @@ void forecast_rows(const FusedWeights& w, const float* series, int64_t rows, flo
   for (int64_t r0 = 0; r0 < rows; r0 += kBlockRows) {
     const int block = static_cast<int>(std::min<int64_t>(kBlockRows, rows - r0));
     for (int r = 0; r < block; ++r) {
+      const FusedRowMaps* row_maps = maps && maps[r0 + r].wanted() ? maps + r0 + r : nullptr;
       encode_row(w, series + (r0 + r) * w.seq_len, scratch, scratch.flat.data() + r * flat_width,
-                 scratch.stats.data() + 2 * r);
+                 scratch.stats.data() + 2 * r, row_maps);
     }
     gemm({block, padded_pred, flat_width, scratch.flat.data(), flat_width, 1,
           w.head_weight_transposed.data(), padded_pred, nullptr, w.head_bias.data(),

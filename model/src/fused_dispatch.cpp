@@ -9,18 +9,19 @@ namespace tsserve::model {
 
 // One copy of model/kernels/fused_forward_kernels.cpp per instruction set.
 namespace fused_avx512 {
-void forecast_rows(const FusedWeights&, const float*, int64_t, float*);
+void forecast_rows(const FusedWeights&, const float*, int64_t, float*, const FusedRowMaps*);
 }
 namespace fused_avx2 {
-void forecast_rows(const FusedWeights&, const float*, int64_t, float*);
+void forecast_rows(const FusedWeights&, const float*, int64_t, float*, const FusedRowMaps*);
 }
 namespace fused_sse2 {
-void forecast_rows(const FusedWeights&, const float*, int64_t, float*);
+void forecast_rows(const FusedWeights&, const float*, int64_t, float*, const FusedRowMaps*);
 }
 
 namespace {
 
-using ForecastRows = void (*)(const FusedWeights&, const float*, int64_t, float*);
+using ForecastRows = void (*)(const FusedWeights&, const float*, int64_t, float*,
+                              const FusedRowMaps*);
 
 struct Kernels {
   ForecastRows forecast_rows;
@@ -74,11 +75,37 @@ const Kernels& kernels() {
   return selected;
 }
 
+// Every request the kernels will read, checked before any row runs.
+void check_map_requests(const FusedWeights& weights, const FusedRowMaps* maps, int64_t rows) {
+  if (maps == nullptr) return;
+  const auto layers = static_cast<int64_t>(weights.layers.size());
+  for (int64_t row = 0; row < rows; ++row) {
+    const FusedRowMaps& request = maps[row];
+    if (request.layer_count < 0) {
+      throw ModelError("attention maps of row " + std::to_string(row) + ": layer_count " +
+                       std::to_string(request.layer_count) + " is negative");
+    }
+    if (!request.wanted()) continue;
+    if (request.destination == nullptr || request.layers == nullptr) {
+      throw ModelError("attention maps of row " + std::to_string(row) +
+                       ": layers asked for without a destination or a layer list");
+    }
+    for (int32_t i = 0; i < request.layer_count; ++i) {
+      if (request.layers[i] < 0 || request.layers[i] >= layers) {
+        throw ModelError("attention maps of row " + std::to_string(row) + ": layer " +
+                         std::to_string(request.layers[i]) + " is not in [0, " +
+                         std::to_string(layers) + ")");
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void fused_forecast_rows(const FusedWeights& weights, const float* series, int64_t rows,
-                         float* forecast) {
-  kernels().forecast_rows(weights, series, rows, forecast);
+                         float* forecast, const FusedRowMaps* maps) {
+  check_map_requests(weights, maps, rows);
+  kernels().forecast_rows(weights, series, rows, forecast, maps);
 }
 
 const char* fused_instruction_set() { return kernels().name; }
@@ -92,7 +119,8 @@ std::vector<const char*> fused_instruction_sets_on_this_cpu() {
 }
 
 bool fused_forecast_rows_with(const char* instruction_set, const FusedWeights& weights,
-                              const float* series, int64_t rows, float* forecast) {
+                              const float* series, int64_t rows, float* forecast,
+                              const FusedRowMaps* maps) {
   const std::string name = instruction_set;
   ForecastRows run = nullptr;
   if (name == "avx512") {
@@ -106,7 +134,8 @@ bool fused_forecast_rows_with(const char* instruction_set, const FusedWeights& w
   } else {
     throw std::invalid_argument("instruction set must be avx512, avx2 or sse2, got " + name);
   }
-  run(weights, series, rows, forecast);
+  check_map_requests(weights, maps, rows);
+  run(weights, series, rows, forecast, maps);
   return true;
 }
 

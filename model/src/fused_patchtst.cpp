@@ -151,7 +151,7 @@ FusedWeights pack_fused_weights(const PatchTSTImpl& model) {
 
 FusedPatchTST::FusedPatchTST(const PatchTSTImpl& model) : weights_(pack_fused_weights(model)) {}
 
-at::Tensor FusedPatchTST::forecast_rows(const at::Tensor& series) const {
+at::Tensor FusedPatchTST::forecast_rows(const at::Tensor& series, const FusedRowMaps* maps) const {
   if (series.dim() != 2 || series.size(1) != weights_.seq_len ||
       series.scalar_type() != at::kFloat || !series.device().is_cpu()) {
     throw ModelError("the fused forward expects float32 CPU series [rows, " +
@@ -160,9 +160,32 @@ at::Tensor FusedPatchTST::forecast_rows(const at::Tensor& series) const {
   }
   const at::Tensor input = series.contiguous();
   at::Tensor forecast = at::empty({series.size(0), weights_.pred_len}, series.options());
-  fused_forecast_rows(weights_, input.data_ptr<float>(), series.size(0),
-                      forecast.data_ptr<float>());
+  fused_forecast_rows(weights_, input.data_ptr<float>(), series.size(0), forecast.data_ptr<float>(),
+                      maps);
   return forecast;
+}
+
+ForecastWithRowMaps FusedPatchTST::forecast_rows_with_maps(
+    const at::Tensor& series, const std::vector<RowMapRequest>& requests) const {
+  if (series.dim() >= 1 && static_cast<int64_t>(requests.size()) != series.size(0)) {
+    throw ModelError("attention maps: " + std::to_string(requests.size()) + " row requests for " +
+                     std::to_string(series.size(0)) + " series rows");
+  }
+  ForecastWithRowMaps out;
+  out.maps.resize(requests.size());
+  std::vector<FusedRowMaps> maps(requests.size());
+  for (size_t row = 0; row < requests.size(); ++row) {
+    const RowMapRequest& request = requests[row];
+    if (request.layers.empty()) continue;
+    const auto layers = static_cast<int64_t>(request.layers.size());
+    const int64_t p = weights_.patches;
+    out.maps[row] = request.average_heads ? at::empty({layers, p, p}, at::kFloat)
+                                          : at::empty({layers, weights_.n_heads, p, p}, at::kFloat);
+    maps[row] = {out.maps[row].data_ptr<float>(), request.layers.data(),
+                 static_cast<int32_t>(layers), request.average_heads};
+  }
+  out.forecast = forecast_rows(series, maps.data());
+  return out;
 }
 
 }  // namespace tsserve::model

@@ -12,13 +12,18 @@ std::vector<float> copy_floats(const at::Tensor& t) {
 
 AttentionBlock attention_block(const at::Tensor& map, int32_t layer, int32_t variable,
                                bool average_heads) {
-  const at::Tensor weights = average_heads ? map.mean(0) : map;
+  return attention_block_as_given(average_heads ? map.mean(0) : map, layer, variable,
+                                  average_heads);
+}
+
+AttentionBlock attention_block_as_given(const at::Tensor& map, int32_t layer, int32_t variable,
+                                        bool heads_averaged) {
   AttentionBlock block;
   block.layer = layer;
   block.variable = variable;
-  block.heads_averaged = average_heads;
-  block.shape = weights.sizes().vec();
-  block.weights = copy_floats(weights);
+  block.heads_averaged = heads_averaged;
+  block.shape = map.sizes().vec();
+  block.weights = copy_floats(map);
   return block;
 }
 

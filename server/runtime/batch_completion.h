@@ -25,6 +25,9 @@ std::vector<float> copy_floats(const at::Tensor& t);
 // One map [H, Q, K] as a block, averaged over heads to [Q, K] when `average_heads`.
 AttentionBlock attention_block(const at::Tensor& map, int32_t layer, int32_t variable,
                                bool average_heads);
+// One map as the model gave it: [H, Q, K], or [Q, K] already averaged over heads.
+AttentionBlock attention_block_as_given(const at::Tensor& map, int32_t layer, int32_t variable,
+                                        bool heads_averaged);
 
 // The maps a task asked for, cut from a batch's per-layer weights: weights[layer] is
 // [R, H, Q, K], the task's unit `v` (a variable's row, a sample, a sequence) sits at row

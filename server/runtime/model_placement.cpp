@@ -31,8 +31,8 @@ ServingKernels libtorch_kernels(const RunnerOptions& options, const std::string&
   ServingKernels kernels;
   kernels.name = "torch";
   if (options.cpu_kernels == model::CpuKernels::kFused) {
-    kernels.fallback_reason =
-        "the fused CPU kernels cover PatchTST only; " + family + " runs on LibTorch";
+    kernels.fallback_reason = "the fused CPU kernels cover PatchTST and the iTransformer; " +
+                              family + " runs on LibTorch";
   }
   return kernels;
 }

@@ -10,6 +10,12 @@
 //  - the fused CPU forward (fused_patchtst.h) of the bundled model at {1, 7, 56, 448} rows:
 //    rows/s, GFLOP/s and the fraction of this core's measured FMA peak (BM_Roofline:
 //    FMA peak and memory read bandwidth, measured here, not from a data sheet);
+//  - attention maps on the serving path (BM_AttentionMapPaths): 7 rows x 3 layers of
+//    head-averaged maps from the fused forward's own pass, against the fused forward
+//    without maps, the fused forecast plus a LibTorch forward for the maps (the server
+//    before fused maps) and the LibTorch reference path;
+//  - the bundled iTransformer on the fused kernels (BM_FusedITransformerForward) at
+//    {1, 64} samples: samples/s and GFLOP/s beside the measured FMA peak;
 //  - the fused forward of 7 rows after the thread slept or polled for 1 ms
 //    (BM_FusedForwardAfterIdle: why the batcher's idle workers poll).
 // Threads: TSSERVE_BENCH_THREADS (default 1), the LibTorch intra-op thread count.
@@ -20,6 +26,7 @@
 #include <benchmark/benchmark.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -37,6 +44,8 @@
 #include "tsserve/model/full_attention.h"
 #include "tsserve/model/fused_flops.h"
 #include "tsserve/model/fused_forward.h"
+#include "tsserve/model/fused_itransformer.h"
+#include "tsserve/model/fused_itransformer_flops.h"
 #include "tsserve/model/fused_patchtst.h"
 #include "tsserve/model/intra_op_threads.h"
 #include "tsserve/model/itransformer.h"
@@ -44,6 +53,8 @@
 #include "tsserve/model/malloc_retention.h"
 #include "tsserve/model/patchtst.h"
 #include "tsserve/model/prob_attention.h"
+#include "tsserve/model/row_attention_maps.h"
+#include "tsserve/model/row_forecaster.h"
 #include "tsserve/model/time_marks.h"
 
 namespace {
@@ -202,6 +213,56 @@ void BM_PatchTSTAttentionMaps(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(model->forecast_rows(series, maps).forecast);
 }
 
+// What attention maps cost on the serving path (RowForecaster), for the bundled model
+// (Full or ProbSparse): `rows` rows (7: one ETTh1 request) each asking for every layer's
+// head-averaged map. path 0: the fused forward without maps; 1: the fused forward writing
+// the maps in the same pass (forecast_rows_with_maps); 2: the fused forecast, then the
+// maps from a second forward of the LibTorch modules, averaged per row and layer (what
+// the server did before the fused maps); 3: the reference path, --cpu-kernels torch
+// (forecast_rows_with_maps on the modules: a forward without maps and one with).
+void BM_AttentionMapPaths(benchmark::State& state) {
+  const int64_t rows = state.range(0);
+  const auto attention = state.range(1) ? AttentionKind::kProb : AttentionKind::kFull;
+  const int64_t path = state.range(2);
+  PatchTST model = bundled_model(true, attention);
+  const RowForecaster fused(model, CpuKernels::kFused);
+  const RowForecaster reference(model, CpuKernels::kTorch);
+  torch::manual_seed(0);
+  const at::Tensor series = torch::randn({rows, model->config().seq_len});
+  std::vector<int32_t> layers;
+  for (int32_t i = 0; i < model->config().e_layers; ++i) layers.push_back(i);
+  const std::vector<RowMapRequest> requests(static_cast<size_t>(rows), {layers, true});
+  at::InferenceMode guard;
+  for (auto _ : state) {
+    switch (path) {
+      case 0:
+        benchmark::DoNotOptimize(fused.forecast_rows(series).forecast);
+        break;
+      case 1:
+        benchmark::DoNotOptimize(fused.forecast_rows_with_maps(series, requests).maps);
+        break;
+      case 2: {
+        benchmark::DoNotOptimize(fused.forecast_rows(series).forecast);
+        const std::vector<at::Tensor> maps = model->forecast_rows(series, true).attention;
+        for (int64_t row = 0; row < rows; ++row) {
+          for (const at::Tensor& layer : maps) {
+            benchmark::DoNotOptimize(layer[row].mean(0).contiguous());
+          }
+        }
+        break;
+      }
+      default:
+        benchmark::DoNotOptimize(reference.forecast_rows_with_maps(series, requests).maps);
+        break;
+    }
+  }
+  static const char* const kPaths[] = {"fused, no maps", "fused maps", "fused + torch maps",
+                                       "torch maps (reference)"};
+  state.SetLabel(std::string(kPaths[std::min<int64_t>(path, 3)]) + " " + fused_instruction_set());
+  state.counters["rows_per_s"] =
+      benchmark::Counter(static_cast<double>(rows), benchmark::Counter::kIsIterationInvariantRate);
+}
+
 // The bundled iTransformer's input for `samples` samples: random series, and the calendar
 // rows of hourly timestamps, computed once (the request codec computes them, not the model).
 struct ITransformerInput {
@@ -238,6 +299,38 @@ void BM_ITransformerForward(benchmark::State& state) {
       static_cast<double>(samples), benchmark::Counter::kIsIterationInvariantRate);
   state.counters["rows_per_s"] = benchmark::Counter(static_cast<double>(samples * variables),
                                                     benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// The bundled iTransformer on the fused kernels (fused_itransformer.h), beside
+// BM_ITransformerForward: the same inputs, one thread. GFLOPs counts what the fused
+// forward executes (it skips the calendar tokens' last-layer work, whose outputs the
+// forecast drops: fused_itransformer_flops.h), model_GFLOPs the LibTorch module's FLOPs
+// at the same rate (comparable with BM_ITransformerForward's samples_per_s).
+void BM_FusedITransformerForward(benchmark::State& state) {
+  const int64_t samples = state.range(0);
+  ITransformer model = load_itransformer(TSSERVE_DEFAULT_ITRANSFORMER);
+  const FusedITransformer fused(*model);
+  const auto [series, calendar_view] = itransformer_input(model, samples);
+  const at::Tensor calendar = calendar_view.contiguous();
+  const int64_t variables = series.size(1);
+  const double executed =
+      itransformer_flops_per_sample(fused.weights(), variables, ITransformerFlopsCount::kFused)
+          .total();
+  const double modelled =
+      itransformer_flops_per_sample(fused.weights(), variables, ITransformerFlopsCount::kModel)
+          .total();
+  const double peak = fma_peak_gflops();
+  for (auto _ : state) benchmark::DoNotOptimize(fused.forecast_samples(series, calendar));
+  const auto rate = [&](double per_sample) {
+    return benchmark::Counter(static_cast<double>(samples) * per_sample,
+                              benchmark::Counter::kIsIterationInvariantRate);
+  };
+  state.counters["samples_per_s"] = rate(1.0);
+  state.counters["GFLOPs"] = rate(executed / 1e9);
+  state.counters["model_GFLOPs"] = rate(modelled / 1e9);
+  state.counters["peak_GFLOPs"] = peak;
+  state.counters["MFLOP_per_sample"] = executed / 1e6;
+  state.SetLabel(fused_instruction_set());
 }
 
 // The bundled Informer (T=96, label 48, F=96, D=128, 2 + 1 layers, distilling, ProbSparse)
@@ -293,6 +386,11 @@ BENCHMARK(BM_ITransformerForward)
     ->ArgNames({"samples", "maps", "invariant"})
     ->ArgsProduct({{1, 8, 64}, {0, 1}, {1, 0}})
     ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FusedITransformerForward)
+    ->ArgName("samples")
+    ->Arg(1)
+    ->Arg(64)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_EncoderDecoderForward)
     ->ArgNames({"samples", "maps", "family"})
     ->ArgsProduct({{1, 8, 64}, {0, 1}, {0, 1}})
@@ -314,6 +412,10 @@ BENCHMARK(BM_PatchTSTAttentionMaps)
     ->ArgNames({"rows", "prob", "maps"})
     ->ArgsProduct({{64}, {0, 1}, {0, 1}})
     ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_AttentionMapPaths)
+    ->ArgNames({"rows", "prob", "path"})
+    ->ArgsProduct({{7}, {0, 1}, {0, 1, 2, 3}})
+    ->Unit(benchmark::kMicrosecond);
 
 // The fused forward as a server at concurrency 1 runs it: after the thread waited 1 ms
 // for the next request (idle_us) by sleeping (wait 0), by a busy poll (1) or by a poll

@@ -33,7 +33,7 @@ class EncoderDecoderRunner : public PlacedModel<model::EncoderDecoder> {
   // tokens [B, L, d_model] float32 CPU -> the encoder alone, as PatchTSTRunner::encode.
   model::EncoderOutput encode(const at::Tensor& tokens, bool need_attention) const;
 
-  // LibTorch: the fused CPU kernels cover PatchTST only.
+  // LibTorch: the fused CPU kernels cover PatchTST and the iTransformer.
   const ServingKernels& kernels() const { return kernels_; }
 
  private:

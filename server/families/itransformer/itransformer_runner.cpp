@@ -6,16 +6,34 @@
 #include <algorithm>
 
 #include "server/runtime/device.h"
+#include "tsserve/model/fused_forward.h"
 
 namespace tsserve::server {
 namespace {
 
 at::Tensor on(const at::Tensor& t, at::Device device) { return t.defined() ? t.to(device) : t; }
 
+// Why the fused forward does not serve this model ("" when it does).
+std::string fused_refusal(const model::ITransformerImpl& model, at::Device device) {
+  const std::string reason = model::fused_itransformer_unsupported_reason(model.config());
+  if (!reason.empty()) return reason;
+  if (!device.is_cpu())
+    return "the fused kernels run on the CPU and the model is on " + device.str();
+  return "";
+}
+
 }  // namespace
 
 ITransformerRunner::ITransformerRunner(model::ITransformer model, const RunnerOptions& options)
-    : PlacedModel(std::move(model), options), kernels_(libtorch_kernels(options, "iTransformer")) {
+    : PlacedModel(std::move(model), options) {
+  kernels_.name = "torch";
+  if (options.cpu_kernels == model::CpuKernels::kFused) {
+    kernels_.fallback_reason = fused_refusal(*model_, device());
+    if (kernels_.fallback_reason.empty()) {
+      fused_.emplace(*model_);
+      kernels_.name = std::string("fused-") + model::fused_instruction_set();
+    }
+  }
   const auto& config = model_->config();
   const int64_t variables = config.enc_in > 0 ? config.enc_in : 7;
   const int64_t calendar = model_->calendar_token_count();
@@ -34,6 +52,14 @@ model::SampleForecast ITransformerRunner::forecast(const at::Tensor& series,
                                                    const at::Tensor& calendar,
                                                    bool need_attention) const {
   c10::InferenceMode guard;
+  if (fused_) {
+    // The fused forecast for every sample; the module, only for the maps.
+    model::SampleForecast out;
+    if (need_attention) out = model_->forecast_samples(series, calendar, true);
+    out.forecast = fused_->forecast_samples(series, calendar);
+    out.encoder_output = at::Tensor();
+    return out;
+  }
   model::SampleForecast out =
       model_->forecast_samples(series.to(device()), on(calendar, device()), need_attention);
   out.forecast = to_cpu(out.forecast);

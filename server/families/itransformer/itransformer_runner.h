@@ -5,13 +5,21 @@
 //
 // Its unit is a sample (N variables that attend to each other), not a row: forecast()
 // takes samples of equal N, which the batch processor groups (itransformer_batches.h).
+//
+// Forecasts run on the fused CPU forward (model/fused_itransformer.h) when
+// RunnerOptions::cpu_kernels asks for it and it covers the model (Full attention, on the
+// CPU), else on the LibTorch module; kernels() says which and why. Attention maps and
+// Encode come from the LibTorch module, in a second pass: a sample's forecast is the
+// fused one whether or not maps were asked for, and whatever else shares its batch.
 
 #include <ATen/core/Tensor.h>
 
+#include <optional>
 #include <string>
 
 #include "server/runtime/placed_model.h"
 #include "server/runtime/runner_options.h"
+#include "tsserve/model/fused_itransformer.h"
 #include "tsserve/model/itransformer.h"
 
 namespace tsserve::server {
@@ -32,10 +40,11 @@ class ITransformerRunner : public PlacedModel<model::ITransformer> {
   // tokens [B, L, d_model] float32 CPU -> the encoder alone, as PatchTSTRunner::encode.
   model::EncoderOutput encode(const at::Tensor& tokens, bool need_attention) const;
 
-  // LibTorch: the fused CPU kernels cover PatchTST only.
   const ServingKernels& kernels() const { return kernels_; }
 
  private:
+  // Built after the model is on its device; empty when the LibTorch module forecasts.
+  std::optional<model::FusedITransformer> fused_;
   ServingKernels kernels_;
 };
 

@@ -11,36 +11,48 @@
 // Forecast batches stack every variable of every request as one row [R, seq_len]; the
 // model is channel-independent and row-invariant (the fused kernels by construction, the
 // LibTorch modules through the batch-invariant path), so each request's result is bitwise
-// the one it would get alone; attention maps run on the asking requests' rows only.
+// the one it would get alone. Attention maps come from the same call, for the rows of the
+// requests that asked (model/row_forecaster.h): a row's forecast does not depend on them.
 
 namespace tsserve::server {
 namespace {
 
 using Seconds = std::chrono::duration<double>;
 
-// The rows of the tasks that asked for attention maps, stacked, and where each such
-// task's rows start among them (-1 for the others).
-struct AttentionRows {
-  at::Tensor rows;
-  std::vector<int64_t> first_row;
-};
-
-AttentionRows attention_rows(const Batch& batch, const at::Tensor& rows) {
-  AttentionRows out;
-  std::vector<at::Tensor> parts;
-  int64_t batch_row = 0;
-  int64_t next = 0;
+// One map request per batch row: the layers of its task's selection for the variables it
+// selected, none for every other row. False when no task asked for maps.
+bool row_map_requests(const Batch& batch, std::vector<model::RowMapRequest>* requests) {
+  requests->assign(batch.rows, {});
+  bool any = false;
+  std::size_t first_row = 0;
   for (const auto& base : batch.tasks) {
     const auto& input = static_cast<const ForecastTask&>(*base).input;
-    out.first_row.push_back(input.attention.enabled ? next : -1);
-    if (input.attention.enabled) {
-      parts.push_back(rows.narrow(0, batch_row, input.series_rows));
-      next += input.series_rows;
+    const AttentionSelection& want = input.attention;
+    if (want.enabled) {
+      for (int32_t variable : want.variables) {
+        (*requests)[first_row + static_cast<std::size_t>(variable)] = {want.layers,
+                                                                       want.average_heads};
+        any = true;
+      }
     }
-    batch_row += input.series_rows;
+    first_row += static_cast<std::size_t>(input.series_rows);
   }
-  if (!parts.empty()) out.rows = at::cat(parts);
-  return out;
+  return any;
+}
+
+// A task's maps from the batch's per-row maps ([layers, H, P, P] or [layers, P, P]),
+// ordered by variable, then layer.
+std::vector<AttentionBlock> task_attention(const std::vector<at::Tensor>& row_maps,
+                                           int64_t first_row, const AttentionSelection& want) {
+  std::vector<AttentionBlock> blocks;
+  for (int32_t variable : want.variables) {
+    const at::Tensor& maps = row_maps.at(static_cast<std::size_t>(first_row + variable));
+    for (std::size_t i = 0; i < want.layers.size(); ++i) {
+      blocks.push_back(attention_block_as_given(maps[static_cast<int64_t>(i)], want.layers[i],
+                                                variable, want.average_heads));
+    }
+  }
+  return blocks;
 }
 
 void run_forecast_batch(Batch& batch, const PatchTSTRunner& runner, BatchObserver* observer) {
@@ -56,26 +68,26 @@ void run_forecast_batch(Batch& batch, const PatchTSTRunner& runner, BatchObserve
     }
   }
 
-  // Forecasts for every row from the serving kernels; maps, from the LibTorch modules,
-  // only for the rows of tasks that asked. A row's forecast is thus computed the same way
-  // whatever its batch holds.
+  std::vector<model::RowMapRequest> requests;
+  const bool maps_wanted = row_map_requests(batch, &requests);
   const auto start = std::chrono::steady_clock::now();
-  const at::Tensor forecast_rows = runner.forecast(rows);
-  const AttentionRows wanted = attention_rows(batch, rows);
-  const std::vector<at::Tensor> maps =
-      wanted.rows.defined() ? runner.attention_maps(wanted.rows) : std::vector<at::Tensor>{};
+  model::ForecastWithRowMaps result;
+  if (maps_wanted) {
+    result = runner.forecast_with_maps(rows, requests);
+  } else {
+    result.forecast = runner.forecast(rows);
+  }
   const double compute = Seconds(std::chrono::steady_clock::now() - start).count();
 
-  const float* forecast = forecast_rows.data_ptr<float>();
+  const float* forecast = result.forecast.data_ptr<float>();
   int64_t first_row = 0;
-  for (std::size_t i = 0; i < batch.tasks.size(); ++i) {
-    auto& task = static_cast<ForecastTask&>(*batch.tasks[i]);
+  for (const auto& base : batch.tasks) {
+    auto& task = static_cast<ForecastTask&>(*base);
     const int64_t n = task.input.series_rows;
     task.output.forecast.assign(forecast + first_row * pred_len,
                                 forecast + (first_row + n) * pred_len);
-    if (wanted.first_row[i] >= 0) {
-      task.output.attention = select_attention(maps, wanted.first_row[i], task.input.attention,
-                                               task.input.attention.variables);
+    if (task.input.attention.enabled) {
+      task.output.attention = task_attention(result.maps, first_row, task.input.attention);
     }
     first_row += n;
   }

@@ -17,9 +17,13 @@ PatchTSTRunner::PatchTSTRunner(model::PatchTST model, const RunnerOptions& optio
 
   const auto& config = model_->config();
   c10::InferenceMode guard;
+  std::vector<int32_t> every_layer;
+  for (int32_t layer = 0; layer < config.e_layers; ++layer) every_layer.push_back(layer);
   for (int64_t rows : {int64_t{1}, std::max<int64_t>(1, options.warm_up_rows)}) {
     forecast(at::zeros({rows, config.seq_len}));
-    attention_maps(at::zeros({rows, config.seq_len}));
+    forecast_with_maps(
+        at::zeros({rows, config.seq_len}),
+        std::vector<model::RowMapRequest>(static_cast<size_t>(rows), {every_layer, false}));
   }
   encode(at::zeros({1, config.patch_count(), config.d_model}), true);
 }
@@ -31,12 +35,16 @@ at::Tensor PatchTSTRunner::forecast(const at::Tensor& rows) const {
   return to_cpu(forecaster_->forecast_rows(input).forecast);
 }
 
-std::vector<at::Tensor> PatchTSTRunner::attention_maps(const at::Tensor& rows) const {
+model::ForecastWithRowMaps PatchTSTRunner::forecast_with_maps(
+    const at::Tensor& rows, const std::vector<model::RowMapRequest>& requests) const {
   c10::InferenceMode guard;
-  model::RowForecast out = model_->forecast_rows(rows.to(device()), true);
-  std::vector<at::Tensor> maps;
-  for (const auto& layer : out.attention) maps.push_back(to_cpu(layer));
-  return maps;
+  const at::Tensor input = forecaster_->uses_fused_kernels() ? rows : rows.to(device());
+  model::ForecastWithRowMaps out = forecaster_->forecast_rows_with_maps(input, requests);
+  out.forecast = to_cpu(out.forecast);
+  for (at::Tensor& maps : out.maps) {
+    if (maps.defined()) maps = to_cpu(maps);
+  }
+  return out;
 }
 
 model::EncoderOutput PatchTSTRunner::encode(const at::Tensor& tokens, bool need_attention) const {

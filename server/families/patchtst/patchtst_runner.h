@@ -5,10 +5,10 @@
 // runs under inference mode. Forward calls may come from several batcher workers at once
 // (the model holds no mutable state in eval mode, so instances share its weights).
 //
-// Forecasts run on the kernels RunnerOptions::cpu_kernels names (model/row_forecaster.h):
-// the fused CPU forward by default, the LibTorch modules where it does not apply
-// (ProbSparse attention, a GPU: kernels() says which and why). Attention maps and Encode
-// always come from the LibTorch modules. A row's forecast is the same whether or not
+// Forecasts and their attention maps run on the kernels RunnerOptions::cpu_kernels names
+// (model/row_forecaster.h): the fused CPU forward by default, the LibTorch modules where
+// it does not apply (a GPU, a config it does not cover: kernels() says which and why).
+// Encode comes from the LibTorch modules. A row's forecast is the same whether or not
 // maps are asked for, and whatever else shares its batch.
 //
 // Errors: the constructor throws model::ModelError for a device it cannot use (e.g. cuda
@@ -36,8 +36,11 @@ class PatchTSTRunner : public PlacedModel<model::PatchTST> {
 
   // rows [R, seq_len] float32 CPU -> forecast [R, pred_len] CPU, in the rows' units.
   at::Tensor forecast(const at::Tensor& rows) const;
-  // rows [R, seq_len] float32 CPU -> per layer [R, H, P, P] CPU (the LibTorch modules).
-  std::vector<at::Tensor> attention_maps(const at::Tensor& rows) const;
+  // rows [R, seq_len] float32 CPU and one request per row -> the forecast of every row
+  // and each row's maps where it asked (model/row_attention_maps.h), on the CPU: one pass
+  // of the serving kernels, whose maps are the forecast's own softmax weights.
+  model::ForecastWithRowMaps forecast_with_maps(
+      const at::Tensor& rows, const std::vector<model::RowMapRequest>& requests) const;
 
   // tokens [B, L, d_model] float32 CPU -> output [B, L, d_model] CPU; attention per layer
   // [B, H, L, L] when asked.

@@ -104,7 +104,7 @@ class EveryKernels : public ::testing::TestWithParam<model::CpuKernels> {};
 
 // 48 calls of 1-7 variables in batches of whatever met in the queue, every fourth asking
 // for attention maps: each forecast is bitwise its rows' forecast alone, on the server's
-// kernels, and the maps are the LibTorch model's.
+// kernels, and the maps are the LibTorch model's (within 1e-6 from the fused kernels).
 TEST_P(EveryKernels, EachAnswerIsItsAloneAnswerWhateverItsBatchHolds) {
   ServerConfig config = with_kernels(model::to_string(GetParam()));
   config.batching.max_queue_delay_ms = 200;  // long enough for the calls to meet
@@ -139,9 +139,15 @@ TEST_P(EveryKernels, EachAnswerIsItsAloneAnswerWhateverItsBatchHolds) {
     ASSERT_EQ(responses[i].attention_size(), rows) << "call " << i;
     for (int v = 0; v < rows; ++v) {
       const auto& map = responses[i].attention(v);
-      EXPECT_TRUE(at::equal(torch::tensor(floats(map.weights())).view({4, 42, 42}),
-                            maps[1][map.variable()]))
-          << "call " << i << " variable " << map.variable();
+      const at::Tensor got = torch::tensor(floats(map.weights())).view({4, 42, 42});
+      const at::Tensor& libtorch = maps[1][map.variable()];
+      // The fused kernels' maps are their forward's own softmax weights: within 1e-6 of the
+      // modules'; the modules' own are theirs bit for bit.
+      EXPECT_TRUE(GetParam() == model::CpuKernels::kFused
+                      ? at::allclose(got, libtorch, /*rtol=*/0, /*atol=*/1e-6)
+                      : at::equal(got, libtorch))
+          << "call " << i << " variable " << map.variable() << ": max difference "
+          << (got - libtorch).abs().max().item<float>();
     }
   }
   EXPECT_GT(shared_batches, 0) << "no call shared its batch: the test proved nothing";

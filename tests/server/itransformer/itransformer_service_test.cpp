@@ -1,6 +1,7 @@
 // The bundled iTransformer served over gRPC on loopback: a forecast of ETTh1's first test
 // window (the rows and dates the PyTorch reference used) through tsserve.v1 and the Open
-// Inference Protocol is bitwise the in-process model's, and within 1e-5 of the reference;
+// Inference Protocol is bitwise the in-process model's on the same kernels (the fused forward
+// by default, the LibTorch module with --cpu-kernels torch), and within 1e-5 of the reference;
 // answers stay bitwise the same alone or batched with samples of other N; attention maps
 // [H, N', N'] name their tokens; bad input and mismatched family configs are refused by
 // field or key.
@@ -13,6 +14,8 @@
 #include "reference_fixture.h"
 #include "server_harness.h"
 #include "tsserve/model/checkpoint_loader.h"
+#include "tsserve/model/cpu_kernels.h"
+#include "tsserve/model/fused_itransformer.h"
 #include "tsserve/model/standard_scaler.h"
 
 namespace tsserve::server::testing {
@@ -68,9 +71,24 @@ at::Tensor series_of(const v1::ForecastRequest& request) {
       .view({request.series().shape(0), request.series().shape(1)});
 }
 
+// The in-process forecast [N, F] on the server's default kernels (the fused forward,
+// model/fused_itransformer.h) or on the LibTorch module.
+at::Tensor in_process_forecast(const at::Tensor& series, const std::vector<int64_t>& timestamps,
+                               model::CpuKernels kernels) {
+  if (kernels == model::CpuKernels::kTorch) {
+    return reference_itransformer()->forecast_sample(series, timestamps).forecast;
+  }
+  static const model::FusedITransformer fused(*reference_itransformer());
+  const int64_t T = reference_itransformer()->config().seq_len;
+  const std::vector<int64_t> last(timestamps.end() - T, timestamps.end());
+  return fused.forecast_samples(series.unsqueeze(0),
+                                reference_itransformer()->calendar_rows(last).unsqueeze(0))[0];
+}
+
 // The in-process model's forecast [N, F] in raw units, with the scaler applied around it
 // by the same arithmetic the server uses (standard_scaler.h), so the two agree to the bit.
-std::vector<float> library_forecast(const v1::ForecastRequest& request, bool scaled) {
+std::vector<float> library_forecast(const v1::ForecastRequest& request, bool scaled,
+                                    model::CpuKernels kernels = model::CpuKernels::kFused) {
   at::Tensor series = series_of(request);
   const auto& scaler = *reference_itransformer()->config().scaler;
   if (scaled) {
@@ -83,8 +101,7 @@ std::vector<float> library_forecast(const v1::ForecastRequest& request, bool sca
   }
   std::vector<int64_t> timestamps(request.timestamps().begin(), request.timestamps().end());
   at::InferenceMode guard;
-  const at::Tensor forecast =
-      reference_itransformer()->forecast_sample(series, timestamps).forecast.contiguous();
+  const at::Tensor forecast = in_process_forecast(series, timestamps, kernels).contiguous();
   std::vector<float> out(forecast.data_ptr<float>(), forecast.data_ptr<float>() + forecast.numel());
   if (scaled) {
     const int64_t F = forecast.size(1);
@@ -136,6 +153,36 @@ TEST(ITransformerService, Etth1ForecastEqualsTheLibraryBitwiseAndTheReference) {
   const at::Tensor back =
       torch::tensor(floats(time_first.forecast())).view({96, 7}).t().contiguous();
   EXPECT_TRUE(at::equal(back, served));
+}
+
+TEST(ITransformerService, FusedKernelsServeWithin1e5OfTheModuleWhichTorchKernelsServeBitwise) {
+  ServerHarness fused(itransformer_config());
+  ServerConfig torch_config = itransformer_config();
+  torch_config.model.cpu_kernels = "torch";
+  ServerHarness torch_kernels(torch_config);
+  for (ServerHarness* harness : {&fused, &torch_kernels}) {
+    v1::GetModelInfoResponse info;
+    grpc::ClientContext context;
+    ASSERT_TRUE(harness->stub().GetModelInfo(&context, {}, &info).ok());
+    const bool is_fused = harness == &fused;
+    EXPECT_EQ(info.info().forward_kernels().rfind(is_fused ? "fused-" : "torch", 0), 0u)
+        << info.info().forward_kernels();
+    EXPECT_EQ(info.info().forward_fallback_reason(), "");
+  }
+  v1::ForecastRequest request = forecast_request(7, 96, 91);
+  for (int64_t t = 0; t < 96; ++t) request.add_timestamps(1500000000 + 3600 * t);
+  request.set_scaler_mode(v1::SCALER_MODE_NONE);
+  v1::ForecastResponse from_fused, from_torch;
+  ASSERT_TRUE(forecast(fused, request, &from_fused).ok());
+  ASSERT_TRUE(forecast(torch_kernels, request, &from_torch).ok());
+  const std::vector<float> module = library_forecast(request, false, model::CpuKernels::kTorch);
+  EXPECT_EQ(floats(from_torch.forecast()), module);
+  EXPECT_EQ(floats(from_fused.forecast()), library_forecast(request, false));
+  const at::Tensor expected = torch::tensor(module);
+  EXPECT_TRUE(tsserve::testing::matches_reference(torch::tensor(floats(from_fused.forecast())),
+                                                  expected, 1e-5));
+  // ...and not the module's answer itself, or this test would not tell the paths apart.
+  EXPECT_NE(floats(from_fused.forecast()), module);
 }
 
 TEST(ITransformerService, TheScalerWrapsTheModelAsInTraining) {

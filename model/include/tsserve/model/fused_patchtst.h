@@ -5,15 +5,18 @@
 // Covered: Full and ProbSparse attention (both context layouts), gelu or relu, final
 // LayerNorm, BatchNorm or none, any d_model/n_heads/d_ff/patching the config validates.
 // fused_unsupported_reason() names anything else (row_forecaster.h then falls back to
-// the LibTorch path on its own). Attention maps and the encoder output are not produced
-// here; row_forecaster.h routes requests that need them to the LibTorch module.
+// the LibTorch path on its own). Attention maps come from the same pass, for the rows
+// that ask (fused_row_maps.h); the encoder output is not produced here.
 
 #include <ATen/core/Tensor.h>
 
 #include <string>
+#include <vector>
 
+#include "tsserve/model/fused_row_maps.h"
 #include "tsserve/model/fused_weights.h"
 #include "tsserve/model/patchtst.h"
+#include "tsserve/model/row_attention_maps.h"
 
 namespace tsserve::model {
 
@@ -30,7 +33,14 @@ class FusedPatchTST {
 
   // series [R, seq_len] float32 on the CPU -> forecast [R, pred_len], bitwise independent
   // of the other rows. Throws ModelError naming the expected shape otherwise.
-  at::Tensor forecast_rows(const at::Tensor& series) const;
+  // maps: null, or R requests whose destinations the caller owns (fused_forward.h).
+  at::Tensor forecast_rows(const at::Tensor& series, const FusedRowMaps* maps = nullptr) const;
+
+  // The same forecast, and each row's maps as `requests` (one per row) asks: the
+  // softmax weights of the same pass, so the forecast is bitwise the one without maps.
+  // Throws ModelError for a count of requests other than R or a layer the model lacks.
+  ForecastWithRowMaps forecast_rows_with_maps(const at::Tensor& series,
+                                              const std::vector<RowMapRequest>& requests) const;
 
   const FusedWeights& weights() const { return weights_; }
 

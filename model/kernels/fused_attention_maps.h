@@ -1,0 +1,131 @@
+#pragma once
+// Attention maps from the fused kernels: the softmax weights a head has just computed,
+// copied out of the attention's scratch for the rows and layers that asked.
+//
+// After attend() (fused_attention.h) the scores buffer holds e[key][column] =
+// exp(scaled score - max) and sums[column] their sum over keys; the forward divides its
+// context by the sum instead of normalising the weights, so the weights e / sum are
+// computed here only, and only the maps read them: the forecast's arithmetic is the same
+// with or without maps. The map is written [query][key] (a transpose of the scratch), as
+// LibTorch returns it.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "fused_attention.h"
+#include "fused_vector.h"
+#include "tsserve/model/fused_row_maps.h"
+#include "tsserve/model/fused_weights.h"
+
+namespace tsserve::model::TSSERVE_FUSED_NAMESPACE {
+namespace {
+
+// Where one layer's map of one row goes, or nowhere (map null).
+struct LayerMapSink {
+  float* map = nullptr;  // [H][P][P], or [P][P] when average_heads
+  bool average_heads = false;
+};
+
+// The sink of encoder layer `layer` for a row's request: its first slot naming the layer.
+LayerMapSink layer_map_sink(const FusedWeights& w, const FusedRowMaps* maps, int layer) {
+  if (maps == nullptr) return {};
+  const int64_t floats = fused_layer_map_floats(w, maps->average_heads);
+  for (int32_t slot = 0; slot < maps->layer_count; ++slot) {
+    if (maps->layers[slot] == layer) {
+      return {maps->destination + slot * floats, maps->average_heads};
+    }
+  }
+  return {};
+}
+
+// A layer named more than once gets the same map in every slot naming it.
+void copy_repeated_layer_map(const FusedWeights& w, const FusedRowMaps* maps, int layer,
+                             const LayerMapSink& written) {
+  if (maps == nullptr || written.map == nullptr) return;
+  const int64_t floats = fused_layer_map_floats(w, maps->average_heads);
+  for (int32_t slot = 0; slot < maps->layer_count; ++slot) {
+    float* to = maps->destination + slot * floats;
+    if (maps->layers[slot] == layer && to != written.map) {
+      std::memcpy(to, written.map, sizeof(float) * static_cast<size_t>(floats));
+    }
+  }
+}
+
+// Row rows[c] (c itself when rows is null) of `map` [keys][keys] gets the softmax
+// weights of column c of the scores, for the first `columns` columns (row stride
+// `stride`, a multiple of kLanes); added to what the row holds with Accumulate (the sum
+// over heads of an averaged map). A block of kLanes columns at a time: one reciprocal of
+// their sums, e * (1 / sum) per weight (a division per weight made this stage 1.6 times
+// slower), then each key's weights go to kLanes map rows.
+template <bool Accumulate>
+TSSERVE_STAGE void write_softmax_rows(const float* scores, const float* sums, int stride,
+                                      int columns, const int* rows, int keys, float* map) {
+  for (int j = 0; j < columns; j += kLanes) {
+    const vf inverse = splat(1.0f) / load(sums + j);
+    const int lanes = std::min(kLanes, columns - j);
+    float* out[kLanes];
+    for (int t = 0; t < lanes; ++t) {
+      out[t] = map + static_cast<ptrdiff_t>(rows ? rows[j + t] : j + t) * keys;
+    }
+    for (int key = 0; key < keys; ++key) {
+      float weight[kLanes];
+      store(weight, load(scores + key * stride + j) * inverse);
+      for (int t = 0; t < lanes; ++t) {
+        if constexpr (Accumulate) {
+          out[t][key] += weight[t];
+        } else {
+          out[t][key] = weight[t];
+        }
+      }
+    }
+  }
+}
+
+// ProbSparse's lazy queries: their rows are uniform over the keys, 1 / keys rounded once
+// from double as ProbAttention fills them.
+TSSERVE_STAGE void write_uniform_rows(const int* rows, int count, int keys, float* map,
+                                      bool accumulate) {
+  const float uniform = static_cast<float>(1.0 / keys);
+  for (int i = 0; i < count; ++i) {
+    float* out = map + static_cast<ptrdiff_t>(rows[i]) * keys;
+    for (int key = 0; key < keys; ++key) out[key] = accumulate ? out[key] + uniform : uniform;
+  }
+}
+
+// The mean over heads: the heads' sum divided by their count (LibTorch's mean on the CPU
+// sums, then divides).
+TSSERVE_STAGE void divide_map(float* map, int64_t floats, int heads) {
+  const float count = static_cast<float>(heads);
+  for (int64_t i = 0; i < floats; ++i) map[i] /= count;
+}
+
+// Head `head`'s map into the layer's sink, right after its attention ran on `h`
+// (ProbSparse: attend_prob, whose ranking of the queries `order` holds). An averaged map
+// sums the heads in place (head 0 writes); divide_map finishes it after the last head.
+void write_head_map(const FusedWeights& w, const HeadAttention& h, const int* order, int head,
+                    const LayerMapSink& sink) {
+  const int patches = static_cast<int>(w.patches);
+  float* map = sink.average_heads ? sink.map : sink.map + head * patches * patches;
+  const bool accumulate = sink.average_heads && head > 0;
+  const auto softmax_rows = [&](int stride, int columns, const int* rows) {
+    if (accumulate) {
+      write_softmax_rows<true>(h.scores, h.sums, stride, columns, rows, patches, map);
+    } else {
+      write_softmax_rows<false>(h.scores, h.sums, stride, columns, rows, patches, map);
+    }
+  };
+  if (w.attention == FusedAttention::kProbSparse) {
+    // The u selected queries' softmax is in columns 0..u-1 of the scores; the lazy queries
+    // follow the selected ones in `order`.
+    const int active = static_cast<int>(w.prob_active);
+    softmax_rows(static_cast<int>(fused_round_up(active)), active, order);
+    write_uniform_rows(order + active, patches - active, patches, map, accumulate);
+  } else {
+    softmax_rows(static_cast<int>(w.padded_patches), patches, nullptr);
+  }
+}
+
+}  // namespace
+}  // namespace tsserve::model::TSSERVE_FUSED_NAMESPACE
