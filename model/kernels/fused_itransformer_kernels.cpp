@@ -11,7 +11,9 @@
 //
 // Only the N variable tokens are forecast, so the last layer computes the calendar
 // tokens' keys and values (every query attends to them) but not their queries, context,
-// feed-forward or norms: the LibTorch path computes those and then drops them.
+// feed-forward or norms: the LibTorch path computes those and then drops them. A sample
+// asking for the last layer's attention map gets its calendar queries' softmax rows
+// computed on the side (token_attention_weights), outside the forecast's arithmetic.
 
 #include <algorithm>
 #include <cmath>
@@ -23,7 +25,9 @@
 #include "fused_token_attention.h"
 #include "fused_vector.h"
 #include "tsserve/model/fused_aligned.h"
+#include "tsserve/model/fused_itransformer_forward.h"
 #include "tsserve/model/fused_itransformer_weights.h"
+#include "tsserve/model/fused_row_maps.h"
 
 namespace tsserve::model::TSSERVE_FUSED_NAMESPACE {
 namespace {
@@ -147,13 +151,53 @@ void gather_variable_rows(const Chunk& c, const float* from, float* to, ptrdiff_
   }
 }
 
+// Where one layer's map of one sample goes, or nowhere (map null).
+struct ITransformerMapSink {
+  float* map = nullptr;  // [H][N'][N'], or [N'][N'] when average_heads
+  bool average_heads = false;
+};
+
+// The sink of encoder layer `layer` for a sample's request: its first slot naming it.
+ITransformerMapSink itransformer_map_sink(const FusedITransformerWeights& w, int variables,
+                                          const FusedRowMaps* maps, int layer) {
+  if (maps == nullptr || !maps->wanted()) return {};
+  const int64_t floats = fused_itransformer_layer_map_floats(w, variables, maps->average_heads);
+  for (int32_t slot = 0; slot < maps->layer_count; ++slot) {
+    if (maps->layers[slot] == layer) {
+      return {maps->destination + slot * floats, maps->average_heads};
+    }
+  }
+  return {};
+}
+
+// The mean over heads (sum, then one division), then the copies for a layer named in
+// more than one slot.
+void finish_itransformer_map(const FusedITransformerWeights& w, int variables,
+                             const FusedRowMaps* maps, int layer,
+                             const ITransformerMapSink& written) {
+  if (written.map == nullptr) return;
+  const int64_t floats = fused_itransformer_layer_map_floats(w, variables, maps->average_heads);
+  if (written.average_heads) {
+    const float heads = static_cast<float>(w.n_heads);
+    for (int64_t i = 0; i < floats; ++i) written.map[i] /= heads;
+  }
+  for (int32_t slot = 0; slot < maps->layer_count; ++slot) {
+    float* to = maps->destination + slot * floats;
+    if (maps->layers[slot] == layer && to != written.map) {
+      std::memcpy(to, written.map, sizeof(float) * static_cast<size_t>(floats));
+    }
+  }
+}
+
 // One post-norm encoder layer. `stream` holds the rows whose output is wanted: every
 // token's (query_tokens = tokens), or in the last layer the variables' alone
 // (query_tokens = variables, stream = the gathered variable rows); keys and values come
-// from every token's rows of `all`.
-void encoder_layer(const FusedITransformerWeights& w, const FusedITransformerLayer& layer,
-                   const Chunk& c, const float* all, float* stream, int query_tokens,
+// from every token's rows of `all`. maps: the chunk's samples' requests (null: none);
+// `index` is the layer's.
+void encoder_layer(const FusedITransformerWeights& w, int index, const Chunk& c, const float* all,
+                   float* stream, int query_tokens, const FusedRowMaps* maps,
                    ITransformerScratch& s) {
+  const FusedITransformerLayer& layer = w.layers[index];
   const ptrdiff_t dp = padded(w.d_model);
   const int d = static_cast<int>(w.d_model);
   const int stream_rows = c.samples * query_tokens;
@@ -163,10 +207,37 @@ void encoder_layer(const FusedITransformerWeights& w, const FusedITransformerLay
   for (int i = 0; i < c.samples; ++i) {
     const size_t q0 = static_cast<size_t>(i) * query_tokens * dp;
     const size_t kv0 = static_cast<size_t>(i) * c.tokens * dp;
-    attend_tokens({query_tokens, c.tokens, static_cast<int>(w.n_heads),
-                   static_cast<int>(w.d_model / w.n_heads), s.queries.data() + q0, dp,
-                   s.keys.data() + kv0, s.values.data() + kv0, dp, s.context.data() + q0, dp,
-                   s.keys_t.data(), s.scores.data(), s.head_context.data()});
+    const FusedRowMaps* sample_maps = maps ? maps + i : nullptr;
+    const ITransformerMapSink sink = itransformer_map_sink(w, c.variables, sample_maps, index);
+    TokenAttention t{query_tokens,
+                     c.tokens,
+                     static_cast<int>(w.n_heads),
+                     static_cast<int>(w.d_model / w.n_heads),
+                     s.queries.data() + q0,
+                     dp,
+                     s.keys.data() + kv0,
+                     s.values.data() + kv0,
+                     dp,
+                     s.context.data() + q0,
+                     dp,
+                     s.keys_t.data(),
+                     s.scores.data(),
+                     s.head_context.data(),
+                     sink.map,
+                     sink.average_heads};
+    attend_tokens(t);
+    if (sink.map != nullptr && query_tokens < c.tokens) {
+      // The skipped (calendar) queries of this sample, for its map only: projected into
+      // the queries' rows past the stream's, which nothing reads in this layer.
+      const int skipped = c.tokens - query_tokens;
+      float* extra = s.queries.data() + static_cast<size_t>(stream_rows) * dp;
+      linear(layer.query, all + kv0 + static_cast<size_t>(query_tokens) * dp, dp, skipped, extra,
+             dp);
+      t.queries = skipped;
+      t.q = extra;
+      token_attention_weights(t, query_tokens);
+    }
+    finish_itransformer_map(w, c.variables, sample_maps, index, sink);
   }
   // x = norm1(x + out(context)); x = norm2(x + conv2(act(conv1(x)))), in place.
   linear(layer.out, s.context.data(), dp, stream_rows, stream, dp, stream);
@@ -178,7 +249,8 @@ void encoder_layer(const FusedITransformerWeights& w, const FusedITransformerLay
 }
 
 void forecast_chunk(const FusedITransformerWeights& w, const Chunk& c, const float* series,
-                    const float* calendar, float* forecast, ITransformerScratch& s) {
+                    const float* calendar, float* forecast, const FusedRowMaps* maps,
+                    ITransformerScratch& s) {
   const ptrdiff_t dp = padded(w.d_model);
   normalise_inputs(w, c, series, calendar, s);
   linear(w.embedding, s.input.data(), w.seq_len, c.rows(), s.x.data(), dp);
@@ -191,7 +263,8 @@ void forecast_chunk(const FusedITransformerWeights& w, const Chunk& c, const flo
       gather_variable_rows(c, s.x.data(), s.variable_x.data(), dp);
       stream = s.variable_x.data();
     }
-    encoder_layer(w, w.layers[l], c, s.x.data(), stream, last ? c.variables : c.tokens, s);
+    encoder_layer(w, static_cast<int>(l), c, s.x.data(), stream, last ? c.variables : c.tokens,
+                  maps, s);
   }
   if (w.layers.empty() && has_calendar) {
     gather_variable_rows(c, s.x.data(), s.variable_x.data(), dp);
@@ -215,7 +288,7 @@ void forecast_chunk(const FusedITransformerWeights& w, const Chunk& c, const flo
 
 void itransformer_forecast(const FusedITransformerWeights& w, const float* series,
                            const float* calendar, int64_t samples, int64_t variables,
-                           float* forecast) {
+                           float* forecast, const FusedRowMaps* maps) {
   thread_local ITransformerScratch scratch;
   const int n = static_cast<int>(variables);
   const int tokens = n + static_cast<int>(w.calendar_tokens);
@@ -228,7 +301,7 @@ void itransformer_forecast(const FusedITransformerWeights& w, const float* serie
     const Chunk c{static_cast<int>(std::min<int64_t>(chunk, samples - s0)), n, tokens};
     forecast_chunk(w, c, series + s0 * series_stride,
                    calendar ? calendar + s0 * calendar_stride : nullptr,
-                   forecast + s0 * forecast_stride, scratch);
+                   forecast + s0 * forecast_stride, maps ? maps + s0 : nullptr, scratch);
   }
 }
 

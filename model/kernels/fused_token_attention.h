@@ -6,6 +6,11 @@
 //   context[l][h*E + e] = sum_s weights[l][s] V_h[s][e]  (panel GEMM: V read in place)
 // Every sum runs in a fixed order over this sample's own tokens, so nothing here depends
 // on the other samples of a batch.
+//
+// Attention maps (fused_itransformer_forward.h): softmax_row leaves each query's weights
+// normalised in the scores buffer, so a map is a copy of those rows ([query][key], as
+// LibTorch returns it), made after the softmax and read by nothing else: the context, and
+// so the forecast, is bitwise the same with or without maps.
 
 #include <cmath>
 #include <cstddef>
@@ -36,7 +41,44 @@ struct TokenAttention {
   float* keys_t;
   float* scores;
   float* head_context;
+  // The sample's map of this layer, or null: [heads][keys][keys] (query rows 0 ..
+  // queries - 1 written here), or [keys][keys] summed over heads when average_heads (the
+  // caller divides by the head count once every query row is in).
+  float* map = nullptr;
+  bool average_heads = false;
 };
+
+// Rows 0 .. rows - 1 of a head's softmax weights (scores, row stride padded_keys) into
+// `to` (row stride keys): copied, or added to what it holds (head > 0 of an average).
+inline void token_map_rows(const float* scores, int padded_keys, int rows, int keys, float* to,
+                           bool accumulate) {
+  for (int l = 0; l < rows; ++l) {
+    const float* from = scores + static_cast<ptrdiff_t>(l) * padded_keys;
+    float* out = to + static_cast<ptrdiff_t>(l) * keys;
+    if (accumulate) {
+      for (int s = 0; s < keys; ++s) out[s] += from[s];
+    } else {
+      std::memcpy(out, from, sizeof(float) * keys);
+    }
+  }
+}
+
+// Head `head`'s map rows, starting at query row `first_row` of the map.
+inline float* token_map_head(float* map, bool average_heads, int head, int keys, int first_row) {
+  const ptrdiff_t square = static_cast<ptrdiff_t>(keys) * keys;
+  return map + (average_heads ? 0 : head * square) + static_cast<ptrdiff_t>(first_row) * keys;
+}
+
+// K_h (columns column .. column + E - 1 of k) transposed into keys_t [E][padded keys];
+// the padding columns are zero (finite scores).
+inline void transpose_head_keys(const float* k, ptrdiff_t ldkv, int keys, int padded_keys,
+                                int column, int e_width, float* keys_t) {
+  for (int e = 0; e < e_width; ++e) {
+    float* out = keys_t + e * padded_keys;
+    for (int s = 0; s < keys; ++s) out[s] = k[s * ldkv + column + e];
+    for (int s = keys; s < padded_keys; ++s) out[s] = 0.0f;
+  }
+}
 
 // One row of scores [padded keys] -> softmax weights over the first `keys` lanes, with
 // exp(scale * (z - max)) = 2^(z c - max c), c = scale * log2(e) (one FMA per lane).
@@ -74,17 +116,17 @@ TSSERVE_STAGE void attend_tokens(const TokenAttention& t) {
       splat(static_cast<float>(1.4426950408889634 / std::sqrt(static_cast<double>(e_width))));
   for (int head = 0; head < t.heads; ++head) {
     const int column = head * e_width;
-    // K_h transposed, [E][padded keys]; the padding columns are zero (finite scores).
-    for (int e = 0; e < e_width; ++e) {
-      float* out = t.keys_t + e * padded_keys;
-      for (int s = 0; s < t.keys; ++s) out[s] = t.k[s * t.ldkv + column + e];
-      for (int s = t.keys; s < padded_keys; ++s) out[s] = 0.0f;
-    }
+    transpose_head_keys(t.k, t.ldkv, t.keys, padded_keys, column, e_width, t.keys_t);
     panel_gemm({t.queries, padded_keys / static_cast<int>(kFusedPad), e_width, t.q + column, t.ldq,
                 t.keys_t, kFusedPad, padded_keys, nullptr, nullptr, 0, nullptr, t.scores,
                 padded_keys});
     for (int l = 0; l < t.queries; ++l)
       softmax_row(t.scores + l * padded_keys, t.keys, padded_keys, c);
+    if (t.map != nullptr) {
+      token_map_rows(t.scores, padded_keys, t.queries, t.keys,
+                     token_map_head(t.map, t.average_heads, head, t.keys, 0),
+                     t.average_heads && head > 0);
+    }
     float* context = in_place ? t.context + column : t.head_context;
     const ptrdiff_t ldc = in_place ? t.ldc : padded_e;
     panel_gemm({t.queries, padded_e / static_cast<int>(kFusedPad), t.keys, t.scores, padded_keys,
@@ -95,6 +137,27 @@ TSSERVE_STAGE void attend_tokens(const TokenAttention& t) {
                     sizeof(float) * e_width);
       }
     }
+  }
+}
+
+// The softmax weights alone (no context) of `t.queries` query rows, every head, into map
+// rows first_row .. first_row + t.queries - 1 of t.map: the same scores and softmax as
+// attend_tokens. For the last layer's calendar queries, whose output the forecast drops.
+TSSERVE_STAGE void token_attention_weights(const TokenAttention& t, int first_row) {
+  const int padded_keys = static_cast<int>(fused_round_up(t.keys));
+  const vf c =
+      splat(static_cast<float>(1.4426950408889634 / std::sqrt(static_cast<double>(t.e_width))));
+  for (int head = 0; head < t.heads; ++head) {
+    const int column = head * t.e_width;
+    transpose_head_keys(t.k, t.ldkv, t.keys, padded_keys, column, t.e_width, t.keys_t);
+    panel_gemm({t.queries, padded_keys / static_cast<int>(kFusedPad), t.e_width, t.q + column,
+                t.ldq, t.keys_t, kFusedPad, padded_keys, nullptr, nullptr, 0, nullptr, t.scores,
+                padded_keys});
+    for (int l = 0; l < t.queries; ++l)
+      softmax_row(t.scores + l * padded_keys, t.keys, padded_keys, c);
+    token_map_rows(t.scores, padded_keys, t.queries, t.keys,
+                   token_map_head(t.map, t.average_heads, head, t.keys, first_row),
+                   t.average_heads && head > 0);
   }
 }
 

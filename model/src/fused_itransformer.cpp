@@ -106,8 +106,8 @@ FusedITransformerWeights pack_fused_itransformer_weights(const ITransformerImpl&
 FusedITransformer::FusedITransformer(const ITransformerImpl& model)
     : weights_(pack_fused_itransformer_weights(model)) {}
 
-at::Tensor FusedITransformer::forecast_samples(const at::Tensor& series,
-                                               const at::Tensor& calendar) const {
+std::pair<at::Tensor, at::Tensor> FusedITransformer::checked_inputs(
+    const at::Tensor& series, const at::Tensor& calendar) const {
   const std::string T = std::to_string(weights_.seq_len);
   const auto is_cpu_float = [](const at::Tensor& t) {
     return t.scalar_type() == at::kFloat && t.device().is_cpu();
@@ -130,13 +130,61 @@ at::Tensor FusedITransformer::forecast_samples(const at::Tensor& series,
   } else if (calendar.defined()) {
     throw ModelError("this iTransformer has no calendar tokens, but calendar rows were given");
   }
-  const at::Tensor input = series.contiguous();
-  const at::Tensor marks = C > 0 ? calendar.contiguous() : at::Tensor();
-  at::Tensor forecast = at::empty({samples, series.size(1), weights_.pred_len}, series.options());
+  return {series.contiguous(), C > 0 ? calendar.contiguous() : at::Tensor()};
+}
+
+at::Tensor FusedITransformer::forecast_samples(const at::Tensor& series,
+                                               const at::Tensor& calendar) const {
+  const auto [input, marks] = checked_inputs(series, calendar);
+  at::Tensor forecast =
+      at::empty({input.size(0), input.size(1), weights_.pred_len}, input.options());
   fused_itransformer_forecast(weights_, input.data_ptr<float>(),
-                              C > 0 ? marks.data_ptr<float>() : nullptr, samples, series.size(1),
-                              forecast.data_ptr<float>());
+                              marks.defined() ? marks.data_ptr<float>() : nullptr, input.size(0),
+                              input.size(1), forecast.data_ptr<float>());
   return forecast;
+}
+
+SampleForecastWithMaps FusedITransformer::forecast_samples_with_maps(
+    const at::Tensor& series, const at::Tensor& calendar,
+    const std::vector<RowMapRequest>& requests) const {
+  const auto [input, marks] = checked_inputs(series, calendar);
+  const int64_t samples = input.size(0);
+  const int64_t N = input.size(1);
+  if (static_cast<int64_t>(requests.size()) != samples) {
+    throw ModelError("the fused iTransformer expects one map request per sample (" +
+                     std::to_string(samples) + "), got " + std::to_string(requests.size()));
+  }
+  const int64_t layers = static_cast<int64_t>(weights_.layers.size());
+  const int64_t tokens = N + weights_.calendar_tokens;
+  SampleForecastWithMaps out;
+  out.maps.resize(samples);
+  std::vector<FusedRowMaps> maps(samples);
+  bool any = false;
+  for (int64_t i = 0; i < samples; ++i) {
+    const RowMapRequest& r = requests[i];
+    if (r.layers.empty()) continue;
+    for (int32_t layer : r.layers) {
+      if (layer < 0 || layer >= layers) {
+        throw ModelError("attention map layer " + std::to_string(layer) +
+                         " is out of range: the model has " + std::to_string(layers) +
+                         " encoder layers");
+      }
+    }
+    const int64_t count = static_cast<int64_t>(r.layers.size());
+    out.maps[i] = r.average_heads
+                      ? at::empty({count, tokens, tokens}, input.options())
+                      : at::empty({count, weights_.n_heads, tokens, tokens}, input.options());
+    maps[i].destination = out.maps[i].data_ptr<float>();
+    maps[i].layers = r.layers.data();
+    maps[i].layer_count = static_cast<int32_t>(count);
+    maps[i].average_heads = r.average_heads;
+    any = true;
+  }
+  out.forecast = at::empty({samples, N, weights_.pred_len}, input.options());
+  fused_itransformer_forecast(weights_, input.data_ptr<float>(),
+                              marks.defined() ? marks.data_ptr<float>() : nullptr, samples, N,
+                              out.forecast.data_ptr<float>(), any ? maps.data() : nullptr);
+  return out;
 }
 
 }  // namespace tsserve::model

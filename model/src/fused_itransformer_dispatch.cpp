@@ -15,21 +15,21 @@ namespace tsserve::model {
 // One copy of model/kernels/fused_itransformer_kernels.cpp per instruction set.
 namespace fused_avx512 {
 void itransformer_forecast(const FusedITransformerWeights&, const float*, const float*, int64_t,
-                           int64_t, float*);
+                           int64_t, float*, const FusedRowMaps*);
 }
 namespace fused_avx2 {
 void itransformer_forecast(const FusedITransformerWeights&, const float*, const float*, int64_t,
-                           int64_t, float*);
+                           int64_t, float*, const FusedRowMaps*);
 }
 namespace fused_sse2 {
 void itransformer_forecast(const FusedITransformerWeights&, const float*, const float*, int64_t,
-                           int64_t, float*);
+                           int64_t, float*, const FusedRowMaps*);
 }
 
 namespace {
 
 using ITransformerForecast = void (*)(const FusedITransformerWeights&, const float*, const float*,
-                                      int64_t, int64_t, float*);
+                                      int64_t, int64_t, float*, const FusedRowMaps*);
 
 // The copy named (nullptr when this CPU lacks its instruction set).
 ITransformerForecast itransformer_copy(const std::string& name) {
@@ -52,19 +52,19 @@ ITransformerForecast itransformer_copy(const std::string& name) {
 
 void fused_itransformer_forecast(const FusedITransformerWeights& weights, const float* series,
                                  const float* calendar, int64_t samples, int64_t variables,
-                                 float* forecast) {
+                                 float* forecast, const FusedRowMaps* maps) {
   // Chosen once per process (the bitwise batch invariance relies on one copy).
   static const ITransformerForecast chosen = itransformer_copy(fused_instruction_set());
-  chosen(weights, series, calendar, samples, variables, forecast);
+  chosen(weights, series, calendar, samples, variables, forecast, maps);
 }
 
 bool fused_itransformer_forecast_with(const char* instruction_set,
                                       const FusedITransformerWeights& weights, const float* series,
                                       const float* calendar, int64_t samples, int64_t variables,
-                                      float* forecast) {
+                                      float* forecast, const FusedRowMaps* maps) {
   const ITransformerForecast copy = itransformer_copy(instruction_set);
   if (!copy) return false;
-  copy(weights, series, calendar, samples, variables, forecast);
+  copy(weights, series, calendar, samples, variables, forecast, maps);
   return true;
 }
 

@@ -36,6 +36,7 @@ void run_group(int64_t variables, const std::vector<SampleSlot>& group,
   const int64_t C = static_cast<int64_t>(config.calendar_features().size());
   at::Tensor series = at::empty({count, variables, T}, at::kFloat);
   at::Tensor calendar = C > 0 ? at::empty({count, C, T}, at::kFloat) : at::Tensor();
+  std::vector<model::RowMapRequest> requests(static_cast<size_t>(count));
   bool need_attention = false;
   for (int64_t i = 0; i < count; ++i) {
     const auto& [task, b] = group[static_cast<size_t>(i)];
@@ -46,20 +47,30 @@ void run_group(int64_t variables, const std::vector<SampleSlot>& group,
       std::memcpy(calendar[i].data_ptr<float>(), input.calendar.data() + b * C * T,
                   static_cast<size_t>(C * T) * sizeof(float));
     }
-    need_attention = need_attention || wants_maps_of(input, b);
+    if (wants_maps_of(input, b)) {
+      requests[static_cast<size_t>(i)] = {input.attention.layers, input.attention.average_heads};
+      need_attention = true;
+    }
   }
 
-  const model::SampleForecast result = runner.forecast(series, calendar, need_attention);
+  model::ForecastWithRowMaps result;
+  if (need_attention) {
+    result = runner.forecast_with_maps(series, calendar, requests);
+  } else {
+    result.forecast = runner.forecast(series, calendar, false).forecast;
+  }
   const at::Tensor forecast = result.forecast.contiguous();
   for (int64_t i = 0; i < count; ++i) {
     const auto& [task, b] = group[static_cast<size_t>(i)];
     const float* src = forecast[i].data_ptr<float>();
     std::copy(src, src + variables * F, task->output.forecast.begin() + b * variables * F);
     if (!wants_maps_of(task->input, b)) continue;
-    for (int32_t layer : task->input.attention.layers) {
+    const AttentionSelection& want = task->input.attention;
+    const at::Tensor& maps = result.maps.at(static_cast<size_t>(i));  // [layers, (H,) N', N']
+    for (size_t j = 0; j < want.layers.size(); ++j) {
       task->output.attention.push_back(
-          attention_block(result.attention.at(static_cast<size_t>(layer))[i], layer,
-                          static_cast<int32_t>(b), task->input.attention.average_heads));
+          attention_block_as_given(maps[static_cast<int64_t>(j)], want.layers[j],
+                                   static_cast<int32_t>(b), want.average_heads));
     }
   }
 }

@@ -43,7 +43,12 @@ ITransformerRunner::ITransformerRunner(model::ITransformer model, const RunnerOp
     const at::Tensor series = at::zeros({samples, variables, config.seq_len});
     const at::Tensor rows =
         calendar > 0 ? at::zeros({samples, calendar, config.seq_len}) : at::Tensor();
-    forecast(series, rows, true);
+    forecast(series, rows, false);
+    std::vector<int32_t> every_layer;
+    for (int32_t layer = 0; layer < config.e_layers; ++layer) every_layer.push_back(layer);
+    forecast_with_maps(
+        series, rows,
+        std::vector<model::RowMapRequest>(static_cast<size_t>(samples), {every_layer, false}));
   }
   encode(at::zeros({1, variables + calendar, config.d_model}), true);
 }
@@ -66,6 +71,29 @@ model::SampleForecast ITransformerRunner::forecast(const at::Tensor& series,
   out.encoder_output = at::Tensor();  // not served; spares the copy from the device
   for (auto& layer : out.attention) layer = to_cpu(layer);
   return out;
+}
+
+model::ForecastWithRowMaps ITransformerRunner::forecast_with_maps(
+    const at::Tensor& series, const at::Tensor& calendar,
+    const std::vector<model::RowMapRequest>& requests) const {
+  c10::InferenceMode guard;
+  if (fused_) return fused_->forecast_samples_with_maps(series, calendar, requests);
+  const model::SampleForecast out =
+      model_->forecast_samples(series.to(device()), on(calendar, device()), true);
+  model::ForecastWithRowMaps result;
+  result.forecast = to_cpu(out.forecast);
+  result.maps.resize(requests.size());
+  for (size_t s = 0; s < requests.size(); ++s) {
+    const model::RowMapRequest& request = requests[s];
+    if (request.layers.empty()) continue;
+    std::vector<at::Tensor> layers;
+    for (int32_t layer : request.layers) {
+      const at::Tensor map = out.attention.at(static_cast<size_t>(layer))[static_cast<int64_t>(s)];
+      layers.push_back(request.average_heads ? map.mean(0) : map);
+    }
+    result.maps[s] = to_cpu(at::stack(layers));
+  }
+  return result;
 }
 
 model::EncoderOutput ITransformerRunner::encode(const at::Tensor& tokens,

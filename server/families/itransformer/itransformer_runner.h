@@ -8,19 +8,22 @@
 //
 // Forecasts run on the fused CPU forward (model/fused_itransformer.h) when
 // RunnerOptions::cpu_kernels asks for it and it covers the model (Full attention, on the
-// CPU), else on the LibTorch module; kernels() says which and why. Attention maps and
-// Encode come from the LibTorch module, in a second pass: a sample's forecast is the
-// fused one whether or not maps were asked for, and whatever else shares its batch.
+// CPU), else on the LibTorch module; kernels() says which and why. Attention maps come
+// from the same path, in the forecast's own pass on the fused kernels; Encode from the
+// LibTorch module. A sample's forecast is the same whether or not maps were asked for,
+// and whatever else shares its batch.
 
 #include <ATen/core/Tensor.h>
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "server/runtime/placed_model.h"
 #include "server/runtime/runner_options.h"
 #include "tsserve/model/fused_itransformer.h"
 #include "tsserve/model/itransformer.h"
+#include "tsserve/model/row_attention_maps.h"
 
 namespace tsserve::server {
 
@@ -36,6 +39,14 @@ class ITransformerRunner : public PlacedModel<model::ITransformer> {
   // [S, H, N + C, N + C] CPU when asked.
   model::SampleForecast forecast(const at::Tensor& series, const at::Tensor& calendar,
                                  bool need_attention) const;
+
+  // As forecast(), with one map request per sample (model/row_attention_maps.h): the
+  // forecast of every sample and each sample's maps where it asked ([layers, H, N', N'],
+  // or [layers, N', N'] averaged over heads), on the CPU. On the fused kernels the maps are
+  // the forecast's own softmax weights, written in the same pass.
+  model::ForecastWithRowMaps forecast_with_maps(
+      const at::Tensor& series, const at::Tensor& calendar,
+      const std::vector<model::RowMapRequest>& requests) const;
 
   // tokens [B, L, d_model] float32 CPU -> the encoder alone, as PatchTSTRunner::encode.
   model::EncoderOutput encode(const at::Tensor& tokens, bool need_attention) const;

@@ -7,15 +7,18 @@
 // d_model/n_heads/d_ff/seq_len/pred_len the config validates and any N >= 1 (the module
 // always normalises its input, TSLib's use_norm = 1, and so does this forward).
 // fused_itransformer_unsupported_reason() names anything else (ProbSparse attention).
-// Attention maps and the encoder output are not produced here: a call that needs them
-// runs the LibTorch module.
+// Attention maps come from forecast_samples_with_maps, in the forecast's own pass; the
+// encoder output is not produced here: a call that needs it runs the LibTorch module.
 
 #include <ATen/core/Tensor.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "tsserve/model/fused_itransformer_weights.h"
 #include "tsserve/model/itransformer.h"
+#include "tsserve/model/row_attention_maps.h"
 
 namespace tsserve::model {
 
@@ -25,6 +28,11 @@ std::string fused_itransformer_unsupported_reason(const ModelConfig& config);
 // Copies and packs the module's weights. Throws ModelError when
 // fused_itransformer_unsupported_reason(model.config()) is not empty.
 FusedITransformerWeights pack_fused_itransformer_weights(const ITransformerImpl& model);
+
+// forecast [S, N, pred_len]; maps: one entry per sample, [layers, H, N', N'] or
+// [layers, N', N'] averaged over heads (N' = N + C: the variables' tokens, then the
+// calendar tokens), undefined for a sample that asked for none.
+using SampleForecastWithMaps = ForecastWithRowMaps;
 
 class FusedITransformer {
  public:
@@ -36,9 +44,23 @@ class FusedITransformer {
   // bitwise independent of the others. Throws ModelError naming the expected shapes.
   at::Tensor forecast_samples(const at::Tensor& series, const at::Tensor& calendar) const;
 
+  // forecast_samples, plus the attention maps each sample asks for (one request per
+  // sample; layers in [0, e_layers), in the order they come back), written in the same
+  // pass: the forecast is bitwise forecast_samples'. The maps are the softmax weights
+  // ITransformerImpl::forecast_samples(series, calendar, true).attention holds (per
+  // head), or their mean over heads. Throws ModelError for a wrong request count or an
+  // out-of-range layer, and as forecast_samples for wrong shapes.
+  SampleForecastWithMaps forecast_samples_with_maps(
+      const at::Tensor& series, const at::Tensor& calendar,
+      const std::vector<RowMapRequest>& requests) const;
+
   const FusedITransformerWeights& weights() const { return weights_; }
 
  private:
+  // Checks the shapes; returns the contiguous series and calendar (undefined without C).
+  std::pair<at::Tensor, at::Tensor> checked_inputs(const at::Tensor& series,
+                                                   const at::Tensor& calendar) const;
+
   FusedITransformerWeights weights_;
 };
 
