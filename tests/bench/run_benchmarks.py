@@ -287,6 +287,7 @@ class Bench:
         r["attention"] = self.run_model_bench(self.args.attention_filter, count_memory=True)
         r["maps_model"] = self.run_model_bench("BM_PatchTSTAttentionMaps")
         r["itr_forward"] = self.run_model_bench("BM_ITransformerForward/")
+        r["itr_fused"] = self.run_model_bench("BM_FusedITransformerForward")
         r["itr_beside"] = self.run_model_bench("BM_ITransformerForwardBesideAnother")
         r["inf_forward"] = self.run_model_bench("BM_EncoderDecoderForward/")
 
@@ -417,6 +418,33 @@ def attention_rows(attention):
     return table
 
 
+def fused_itransformer_table(fused, libtorch):
+    """The fused iTransformer forward (BM_FusedITransformerForward) beside the LibTorch one
+    at the same samples (the batch-invariant path without maps), against the FMA peak
+    measured in the same benchmark."""
+    if not fused:
+        return []
+    torch_ms = {}
+    for b in libtorch:
+        m = re.match(r"^BM_ITransformerForward/samples:(\d+)/maps:0/invariant:1$", b["name"])
+        if m:
+            torch_ms[int(m.group(1))] = b["real_time"]
+    out = ["The fused forward (`BM_FusedITransformerForward`, one thread; GFLOP/s of the FLOPs it "
+           "executes, and the share of the FMA peak measured in the same benchmark):", "",
+           "| samples | fused ms | LibTorch ms | fused / LibTorch | GFLOP/s | share of the FMA peak |",
+           "|---:|---:|---:|---:|---:|---:|"]
+    for b in fused:
+        samples = int(b["name"].split("samples:")[1].split("/")[0])
+        t = torch_ms.get(samples)
+        peak = b.get("peak_GFLOPs", 0)
+        out.append("| %d | %.3f | %s | %s | %.1f | %s |" % (
+            samples, b["real_time"], "%.2f" % t if t else "-",
+            "%.1fx" % (t / b["real_time"]) if t else "-", b.get("GFLOPs", 0),
+            "%.0f %%" % (100 * b.get("GFLOPs", 0) / peak) if peak else "-"))
+    out.append("")
+    return out
+
+
 def itransformer_section(results):
     """The bundled iTransformer beside PatchTST: served (one 7-variable sample per request)
     and in-process (BM_ITransformerForward, samples x maps)."""
@@ -439,6 +467,7 @@ def itransformer_section(results):
     out += ["| %s | %.2f | %.0f |" % (b["name"], b["real_time"], b.get("samples_per_s", 0))
             for b in results.get("itr_forward", [])]
     out.append("")
+    out += fused_itransformer_table(results.get("itr_fused", []), results.get("itr_forward", []))
     out += blas_pool_table(results.get("itr_beside", []))
     return out
 
