@@ -57,7 +57,7 @@ void run_group(int64_t variables, const std::vector<SampleSlot>& group,
   if (need_attention) {
     result = runner.forecast_with_maps(series, calendar, requests);
   } else {
-    result.forecast = runner.forecast(series, calendar, false).forecast;
+    result.forecast = runner.forecast(series, calendar);
   }
   const at::Tensor forecast = result.forecast.contiguous();
   for (int64_t i = 0; i < count; ++i) {

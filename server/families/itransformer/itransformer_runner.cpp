@@ -43,7 +43,7 @@ ITransformerRunner::ITransformerRunner(model::ITransformer model, const RunnerOp
     const at::Tensor series = at::zeros({samples, variables, config.seq_len});
     const at::Tensor rows =
         calendar > 0 ? at::zeros({samples, calendar, config.seq_len}) : at::Tensor();
-    forecast(series, rows, false);
+    forecast(series, rows);
     std::vector<int32_t> every_layer;
     for (int32_t layer = 0; layer < config.e_layers; ++layer) every_layer.push_back(layer);
     forecast_with_maps(
@@ -53,24 +53,11 @@ ITransformerRunner::ITransformerRunner(model::ITransformer model, const RunnerOp
   encode(at::zeros({1, variables + calendar, config.d_model}), true);
 }
 
-model::SampleForecast ITransformerRunner::forecast(const at::Tensor& series,
-                                                   const at::Tensor& calendar,
-                                                   bool need_attention) const {
+at::Tensor ITransformerRunner::forecast(const at::Tensor& series,
+                                        const at::Tensor& calendar) const {
   c10::InferenceMode guard;
-  if (fused_) {
-    // The fused forecast for every sample; the module, only for the maps.
-    model::SampleForecast out;
-    if (need_attention) out = model_->forecast_samples(series, calendar, true);
-    out.forecast = fused_->forecast_samples(series, calendar);
-    out.encoder_output = at::Tensor();
-    return out;
-  }
-  model::SampleForecast out =
-      model_->forecast_samples(series.to(device()), on(calendar, device()), need_attention);
-  out.forecast = to_cpu(out.forecast);
-  out.encoder_output = at::Tensor();  // not served; spares the copy from the device
-  for (auto& layer : out.attention) layer = to_cpu(layer);
-  return out;
+  if (fused_) return fused_->forecast_samples(series, calendar);
+  return to_cpu(model_->forecast_samples(series.to(device()), on(calendar, device())).forecast);
 }
 
 model::ForecastWithRowMaps ITransformerRunner::forecast_with_maps(

@@ -35,10 +35,8 @@ class ITransformerRunner : public PlacedModel<model::ITransformer> {
   ITransformerRunner(model::ITransformer model, const RunnerOptions& options);
 
   // series [S, N, seq_len], calendar [S, C, seq_len] (undefined when C = 0), float32 CPU
-  // -> forecast [S, N, pred_len] CPU in the series' units; attention per layer
-  // [S, H, N + C, N + C] CPU when asked.
-  model::SampleForecast forecast(const at::Tensor& series, const at::Tensor& calendar,
-                                 bool need_attention) const;
+  // -> forecast [S, N, pred_len] CPU in the series' units.
+  at::Tensor forecast(const at::Tensor& series, const at::Tensor& calendar) const;
 
   // As forecast(), with one map request per sample (model/row_attention_maps.h): the
   // forecast of every sample and each sample's maps where it asked ([layers, H, N', N'],
