@@ -17,5 +17,6 @@ CommandRunner add_info_command(CLI::App& app);
 CommandRunner add_models_command(CLI::App& app);
 CommandRunner add_bench_command(CLI::App& app);
 CommandRunner add_replay_command(CLI::App& app);
+CommandRunner add_observe_command(CLI::App& app);
 
 }  // namespace tsserve::client::cli

@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
   std::map<CLI::App*, cli::CommandRunner> runners;
   for (auto add : {cli::add_forecast_command, cli::add_encode_command, cli::add_health_command,
                    cli::add_info_command, cli::add_models_command, cli::add_bench_command,
-                   cli::add_replay_command}) {
+                   cli::add_replay_command, cli::add_observe_command}) {
     cli::CommandRunner runner = add(app);
     runners[app.get_subcommands({}).back()] = std::move(runner);
   }

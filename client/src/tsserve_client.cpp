@@ -36,6 +36,13 @@ grpc::Status TsserveClient::report_actuals(const v1::ReportActualsRequest& reque
   return stub_->ReportActuals(&context, request, response);
 }
 
+grpc::Status TsserveClient::observe(const v1::ObserveRequest& request,
+                                    v1::ObserveResponse* response) {
+  grpc::ClientContext context;
+  prepare_context(context, settings_);
+  return stub_->Observe(&context, request, response);
+}
+
 grpc::Status TsserveClient::model_info(const std::string& model, v1::ModelInfo* info,
                                        const std::string& version) {
   grpc::ClientContext context;

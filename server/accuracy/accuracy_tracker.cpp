@@ -21,12 +21,14 @@ bool AccuracyTracker::keep(IssuedForecast forecast) {
   return true;
 }
 
-ActualsOutcome AccuracyTracker::report(const ActualsReport& report) {
+ActualsOutcome AccuracyTracker::report(const ActualsReport& report,
+                                       const ForecastStore::ScoreSink& also) {
   StoreDrops drops;
   const ActualsOutcome outcome = store_.match(
       report,
-      [this](const ScoredPoint& point) {
+      [this, &also](const ScoredPoint& point) {
         if (metrics_) metrics_->record_scored(point);
+        if (also) also(point);
       },
       &drops);
   if (metrics_) {

@@ -21,8 +21,11 @@ class AccuracyTracker {
   // A Forecast with a series key was answered: keeps it when it has forecast times.
   // Returns whether it was kept (ForecastResponse.forecast_stored).
   bool keep(IssuedForecast forecast);
-  // Scores a ReportActuals request.
-  ActualsOutcome report(const ActualsReport& report);
+  // Scores a ReportActuals request. `also`, when set, sees every (forecast, point) pair
+  // scored, after the metrics (Observe flags each point against its forecast with it);
+  // it runs under the store's lock and must not call back into the tracker.
+  ActualsOutcome report(const ActualsReport& report,
+                        const ForecastStore::ScoreSink& also = nullptr);
   // The accuracy counters as they stand; nullopt when they are not counted (metrics off).
   std::optional<std::vector<VersionAccuracy>> accuracy() const;
 

@@ -75,8 +75,9 @@ ActualsOutcome ForecastStore::match(const ActualsReport& report, const ScoreSink
   for (std::size_t t = 0; t < report.timestamps.size(); ++t) {
     const int64_t time = report.timestamps[t];
     for (int64_t n = 0; n < variables; ++n) {
-      const double actual = report.values[t * static_cast<std::size_t>(variables) +
-                                          static_cast<std::size_t>(n)];
+      const std::size_t point =
+          t * static_cast<std::size_t>(variables) + static_cast<std::size_t>(n);
+      const double actual = report.values[point];
       if (!std::isfinite(actual)) {
         ++outcome.not_finite;
         continue;
@@ -99,7 +100,7 @@ ActualsOutcome ForecastStore::match(const ActualsReport& report, const ScoreSink
         used[f] = true;
         ++scored;
         score(ScoredPoint{entry.forecast, v, k + 1, entry.forecast.values[index],
-                          entry.forecast.to_model_space(v, actual)});
+                          entry.forecast.to_model_space(v, actual), point});
       }
       if (scored > 0) {
         outcome.matched += scored;

@@ -51,6 +51,7 @@ struct ScoredPoint {
   int64_t step = 0;          // 1..F: how far ahead the forecast was for this point
   double forecast_value = 0;  // the model's space
   double actual = 0;          // the model's space (scaled as the forecast was)
+  std::size_t report_point = 0;  // t * N + n: the point's index in the report's values
 };
 
 class ForecastStore {

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "server/accuracy/accuracy_tracker.h"
+#include "server/app/live_series.h"
 #include "server/app/version_loader.h"
 #include "server/auth/bearer_token.h"
 #include "server/config/server_config.h"
@@ -130,6 +131,8 @@ class InferenceServerImpl final : public InferenceServer {
       throw std::runtime_error(statuses.empty() ? "model: not loaded" : statuses.front().reason);
     }
     AccuracyTracker* accuracy = make_accuracy_tracker(config.accuracy);
+    live_ =
+        std::make_unique<LiveSeries>(config.live, metrics_ ? metrics_->registry().get() : nullptr);
 
     ServiceContext context;
     context.repository = repository_.get();
@@ -138,6 +141,8 @@ class InferenceServerImpl final : public InferenceServer {
     context.state = &state_;
     context.auth = auth_.get();
     context.accuracy = accuracy;
+    context.series = live_->store();
+    context.live_metrics = live_->metrics();
     // Both protocols over the same models, batchers, metrics and serving state.
     const OipServerInfo server_info{"tsserve", TSSERVE_VERSION};
     oip_service_ = std::make_unique<OipServiceImpl>(context, server_info);
@@ -228,6 +233,7 @@ class InferenceServerImpl final : public InferenceServer {
     // drain budget: a short grace flushes the former, then the rest is cancelled.
     server_->Shutdown(std::min(deadline, now + std::chrono::seconds(1)));
     server_->Wait();
+    live_->stop();  // no call appends any more: the last snapshot holds every point taken
     stopped_ = true;
     spdlog::info("stopped ({}); calls answered since start: {}",
                  drained_ ? "drained" : "drain timeout passed",
@@ -284,6 +290,7 @@ class InferenceServerImpl final : public InferenceServer {
   std::unique_ptr<ForecastStore> forecast_store_;
   std::unique_ptr<AccuracyMetrics> accuracy_metrics_;
   std::unique_ptr<AccuracyTracker> accuracy_;
+  std::unique_ptr<LiveSeries> live_;
   ServingState state_;
   std::unique_ptr<RegistryMetrics> registry_metrics_;  // outlives the repository
   std::unique_ptr<RepositoryManager> repository_;

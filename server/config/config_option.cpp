@@ -478,6 +478,24 @@ std::vector<ConfigOption> make_options() {
        "A kept forecast is dropped this long after it was issued"},
       [](auto& c) -> auto& { return c.accuracy.forecast_store_max_age_s; }, 1.0,
       kOneDaySeconds * 366));
+  // Live series
+  options.push_back(integer_option(
+      {"series_store_max_keys", "Live series", "INT",
+       "Series keys whose window Observe keeps; the least recently observed go first"},
+      [](auto& c) -> auto& { return c.live.series_store_max_keys; }, 1));
+  options.push_back(integer_option(
+      {"series_store_max_bytes", "Live series", "BYTES",
+       "Bytes of series windows kept, over all keys; the least recently observed go first"},
+      [](auto& c) -> auto& { return c.live.series_store_max_bytes; }, 4096, kMaxInt));
+  options.push_back(text_option(
+      {"series_store_dir", "Live series", "DIR",
+       "Folder of the series windows' snapshot, read at start and written every "
+       "--series-snapshot-s and on drain; \"\" = memory only"},
+      [](auto& c) -> auto& { return c.live.series_store_dir; }));
+  options.push_back(number_option(
+      {"series_snapshot_s", "Live series", "SECONDS",
+       "Seconds between two snapshots of the series windows"},
+      [](auto& c) -> auto& { return c.live.series_snapshot_s; }, 1.0, kOneDaySeconds));
   return options;
 }
 

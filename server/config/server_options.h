@@ -123,6 +123,21 @@ struct AccuracyOptions {
   double forecast_store_max_age_s = 7 * 86'400.0;
 };
 
+// Live series (Observe; live/series_store.h): the windows kept per series key, their
+// bounds and where they survive a restart.
+struct LiveSeriesOptions {
+  // Keys kept at most; the least recently observed go first. At N = 7, seq_len = 336 a
+  // window holds 9.4 KB of float values.
+  int series_store_max_keys = 100'000;
+  // Bytes of windows kept at most (the store's own accounting, live/series_store.h).
+  int series_store_max_bytes = 512 * 1024 * 1024;
+  // Folder of the store's snapshot file (series.snapshot); "" = windows live in memory
+  // only and a restart forgets them.
+  std::string series_store_dir;
+  // Seconds between snapshots (one is also written on drain).
+  double series_snapshot_s = 60.0;
+};
+
 struct ServerConfig {
   ModelOptions model;
   RepositoryOptions repository;
@@ -130,6 +145,7 @@ struct ServerConfig {
   NetworkOptions server;
   LoggingOptions logging;
   AccuracyOptions accuracy;
+  LiveSeriesOptions live;
 };
 
 }  // namespace tsserve::server

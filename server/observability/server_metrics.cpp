@@ -47,7 +47,8 @@ constexpr std::array<Method, kMethodCount> kMethods = {Method::kForecast,
                                                        Method::kRepositoryModelLoad,
                                                        Method::kRepositoryModelUnload,
                                                        Method::kRepositoryIndex,
-                                                       Method::kGetAccuracy};
+                                                       Method::kGetAccuracy,
+                                                       Method::kObserve};
 
 // 100us .. 10s in 1-2.5-5 steps: a GetModelInfo call to a slow forward pass on a long
 // queue.
@@ -121,6 +122,8 @@ const char* method_name(Method method) {
       return "ModelInfer";
     case Method::kReportActuals:
       return "ReportActuals";
+    case Method::kObserve:
+      return "Observe";
   }
   return "unknown";
 }
@@ -133,6 +136,7 @@ const char* protocol_name(Method method) {
     case Method::kListModels:
     case Method::kReportActuals:
     case Method::kGetAccuracy:
+    case Method::kObserve:
       return "v1";
     case Method::kServerLive:
     case Method::kServerReady:

@@ -73,8 +73,9 @@ enum class Method {
   kRepositoryModelUnload,
   kRepositoryIndex,  // the REST binding's POST /v2/repository/index
   kGetAccuracy,      // the JSON API's GET /v1/accuracy
+  kObserve,
 };
-inline constexpr std::size_t kMethodCount = 15;
+inline constexpr std::size_t kMethodCount = 16;
 // "Forecast", "Encode", "GetModelInfo", "ServerLive", ...: the proto method names.
 const char* method_name(Method method);
 // "v1" or "oip": the API the method belongs to.

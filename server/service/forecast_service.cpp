@@ -6,6 +6,7 @@
 #include "server/service/grpc_batched_call.h"
 #include "server/service/keeping_forecast_codec.h"
 #include "server/service/model_listing.h"
+#include "server/service/observe_call.h"
 #include "server/service/unary_call.h"
 #include "server/service/v1_answers.h"
 
@@ -64,6 +65,18 @@ grpc::ServerUnaryReactor* ForecastServiceImpl::ReportActuals(
     TSSERVE_RETURN_IF_ERROR(authenticate(context_, *context));
     return answer_report_actuals(context_, *request, response);
   });
+  return call.get();
+}
+
+grpc::ServerUnaryReactor* ForecastServiceImpl::Observe(grpc::CallbackServerContext* context,
+                                                       const v1::ObserveRequest* request,
+                                                       v1::ObserveResponse* response) {
+  const auto call = UnaryCall::start(context_.metrics, Method::kObserve, *context);
+  if (const Status status = authenticate(context_, *context); !status.ok()) {
+    call->end(status);
+  } else {
+    serve_observe(context_, forecast_, call, *request, response);
+  }
   return call.get();
 }
 

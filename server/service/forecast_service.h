@@ -39,6 +39,10 @@ class ForecastServiceImpl final : public v1::ForecastService::CallbackService {
   grpc::ServerUnaryReactor* ReportActuals(grpc::CallbackServerContext* context,
                                           const v1::ReportActualsRequest* request,
                                           v1::ReportActualsResponse* response) override;
+  // Live series (observe_call.h); UNIMPLEMENTED when the context has no series store.
+  grpc::ServerUnaryReactor* Observe(grpc::CallbackServerContext* context,
+                                    const v1::ObserveRequest* request,
+                                    v1::ObserveResponse* response) override;
 
  private:
   const ServiceContext context_;

@@ -16,6 +16,8 @@
 
 #include "server/accuracy/accuracy_tracker.h"
 #include "server/auth/bearer_token.h"
+#include "server/live/live_series_metrics.h"
+#include "server/live/series_store.h"
 #include "server/observability/server_metrics.h"
 #include "server/registry/model_registry.h"
 #include "server/registry/repository_manager.h"
@@ -31,6 +33,8 @@ struct ServiceContext {
   const ServingState* state = nullptr;     // not owned; new calls need serving()
   const BearerTokenCheck* auth = nullptr;  // not owned; null = no authentication
   AccuracyTracker* accuracy = nullptr;     // not owned; null = no ReportActuals
+  SeriesStore* series = nullptr;           // not owned; null = no Observe
+  LiveSeriesMetrics* live_metrics = nullptr;  // not owned; may be null
 };
 
 // OK when a call carrying these `authorization` values (none, one or `count`, the first

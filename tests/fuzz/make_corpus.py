@@ -124,6 +124,32 @@ def forecast_seeds(pb):
     return out
 
 
+def observe_seeds(pb):
+    def request(steps, names=(), start=1467331200, **fields):
+        r = pb.ObserveRequest(series_key="meter-1", **fields)
+        rows = series(len(names) or 2, steps, 7)
+        r.timestamps.extend(start + 3600 * t for t in range(steps))
+        r.values.extend(flat(transpose(rows)))
+        r.variable_names.extend(names)
+        return r
+
+    seeds = {
+        "history_named_forecast": request(336, COLUMNS, forecast=True, request_id="seed-observe"),
+        "one_point_unnamed": request(1),
+        "levels_and_model": request(3, ["OT"], model="patchtst-etth1", interval_levels=[0.9, 0.99]),
+    }
+    gap = request(3, ["OT"])
+    gap.timestamps[2] += 3600
+    seeds["gap_taken_as_first_step"] = gap
+    bad = request(2, ["OT", "HUFL"])
+    bad.values[1] = float("nan")
+    seeds["refused_nan"] = bad
+    seeds["refused_no_key"] = pb.ObserveRequest(timestamps=[1], values=[1.0])
+    out = {name + ".bin": PROTO_MODE + r.SerializeToString(deterministic=True) for name, r in seeds.items()}
+    out.update(("built_%d.bin" % i, s) for i, s in enumerate(built_seeds(6, 9)))
+    return out
+
+
 def encode_seeds(pb):
     def request(length, width=16, raw_values=False, **fields):
         r = pb.EncodeRequest(**fields)
@@ -445,6 +471,53 @@ def torch_pickle_seeds():
 
 
 # --------------------------------------------------------------------------------------
+# Live series snapshots (server/live/series_snapshot.h's layout, written here from its
+# documentation). The first byte: 0x00, the file as it is; 0x01, the target rewrites the
+# trailing checksum, so mutations reach the windows behind it.
+
+
+def fnv1a64(data):
+    h = 0xcbf29ce484222325
+    for b in data:
+        h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
+    return h
+
+
+def series_snapshot_bytes(windows, version=1):
+    """windows: (key, model, pinned_version, names, variables, step, last, accepted,
+    rows), rows a list of points, each N floats; least recently used first."""
+    def text(s):
+        b = s.encode()
+        return struct.pack("<I", len(b)) + b
+
+    out = b"TSSERIES" + struct.pack("<IQ", version, len(windows))
+    for key, model, pinned, names, variables, step, last, accepted, rows in windows:
+        out += text(key) + text(model) + text(pinned) + struct.pack("<I", len(names))
+        out += b"".join(text(n) for n in names)
+        out += struct.pack("<qqqqqQ", variables, step, last, accepted, len(rows),
+                           len(rows) * variables)
+        out += raw(flat(rows))
+    return out + struct.pack("<Q", fnv1a64(out))
+
+
+def series_snapshot_seeds():
+    hourly = [round(x, 3) for x in flat(transpose(series(len(COLUMNS), 8, 0)))]
+    etth1_rows = [hourly[t * len(COLUMNS):(t + 1) * len(COLUMNS)] for t in range(8)]
+    two_keys = series_snapshot_bytes([
+        ("etth1-transformer-7", "patchtst-etth1", "", COLUMNS, len(COLUMNS), 3600,
+         1467331200 + 7 * 3600, 500, etth1_rows),
+        ("meter/42", "patchtst-etth1", "2", [], 1, 0, 1700000000, 1, [[-0.0]]),
+    ])
+    return {
+        "two_keys.bin": PROTO_MODE + two_keys,
+        "two_keys_checksum_rewritten.bin": BUILT_MODE + two_keys[:-8] + bytes(8),
+        "empty.bin": PROTO_MODE + series_snapshot_bytes([]),
+        "refused_version.bin": PROTO_MODE + series_snapshot_bytes([], version=2),
+        "refused_truncated.bin": PROTO_MODE + two_keys[:100],
+    }
+
+
+# --------------------------------------------------------------------------------------
 # Server config: part 0 is the config file, then NUL-separated arguments and TSSERVE_*=v.
 
 
@@ -496,6 +569,7 @@ def main():
     corpora = {
         "forecast_request": forecast_seeds(forecast_pb2),
         "encode_request": encode_seeds(forecast_pb2),
+        "observe_request": observe_seeds(forecast_pb2),
         "attention_selection": attention_seeds(attention_pb2),
         "oip_request": oip_seeds(inference_pb2),
         "oip_json_request": oip_json_seeds(),
@@ -505,6 +579,7 @@ def main():
         "checkpoint_file": checkpoint_file_seeds(),
         "torch_pickle": torch_pickle_seeds(),
         "server_config": server_config_seeds(),
+        "series_snapshot": series_snapshot_seeds(),
     }
     shutil.rmtree(proto_dir)
     total = 0

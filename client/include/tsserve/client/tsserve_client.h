@@ -36,6 +36,7 @@ class TsserveClient {
   grpc::Status list_models(v1::ListModelsResponse* response);
   grpc::Status report_actuals(const v1::ReportActualsRequest& request,
                               v1::ReportActualsResponse* response);
+  grpc::Status observe(const v1::ObserveRequest& request, v1::ObserveResponse* response);
   // grpc.health.v1 Check of `service` ("" = the whole server).
   grpc::Status health(const std::string& service,
                       grpc::health::v1::HealthCheckResponse::ServingStatus* status);

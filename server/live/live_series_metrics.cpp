@@ -1,0 +1,95 @@
+#include "server/live/live_series_metrics.h"
+
+#include <cstdio>
+
+#include "server/accuracy/accuracy_metrics.h"
+
+namespace tsserve::server {
+namespace {
+
+prometheus::Family<prometheus::Counter>& counter_family(prometheus::Registry& registry,
+                                                        const char* name, const char* help) {
+  return prometheus::BuildCounter().Name(name).Help(help).Register(registry);
+}
+
+prometheus::Gauge& gauge(prometheus::Registry& registry, const char* name, const char* help) {
+  return prometheus::BuildGauge().Name(name).Help(help).Register(registry).Add({});
+}
+
+// The accuracy metrics' spelling of a level ("0.99"), so both join on the label.
+std::string level_text(double level) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", level);
+  return text;
+}
+
+}  // namespace
+
+LiveSeriesMetrics::LiveSeriesMetrics(prometheus::Registry& registry)
+    : observed_(counter_family(registry, "tsserve_observed_points_total",
+                               "New points appended by Observe (one per time and variable)")),
+      checked_(counter_family(registry, "tsserve_observed_checked_points_total",
+                              "Observed points whose forecast had an interval at the level")),
+      outside_(counter_family(registry, "tsserve_observed_outside_points_total",
+                              "Observed points outside their forecast's interval at the level")) {
+  keys_ = &gauge(registry, "tsserve_series_store_keys", "Series keys whose window is kept");
+  bytes_ = &gauge(registry, "tsserve_series_store_bytes", "Bytes of the kept series windows");
+  evicted_ = &counter_family(registry, "tsserve_series_store_evicted_total",
+                             "Series keys dropped by the store's limits (least recently observed)")
+                  .Add({});
+  auto& writes = counter_family(registry, "tsserve_series_snapshot_writes_total",
+                                "Snapshots of the series store written, by result");
+  snapshot_ok_ = &writes.Add({{"result", "ok"}});
+  snapshot_failed_ = &writes.Add({{"result", "failed"}});
+}
+
+void LiveSeriesMetrics::record_observed(const std::string& model, const std::string& version,
+                                        int64_t points) {
+  const MutexLock lock(mutex_);
+  prometheus::Counter*& counter = observed_by_version_[{model, version}];
+  if (counter == nullptr) counter = &observed_.Add({{"model", model}, {"version", version}});
+  counter->Increment(static_cast<double>(points));
+}
+
+LiveSeriesMetrics::LevelCounters* LiveSeriesMetrics::level_locked(const std::string& model,
+                                                                  const std::string& version,
+                                                                  double level) {
+  const auto key = std::make_tuple(model, version, level);
+  const auto found = levels_.find(key);
+  if (found != levels_.end()) return &found->second;
+  std::size_t& count = level_count_[{model, version}];
+  if (count >= kMaxIntervalLevels) return nullptr;
+  ++count;
+  const prometheus::Labels labels{
+      {"model", model}, {"version", version}, {"level", level_text(level)}};
+  LevelCounters& added = levels_[key];
+  added.checked = &checked_.Add(labels);
+  added.outside = &outside_.Add(labels);
+  return &added;
+}
+
+void LiveSeriesMetrics::record_flag(const PointFlag& flag) {
+  if (!flag.scored) return;
+  const MutexLock lock(mutex_);
+  for (const IntervalFlagValue& interval : flag.intervals) {
+    LevelCounters* level = level_locked(flag.model, flag.version, interval.level);
+    if (level == nullptr) continue;
+    level->checked->Increment();
+    if (interval.outside) level->outside->Increment();
+  }
+}
+
+void LiveSeriesMetrics::set_store(std::size_t keys, std::size_t bytes) {
+  keys_->Set(static_cast<double>(keys));
+  bytes_->Set(static_cast<double>(bytes));
+}
+
+void LiveSeriesMetrics::record_evicted(int64_t keys) {
+  evicted_->Increment(static_cast<double>(keys));
+}
+
+void LiveSeriesMetrics::record_snapshot(bool ok) {
+  (ok ? snapshot_ok_ : snapshot_failed_)->Increment();
+}
+
+}  // namespace tsserve::server

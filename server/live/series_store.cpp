@@ -1,0 +1,310 @@
+#include "server/live/series_store.h"
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <limits>
+#include <sstream>
+#include <utility>
+
+namespace tsserve::server {
+namespace {
+
+// The window object, its list node's links, the index's hash node and bucket slot (see
+// kSeriesEntryOverheadBytes): if a standard library lays these out larger, the constant
+// must grow with it.
+static_assert(sizeof(SeriesWindow) + 2 * sizeof(void*) + sizeof(std::string) + 4 * sizeof(void*) <=
+                  kSeriesEntryOverheadBytes,
+              "kSeriesEntryOverheadBytes no longer covers a key's fixed structures");
+
+std::string quoted(const std::string& text) { return "\"" + text + "\""; }
+
+std::string name_list(const std::vector<std::string>& names) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < names.size(); ++i) out += (i > 0 ? ", " : "") + quoted(names[i]);
+  return out + "]";
+}
+
+std::string float_text(float value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
+}
+
+// series_window_bytes for a window of `binding` whose values have `capacity` floats.
+std::size_t bytes_of(const std::string& key, const SeriesBinding& binding, std::size_t capacity) {
+  std::size_t bytes = kSeriesEntryOverheadBytes + 2 * key.size() + binding.model.size() +
+                      binding.pinned_version.size() + capacity * sizeof(float);
+  for (const std::string& name : binding.variable_names) bytes += sizeof(std::string) + name.size();
+  return bytes;
+}
+
+// The float capacity a window gets when an append leaves it `needed` floats, from the
+// capacity it has (`now`) and the most it may hold (`most`, keep_points * N). Growing
+// doubles, for amortised O(1) per point while a window fills, but never past `most`: so a
+// full window takes each new point without reallocating (the old points move down by an
+// erase from the front instead, O(window) = 336 x 7 floats for ETTh1, well under the copy
+// handed back anyway). A window whose keep_points shrank gives the surplus back.
+std::size_t planned_capacity(std::size_t now, std::size_t needed, std::size_t most) {
+  if (now > most) return needed;
+  if (needed <= now) return now;
+  return std::min(most, std::max(needed, 2 * now));
+}
+
+// a * b, or SIZE_MAX where that overflows.
+std::size_t saturated_product(std::size_t a, std::size_t b) {
+  if (a != 0 && b > std::numeric_limits<std::size_t>::max() / a) {
+    return std::numeric_limits<std::size_t>::max();
+  }
+  return a * b;
+}
+
+// The timestamps of `append`, after `held`'s last point if the key is held: strictly
+// increasing and on one regular step (the key's, or learnt from the first two points the
+// key ever sees). *step_seconds receives the step (0 when still unknown).
+Status check_timestamps(const std::vector<int64_t>& timestamps, const SeriesWindow* held,
+                        int64_t* step_seconds) {
+  int64_t step = held != nullptr ? held->step_seconds : 0;
+  bool has_previous = held != nullptr;
+  int64_t previous = held != nullptr ? held->last_timestamp : 0;
+  for (std::size_t i = 0; i < timestamps.size(); ++i) {
+    const int64_t time = timestamps[i];
+    const std::string field = "timestamps[" + std::to_string(i) + "]: " + std::to_string(time);
+    if (!has_previous) {
+      has_previous = true;
+      previous = time;
+      continue;
+    }
+    if (time <= previous) {
+      if (i == 0) {
+        return invalid_argument(field + " repeats or precedes the key's last point " +
+                                std::to_string(previous));
+      }
+      return invalid_argument(field + " does not follow timestamps[" + std::to_string(i - 1) +
+                              "] = " + std::to_string(previous) +
+                              "; timestamps must strictly increase");
+    }
+    // Unsigned: the difference of two int64 may not fit one, the modular one is exact.
+    const uint64_t difference = static_cast<uint64_t>(time) - static_cast<uint64_t>(previous);
+    if (step == 0) {
+      if (difference > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+        return invalid_argument(field + " is irregular: " + std::to_string(difference) +
+                                " s after " + std::to_string(previous) +
+                                " is no step a series can have");
+      }
+      step = static_cast<int64_t>(difference);
+    } else if (difference != static_cast<uint64_t>(step)) {
+      const auto expected =
+          static_cast<int64_t>(static_cast<uint64_t>(previous) + static_cast<uint64_t>(step));
+      const std::string after = "expected " + std::to_string(expected) + ", one step of " +
+                                std::to_string(step) + " s after " + std::to_string(previous);
+      if (difference % static_cast<uint64_t>(step) == 0) {
+        return invalid_argument(field + " leaves a gap (" +
+                                std::to_string(difference / static_cast<uint64_t>(step) - 1) +
+                                " missing points): " + after +
+                                "; gaps are refused: send the missing points");
+      }
+      return invalid_argument(field + " is irregular: " + after +
+                              "; the timestamps must follow the series' regular step");
+    }
+    previous = time;
+  }
+  *step_seconds = step;
+  return Status();
+}
+
+}  // namespace
+
+std::size_t series_window_bytes(const SeriesWindow& window) {
+  return bytes_of(window.series_key, window.binding, window.values.capacity());
+}
+
+SeriesStore::SeriesStore(SeriesStoreLimits limits) : limits_(limits) {}
+
+std::optional<SeriesBinding> SeriesStore::binding(const std::string& key) const {
+  const MutexLock lock(mutex_);
+  const auto found = by_key_.find(key);
+  if (found == by_key_.end()) return std::nullopt;
+  return found->second->binding;
+}
+
+std::size_t SeriesStore::keys() const {
+  const MutexLock lock(mutex_);
+  return lru_.size();
+}
+
+std::size_t SeriesStore::bytes() const {
+  const MutexLock lock(mutex_);
+  return bytes_;
+}
+
+bool SeriesStore::over_limits_locked() const {
+  return lru_.size() > limits_.max_keys || bytes_ > limits_.max_bytes;
+}
+
+void SeriesStore::remove_locked(WindowList::iterator window) {
+  bytes_ -= series_window_bytes(*window);
+  by_key_.erase(window->series_key);
+  lru_.erase(window);
+}
+
+Status SeriesStore::check_locked(const SeriesAppend& append, const SeriesWindow* held,
+                                 int64_t* step_seconds) const {
+  const std::string key = quoted(append.series_key);
+  if (append.series_key.empty()) return invalid_argument("series_key: empty; expected a key");
+  if (append.keep_points < 1) {
+    return invalid_argument("keep_points: " + std::to_string(append.keep_points) +
+                            "; expected >= 1 (the model's input length)");
+  }
+  if (append.timestamps.empty()) {
+    return invalid_argument("timestamps: none; expected at least 1 point");
+  }
+  const SeriesBinding& binding = append.binding;
+  if (held == nullptr) {
+    if (binding.model.empty()) {
+      return invalid_argument("model: empty; new key " + key + " must name its model");
+    }
+    if (binding.variables < 1) {
+      return invalid_argument("values: N=" + std::to_string(binding.variables) +
+                              " variables; expected N >= 1");
+    }
+    if (!binding.variable_names.empty() &&
+        static_cast<int64_t>(binding.variable_names.size()) != binding.variables) {
+      return invalid_argument("variable_names: " + std::to_string(binding.variable_names.size()) +
+                              " names for N=" + std::to_string(binding.variables) +
+                              " variables; expected N names or none");
+    }
+  } else {
+    const SeriesBinding& bound = held->binding;
+    if (binding.model != bound.model) {
+      return invalid_argument("model: " + quoted(binding.model) + ", but key " + key +
+                              " follows model " + quoted(bound.model) +
+                              " (a key keeps the model of its first call)");
+    }
+    if (!binding.pinned_version.empty() && binding.pinned_version != bound.pinned_version) {
+      return invalid_argument("model_version: " + quoted(binding.pinned_version) + ", but key " +
+                              key +
+                              (bound.pinned_version.empty()
+                                   ? " follows the default version of model " + quoted(bound.model)
+                                   : " is pinned to version " + quoted(bound.pinned_version)) +
+                              " (a key keeps the version of its first call)");
+    }
+    if (!binding.variable_names.empty() && binding.variable_names != bound.variable_names) {
+      return invalid_argument(
+          "variable_names: " + name_list(binding.variable_names) + ", but key " + key +
+          (bound.variable_names.empty()
+               ? " holds its variables by index (its first call named none): send no names"
+               : " holds " + name_list(bound.variable_names) +
+                     ": send those, in that order, or none"));
+    }
+    if (binding.variables != bound.variables) {
+      return invalid_argument("values: N=" + std::to_string(binding.variables) + " but key " + key +
+                              " holds N=" + std::to_string(bound.variables) + " variables");
+    }
+  }
+  const auto variables = static_cast<std::size_t>(binding.variables);
+  const std::size_t steps = append.timestamps.size();
+  if (append.values.size() % variables != 0 || append.values.size() / variables != steps) {
+    return invalid_argument("values: " + std::to_string(append.values.size()) +
+                            " floats; expected T x N = " + std::to_string(steps) + " x " +
+                            std::to_string(variables));
+  }
+  for (std::size_t i = 0; i < append.values.size(); ++i) {
+    if (!std::isfinite(append.values[i])) {
+      return invalid_argument(
+          "values[" + std::to_string(i) + "] (t=" + std::to_string(i / variables) +
+          ", n=" + std::to_string(i % variables) + "): " + float_text(append.values[i]) +
+          "; every value must be finite (the store holds no missing values)");
+    }
+  }
+  return check_timestamps(append.timestamps, held, step_seconds);
+}
+
+Status SeriesStore::append(const SeriesAppend& append, SeriesWindow* window, SeriesDrops* drops) {
+  const MutexLock lock(mutex_);
+  const auto found = by_key_.find(append.series_key);
+  const SeriesWindow* held = found == by_key_.end() ? nullptr : &*found->second;
+  int64_t step_seconds = 0;
+  TSSERVE_RETURN_IF_ERROR(check_locked(append, held, &step_seconds));
+
+  const auto variables = static_cast<std::size_t>(append.binding.variables);
+  const auto keep = static_cast<std::size_t>(append.keep_points);
+  const std::size_t steps = append.timestamps.size();
+  const std::size_t held_points = held != nullptr ? held->values.size() / variables : 0;
+  const std::size_t new_kept = std::min(steps, keep);  // of the appended points
+  const std::size_t old_kept = std::min(held_points, keep - new_kept);
+  const std::size_t capacity =
+      planned_capacity(held != nullptr ? held->values.capacity() : 0,
+                       (old_kept + new_kept) * variables, saturated_product(keep, variables));
+  const SeriesBinding& binding = held != nullptr ? held->binding : append.binding;
+  const std::size_t window_bytes = bytes_of(append.series_key, binding, capacity);
+  if (window_bytes > limits_.max_bytes) {
+    return {StatusCode::kResourceExhausted,
+            "values: key " + quoted(append.series_key) + "'s window of " +
+                std::to_string(old_kept + new_kept) + " points x " + std::to_string(variables) +
+                " variables takes " + std::to_string(window_bytes) +
+                " bytes, over the store's max_bytes of " + std::to_string(limits_.max_bytes)};
+  }
+
+  // Checked: from here on nothing fails.
+  WindowList::iterator entry;
+  if (held != nullptr) {
+    entry = found->second;
+    bytes_ -= series_window_bytes(*entry);
+    lru_.splice(lru_.begin(), lru_, entry);
+  } else {
+    lru_.emplace_front();
+    entry = lru_.begin();
+    entry->series_key = append.series_key;
+    entry->binding = append.binding;
+    by_key_.emplace(append.series_key, entry);
+  }
+  std::vector<float>& values = entry->values;
+  values.erase(values.begin(),
+               values.begin() + static_cast<std::ptrdiff_t>((held_points - old_kept) * variables));
+  if (capacity != values.capacity()) {
+    std::vector<float> resized;
+    resized.reserve(capacity);
+    resized.assign(values.begin(), values.end());
+    values.swap(resized);
+  }
+  values.insert(values.end(),
+                append.values.end() - static_cast<std::ptrdiff_t>(new_kept * variables),
+                append.values.end());
+  entry->step_seconds = step_seconds;
+  entry->last_timestamp = append.timestamps.back();
+  entry->accepted_total += static_cast<int64_t>(steps);
+  bytes_ += series_window_bytes(*entry);
+
+  while (lru_.size() > 1 && over_limits_locked()) {
+    remove_locked(std::prev(lru_.end()));
+    if (drops != nullptr) ++drops->evicted;
+  }
+  if (window != nullptr) *window = *entry;
+  return Status();
+}
+
+std::vector<SeriesWindow> SeriesStore::snapshot() const {
+  const MutexLock lock(mutex_);
+  return std::vector<SeriesWindow>(lru_.rbegin(), lru_.rend());
+}
+
+void SeriesStore::restore(std::vector<SeriesWindow> windows, SeriesDrops* drops) {
+  const MutexLock lock(mutex_);
+  lru_.clear();
+  by_key_.clear();
+  bytes_ = 0;
+  for (SeriesWindow& window : windows) {
+    const auto found = by_key_.find(window.series_key);
+    if (found != by_key_.end()) remove_locked(found->second);
+    lru_.push_front(std::move(window));
+    by_key_.emplace(lru_.front().series_key, lru_.begin());
+    bytes_ += series_window_bytes(lru_.front());
+  }
+  while (!lru_.empty() && over_limits_locked()) {
+    remove_locked(std::prev(lru_.end()));
+    if (drops != nullptr) ++drops->evicted;
+  }
+}
+
+}  // namespace tsserve::server

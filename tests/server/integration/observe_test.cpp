@@ -1,0 +1,348 @@
+// Live series over gRPC on loopback with the bundled (calibrated) PatchTST: Observe's
+// forecasts are bitwise those of Forecast calls sent the full window; each new point is
+// flagged against the forecast made one step before it, checked here from that forecast's
+// own response; bad input is refused naming the field and leaves the window as it was;
+// the window survives a drain and a restart, and a corrupt snapshot is set aside.
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+
+#include "server_harness.h"
+
+namespace tsserve::server::testing {
+namespace {
+
+constexpr int64_t kStart = 1'700'000'000;  // Unix seconds, an hour boundary
+constexpr int64_t kHour = 3600;
+constexpr int64_t kSeqLen = 336;
+constexpr int64_t kVariables = 7;
+const char* const kNames[] = {"HUFL", "HULL", "MUFL", "MULL", "LUFL", "LULL", "OT"};
+
+// A series of `points` hourly points of ETTh1's seven columns (a seeded random walk),
+// [T, N] row-major, so the model's scaler and calibration apply by name.
+struct Series {
+  std::vector<float> values;  // [T, N]
+  int64_t points = 0;
+  int64_t time(int64_t t) const { return kStart + t * kHour; }
+  float at(int64_t t, int64_t n) const { return values[static_cast<size_t>(t * kVariables + n)]; }
+};
+
+Series make_series(int64_t points, uint64_t seed) {
+  const std::vector<float> by_variable =
+      floats(forecast_request(kVariables, points, seed).series());
+  Series series;
+  series.points = points;
+  series.values.resize(static_cast<size_t>(points * kVariables));
+  for (int64_t n = 0; n < kVariables; ++n) {
+    for (int64_t t = 0; t < points; ++t) {
+      series.values[static_cast<size_t>(t * kVariables + n)] =
+          by_variable[static_cast<size_t>(n * points + t)];
+    }
+  }
+  return series;
+}
+
+// Points [begin, end) of `series` for `key`; names on every call (the first sets them).
+v1::ObserveRequest observe_request(const std::string& key, const Series& series, int64_t begin,
+                                   int64_t end, bool forecast) {
+  v1::ObserveRequest request;
+  request.set_series_key(key);
+  for (const char* name : kNames) request.add_variable_names(name);
+  for (int64_t t = begin; t < end; ++t) {
+    request.add_timestamps(series.time(t));
+    for (int64_t n = 0; n < kVariables; ++n) request.add_values(series.at(t, n));
+  }
+  request.set_forecast(forecast);
+  return request;
+}
+
+grpc::Status observe(ServerHarness& harness, const v1::ObserveRequest& request,
+                     v1::ObserveResponse* response) {
+  grpc::ClientContext context;
+  return harness.stub().Observe(&context, request, response);
+}
+
+v1::ObserveResponse observe_expecting_ok(ServerHarness& harness,
+                                         const v1::ObserveRequest& request) {
+  v1::ObserveResponse response;
+  const grpc::Status status = observe(harness, request, &response);
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  return response;
+}
+
+// The Forecast a caller holding the whole window [end - 336, end) would send.
+v1::ForecastRequest full_window_request(const Series& series, int64_t end) {
+  v1::ForecastRequest request;
+  request.set_layout(v1::SERIES_LAYOUT_TIME_BY_VARIABLES);
+  request.mutable_series()->add_shape(kSeqLen);
+  request.mutable_series()->add_shape(kVariables);
+  for (int64_t t = end - kSeqLen; t < end; ++t) {
+    request.add_timestamps(series.time(t));
+    for (int64_t n = 0; n < kVariables; ++n) request.mutable_series()->add_values(series.at(t, n));
+  }
+  for (const char* name : kNames) request.add_variable_names(name);
+  for (const double level : {0.5, 0.8, 0.9, 0.95, 0.99}) request.add_interval_levels(level);
+  return request;
+}
+
+void expect_same_bits(const std::vector<float>& a, const std::vector<float>& b, const char* what) {
+  ASSERT_EQ(a.size(), b.size()) << what;
+  EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)), 0) << what;
+}
+
+void expect_same_forecast(const v1::ForecastResponse& observed, const v1::ForecastResponse& full) {
+  expect_same_bits(floats(observed.forecast()), floats(full.forecast()), "forecast");
+  ASSERT_EQ(observed.intervals_size(), full.intervals_size());
+  for (int i = 0; i < full.intervals_size(); ++i) {
+    EXPECT_EQ(observed.intervals(i).level(), full.intervals(i).level());
+    expect_same_bits(floats(observed.intervals(i).lower()), floats(full.intervals(i).lower()),
+                     "lower");
+    expect_same_bits(floats(observed.intervals(i).upper()), floats(full.intervals(i).upper()),
+                     "upper");
+  }
+  EXPECT_EQ(
+      std::vector<int64_t>(observed.forecast_timestamps().begin(),
+                           observed.forecast_timestamps().end()),
+      std::vector<int64_t>(full.forecast_timestamps().begin(), full.forecast_timestamps().end()));
+}
+
+// Checks the flags of the points of `response` (one time step) against `previous`, the
+// full-window forecast made one step before: its first row ([F, N] layout) is the forecast
+// for this step, its intervals' first rows the bands.
+void expect_flags_from(const v1::ObserveResponse& response, const v1::ForecastResponse& previous) {
+  ASSERT_EQ(response.points_size(), kVariables);
+  const std::vector<float> forecast = floats(previous.forecast());  // [96, 7]
+  int64_t anomalies = 0;
+  for (int n = 0; n < kVariables; ++n) {
+    const v1::ObservedPoint& point = response.points(n);
+    ASSERT_TRUE(point.scored()) << "variable " << n;
+    EXPECT_EQ(point.variable(), n);
+    EXPECT_EQ(point.step(), 1);
+    const double expected = forecast[static_cast<size_t>(n)];
+    EXPECT_NEAR(point.forecast(), expected, 1e-5 * std::max(1.0, std::fabs(expected)));
+    ASSERT_EQ(point.intervals_size(), previous.intervals_size());
+    for (int i = 0; i < previous.intervals_size(); ++i) {
+      const double lower = floats(previous.intervals(i).lower())[static_cast<size_t>(n)];
+      const double upper = floats(previous.intervals(i).upper())[static_cast<size_t>(n)];
+      const v1::IntervalFlag& flag = point.intervals(i);
+      EXPECT_EQ(flag.level(), previous.intervals(i).level());
+      EXPECT_NEAR(flag.lower(), lower, 1e-5 * std::max(1.0, std::fabs(lower)));
+      EXPECT_NEAR(flag.upper(), upper, 1e-5 * std::max(1.0, std::fabs(upper)));
+      EXPECT_EQ(flag.outside(), point.value() < lower || point.value() > upper)
+          << "variable " << n << " level " << flag.level();
+    }
+    const double upper = point.intervals(point.intervals_size() - 1).upper();
+    const double lower = point.intervals(point.intervals_size() - 1).lower();
+    const double room = point.value() >= expected ? upper - expected : expected - lower;
+    EXPECT_NEAR(point.score(), std::fabs(point.value() - expected) / room, 1e-4);
+    EXPECT_EQ(point.anomaly(), point.intervals(point.intervals_size() - 1).outside());
+    anomalies += point.anomaly() ? 1 : 0;
+  }
+  EXPECT_EQ(response.anomalies(), anomalies);
+}
+
+TEST(Observe, ForecastsEqualForecastCallsWithTheFullWindowBitwiseAndFlagAgainstThePreviousOne) {
+  ServerHarness harness;
+  const Series series = make_series(kSeqLen + 8, 11);
+  v1::ObserveResponse first =
+      observe_expecting_ok(harness, observe_request("meter-1", series, 0, kSeqLen, true));
+  EXPECT_EQ(first.window_points(), kSeqLen);
+  EXPECT_EQ(first.model_name(), "patchtst-etth1");
+  EXPECT_EQ(first.forecast_code(), 0) << first.forecast_message();
+  ASSERT_EQ(first.points_size(), kSeqLen * kVariables);
+  EXPECT_FALSE(first.points(0).scored());  // nothing was forecast for these yet
+  v1::ForecastResponse previous =
+      forecast_expecting_ok(harness, full_window_request(series, kSeqLen));
+  expect_same_forecast(first.forecast(), previous);
+  EXPECT_TRUE(first.forecast().forecast_stored());
+  for (int64_t t = kSeqLen; t < series.points; ++t) {
+    const v1::ObserveResponse step =
+        observe_expecting_ok(harness, observe_request("meter-1", series, t, t + 1, true));
+    EXPECT_EQ(step.window_points(), kSeqLen);
+    ASSERT_EQ(step.forecast_code(), 0) << step.forecast_message();
+    expect_flags_from(step, previous);
+    previous = forecast_expecting_ok(harness, full_window_request(series, t + 1));
+    expect_same_forecast(step.forecast(), previous);
+  }
+}
+
+TEST(Observe, AShortWindowAppendsAndSaysHowManyPointsAreMissing) {
+  ServerHarness harness;
+  const Series series = make_series(20, 3);
+  const v1::ObserveResponse response =
+      observe_expecting_ok(harness, observe_request("young", series, 0, 10, true));
+  EXPECT_EQ(response.window_points(), 10);
+  EXPECT_EQ(response.forecast_code(), static_cast<int>(grpc::StatusCode::FAILED_PRECONDITION));
+  EXPECT_NE(response.forecast_message().find("326 more"), std::string::npos)
+      << response.forecast_message();
+  EXPECT_FALSE(response.has_forecast());
+  // Names may be left out once the key knows them.
+  v1::ObserveRequest unnamed = observe_request("young", series, 10, 12, false);
+  unnamed.clear_variable_names();
+  EXPECT_EQ(observe_expecting_ok(harness, unnamed).window_points(), 12);
+}
+
+TEST(Observe, ASpikeIsFlaggedOutsideEveryIntervalAndCounted) {
+  ServerHarness harness;
+  const Series series = make_series(kSeqLen + 1, 5);
+  const v1::ObserveResponse first =
+      observe_expecting_ok(harness, observe_request("spiky", series, 0, kSeqLen, true));
+  ASSERT_EQ(first.forecast_code(), 0) << first.forecast_message();
+  const std::vector<float> forecast = floats(first.forecast().forecast());  // [96, 7]
+  const int last = first.forecast().intervals_size() - 1;
+  ASSERT_GE(last, 0);
+  const double width = floats(first.forecast().intervals(last).upper())[0] -
+                       floats(first.forecast().intervals(last).lower())[0];
+  // Variable 0 jumps five widths of the 0.99 interval above its forecast; the others
+  // come in exactly on it.
+  v1::ObserveRequest next = observe_request("spiky", series, kSeqLen, kSeqLen + 1, false);
+  next.set_values(0, forecast[0] + 5 * width);
+  for (int n = 1; n < kVariables; ++n) next.set_values(n, forecast[static_cast<size_t>(n)]);
+  const v1::ObserveResponse flagged = observe_expecting_ok(harness, next);
+  ASSERT_EQ(flagged.points_size(), kVariables);
+  EXPECT_TRUE(flagged.points(0).anomaly());
+  EXPECT_GT(flagged.points(0).score(), 9.0);  // 5 widths = 10 half-widths, less rounding
+  for (const v1::IntervalFlag& interval : flagged.points(0).intervals()) {
+    EXPECT_TRUE(interval.outside()) << interval.level();
+  }
+  for (int n = 1; n < kVariables; ++n) {
+    EXPECT_FALSE(flagged.points(n).anomaly()) << n;
+    EXPECT_LT(flagged.points(n).score(), 1e-3) << n;
+  }
+  EXPECT_EQ(flagged.anomalies(), 1);
+  EXPECT_TRUE(metric_reaches(harness,
+                             "tsserve_observed_outside_points_total{level=\"0.99\",model="
+                             "\"patchtst-etth1\",version=\"1\"}",
+                             1));
+  EXPECT_TRUE(metric_reaches(harness,
+                             "tsserve_observed_checked_points_total{level=\"0.99\",model="
+                             "\"patchtst-etth1\",version=\"1\"}",
+                             kVariables));
+  EXPECT_TRUE(metric_reaches(
+      harness, "tsserve_observed_points_total{model=\"patchtst-etth1\",version=\"1\"}",
+      (kSeqLen + 1) * kVariables));
+}
+
+// Each bad request: refused with INVALID_ARGUMENT naming `field`.
+void expect_refused(ServerHarness& harness, const v1::ObserveRequest& request,
+                    const std::string& field, const std::string& words) {
+  v1::ObserveResponse response;
+  const grpc::Status status = observe(harness, request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << field;
+  EXPECT_EQ(status.error_message().rfind(field, 0), 0u) << status.error_message();
+  EXPECT_NE(status.error_message().find(words), std::string::npos) << status.error_message();
+}
+
+TEST(Observe, BadInputIsRefusedNamingTheFieldAndTheWindowStaysAsItWas) {
+  ServerHarness harness;
+  const Series series = make_series(12, 9);
+  ASSERT_EQ(
+      observe_expecting_ok(harness, observe_request("k", series, 0, 5, false)).window_points(), 5);
+  const v1::ObserveRequest next = observe_request("k", series, 5, 6, false);
+
+  v1::ObserveRequest no_key = next;
+  no_key.clear_series_key();
+  expect_refused(harness, no_key, "series_key", "required");
+  v1::ObserveRequest short_values = next;
+  short_values.mutable_values()->RemoveLast();
+  expect_refused(harness, short_values, "values", "T * N");
+  v1::ObserveRequest wrong_names = next;
+  wrong_names.set_variable_names(6, "oil");
+  expect_refused(harness, wrong_names, "variable_names", "OT");
+  v1::ObserveRequest repeated = observe_request("k", series, 4, 5, false);
+  expect_refused(harness, repeated, "timestamps[0]", std::to_string(series.time(4)));
+  v1::ObserveRequest gap = next;
+  gap.set_timestamps(0, series.time(6));
+  expect_refused(harness, gap, "timestamps[0]", std::to_string(series.time(5)));
+  v1::ObserveRequest irregular = next;
+  irregular.set_timestamps(0, series.time(4) + kHour / 2);
+  expect_refused(harness, irregular, "timestamps[0]", std::to_string(series.time(5)));
+  v1::ObserveRequest backwards = observe_request("k", series, 5, 7, false);
+  backwards.set_timestamps(1, series.time(5));
+  expect_refused(harness, backwards, "timestamps[1]", "increase");
+  v1::ObserveRequest not_a_number = next;
+  not_a_number.set_values(3, std::nan(""));
+  expect_refused(harness, not_a_number, "values[3]", "finite");
+  v1::ObserveRequest other_count = observe_request("k", series, 5, 6, false);
+  other_count.clear_variable_names();
+  other_count.mutable_values()->RemoveLast();  // 6 values, read as N = 6
+  expect_refused(harness, other_count, "values", "7");
+  v1::ObserveRequest other_model = next;
+  other_model.set_model("nope");
+  v1::ObserveResponse response;
+  EXPECT_EQ(observe(harness, other_model, &response).error_code(), grpc::StatusCode::NOT_FOUND);
+
+  // None of them took a point: the next one in line is accepted, the sixth in the window.
+  EXPECT_EQ(observe_expecting_ok(harness, next).window_points(), 6);
+}
+
+TEST(Observe, AKeyLargerThanTheStoreIsRefusedNamingTheLimit) {
+  ServerConfig config = test_config();
+  config.live.series_store_max_bytes = 4096;
+  ServerHarness harness(config);
+  const Series series = make_series(200, 2);
+  v1::ObserveResponse response;
+  const grpc::Status status =
+      observe(harness, observe_request("big", series, 0, 200, false), &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_EQ(status.error_message().rfind("values", 0), 0u) << status.error_message();
+}
+
+std::string temporary_folder() {
+  char path[] = "/tmp/tsserve-series-XXXXXX";
+  EXPECT_NE(mkdtemp(path), nullptr);
+  return path;
+}
+
+TEST(Observe, TheWindowSurvivesADrainAndARestart) {
+  const std::string folder = temporary_folder();
+  ServerConfig config = test_config();
+  config.live.series_store_dir = folder;
+  const Series series = make_series(kSeqLen + 6, 21);
+  {
+    ServerHarness first(config);
+    observe_expecting_ok(first, observe_request("durable", series, 0, kSeqLen + 5, false));
+    ASSERT_TRUE(first.server().shutdown(std::chrono::seconds(10)));
+  }
+  ASSERT_TRUE(std::filesystem::exists(folder + "/series.snapshot"));
+  ServerHarness second(config);
+  // The last point taken before the restart is still the key's last.
+  expect_refused(second, observe_request("durable", series, kSeqLen + 4, kSeqLen + 5, false),
+                 "timestamps[0]", "repeats");
+  const v1::ObserveResponse next = observe_expecting_ok(
+      second, observe_request("durable", series, kSeqLen + 5, kSeqLen + 6, true));
+  EXPECT_EQ(next.window_points(), kSeqLen);
+  ASSERT_EQ(next.forecast_code(), 0) << next.forecast_message();
+  expect_same_forecast(next.forecast(),
+                       forecast_expecting_ok(second, full_window_request(series, kSeqLen + 6)));
+  std::filesystem::remove_all(folder);
+}
+
+TEST(Observe, ACorruptSnapshotIsSetAsideAndTheServerStartsEmpty) {
+  const std::string folder = temporary_folder();
+  std::ofstream(folder + "/series.snapshot") << "TSSERIES but not really a snapshot";
+  ServerConfig config = test_config();
+  config.live.series_store_dir = folder;
+  ServerHarness harness(config);
+  bool set_aside = false;
+  for (const auto& entry : std::filesystem::directory_iterator(folder)) {
+    set_aside |= entry.path().filename().string().rfind("series.snapshot.corrupt-", 0) == 0;
+  }
+  EXPECT_TRUE(set_aside);
+  EXPECT_FALSE(std::filesystem::exists(folder + "/series.snapshot"));
+  const Series series = make_series(3, 1);
+  EXPECT_EQ(
+      observe_expecting_ok(harness, observe_request("fresh", series, 0, 3, false)).window_points(),
+      3);
+  std::filesystem::remove_all(folder);
+}
+
+}  // namespace
+}  // namespace tsserve::server::testing
