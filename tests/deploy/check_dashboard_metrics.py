@@ -194,6 +194,7 @@ def main():
         "in-flight": r"tsserve_inflight_requests",
         "live MAE": r"tsserve_forecast_abs_error_total",
         "interval coverage": r"tsserve_interval_covered_points_total",
+        "live-series anomalies": r"tsserve_observed_outside_points_total",
     }
     for what, pattern in wanted.items():
         if not re.search(pattern, dashboard_text):
@@ -203,7 +204,9 @@ def main():
                         ("TsserveHighLatencyP99", "tsserve_request_duration_seconds_bucket"),
                         ("TsserveNotReady", "tsserve_ready"),
                         ("TsserveIntervalCoverageBelowNominal",
-                         "tsserve_interval_covered_points_total")):
+                         "tsserve_interval_covered_points_total"),
+                        ("TsserveObservedAnomalyRateHigh",
+                         "tsserve_observed_outside_points_total")):
         if name not in metric_names(alert_exprs.get(alert, "")):
             failures.append("alerts.yml: %s should query %s" % (alert, name))
 
