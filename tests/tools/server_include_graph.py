@@ -40,6 +40,7 @@ LAYERS = {
     "codec/v1_json": 1,
     "codec/v1": 2, "codec/oip": 2, "config": 2,  # config checks the batcher's row limits
     "accuracy": 2,  # the forecast store's clock is the batcher's
+    "live": 2.5,  # the series windows and each point's flag, over the forecast store
     "runtime": 3, "service": 3,
     "families": 4,  # one folder per model family, over the runtime they share
     "http": 4,  # the HTTP door, over the call path of service/
