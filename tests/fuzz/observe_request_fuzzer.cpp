@@ -32,7 +32,10 @@ v1::ObserveRequest build_request(FuzzInput& in) {
   const int64_t step = in.pick<int64_t>({3600, 1, 0, -60, INT64_MAX});
   for (int64_t t = 0; t < steps; ++t) {
     request.add_timestamps(time);
-    if (in.byte() % 16 != 0) time += step;
+    // Wrapping (unsigned) addition: the builder itself must not overflow.
+    if (in.byte() % 16 != 0) {
+      time = static_cast<int64_t>(static_cast<uint64_t>(time) + static_cast<uint64_t>(step));
+    }
   }
   if (in.coin()) {
     for (int64_t n = 0; n < variables; ++n) request.add_variable_names(variable_name(in, n));

@@ -313,6 +313,21 @@ TEST(ServerConfigTest, ForecastStoreBoundsComeFromFlagsAndEnvironmentAndMustBePo
               HasSubstr("--forecast-store-max-age-s"));
 }
 
+TEST(ServerConfigTest, SeriesStoreOptionsComeFromFlagsAndEnvironmentWithinTheirRanges) {
+  const ServerConfig config =
+      load_ok({"--series-store-max-keys", "7", "--series-store-dir", "/var/lib/tsserve"},
+              {{"TSSERVE_SERIES_SNAPSHOT_S", "5"}, {"TSSERVE_SERIES_STORE_MAX_BYTES", "65536"}});
+  EXPECT_EQ(config.live.series_store_max_keys, 7);
+  EXPECT_EQ(config.live.series_store_max_bytes, 65536);
+  EXPECT_EQ(config.live.series_store_dir, "/var/lib/tsserve");
+  EXPECT_EQ(config.live.series_snapshot_s, 5.0);
+  EXPECT_EQ(ServerConfig{}.live.series_store_dir, "");  // memory only unless asked
+  EXPECT_THAT(load_error({"--series-store-max-keys", "0"}), HasSubstr("--series-store-max-keys"));
+  EXPECT_THAT(load_error({"--series-store-max-bytes", "100"}),
+              HasSubstr("--series-store-max-bytes"));
+  EXPECT_THAT(load_error({"--series-snapshot-s", "0"}), HasSubstr("--series-snapshot-s"));
+}
+
 TEST(ServerConfigTest, LastFlagWins) {
   EXPECT_EQ(load_ok({"--threads", "2", "--threads", "3"}).model.threads, 3);
 }
@@ -326,7 +341,7 @@ TEST(ServerConfigTest, HelpListsEveryOptionWithItsDefaultAndEnvironmentVariable)
   EXPECT_THAT(help, HasSubstr("TSSERVE_CONFIG"));
   // Every option is a key of the config JSON.
   const nlohmann::json defaults = nlohmann::json::parse(to_config_json(ServerConfig{}));
-  ASSERT_EQ(defaults.size(), 37u);
+  ASSERT_EQ(defaults.size(), 41u);
   for (const auto& [key, value] : defaults.items()) {
     SCOPED_TRACE(key);
     std::string flag = "--" + key;

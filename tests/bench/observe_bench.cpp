@@ -1,0 +1,302 @@
+// observe_bench: what a live series costs against resending the whole window. One run on
+// one server, the same keys and concurrency for every phase:
+//
+//   setup     each of --keys keys gets --history points (seq_len) in one Observe call
+//   observe   one new point per call (no forecast): appended, scored and flagged
+//   forecast  one new point per call with forecast: true (the next forecast, through the
+//             batcher, kept under the key)
+//   window    Forecast calls carrying the whole window ([seq_len, N] and its timestamps)
+//             with a series key, as a caller without Observe must send
+//
+// --concurrency threads, each with its own keys (a key's points must arrive in order, so
+// one key is never in flight twice) and a blocking stub, call in a closed loop for
+// --seconds per phase. Per phase: calls/s, points/s (new time points x N), keys/s and the
+// latency p50/p99. After the setup, the store's accounted bytes per key (from /metrics,
+// --metrics-port) and, with --server-pid, the server's resident memory per key (the growth
+// of VmRSS over the setup). --json prints one JSON object instead of the table.
+#include <grpcpp/grpcpp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "child_process.h"
+#include "tsserve/v1/forecast_service.grpc.pb.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+namespace v1 = tsserve::v1;
+
+struct Options {
+  std::string target;
+  int metrics_port = 0;
+  int server_pid = 0;
+  int keys = 64;
+  int concurrency = 8;
+  int variables = 7;
+  int history = 336;
+  double seconds = 5;
+  bool json = false;
+};
+
+constexpr int64_t kStart = 1'600'000'000;
+constexpr int64_t kStep = 3600;
+
+// Each key's series: a seeded random walk per variable, extended as it is sent.
+class KeySeries {
+ public:
+  KeySeries(int variables, uint64_t seed) : random_(seed), level_(variables, 10.0) {}
+  std::vector<double> next() {
+    for (double& level : level_) level += step_(random_);
+    return level_;
+  }
+  int64_t points = 0;                       // sent so far
+  std::vector<std::vector<double>> window;  // the last seq_len points, for `window`
+
+ private:
+  std::mt19937_64 random_;
+  std::normal_distribution<double> step_{0.0, 0.3};
+  std::vector<double> level_;
+};
+
+struct Phase {
+  std::string name;
+  int64_t calls = 0;
+  int64_t errors = 0;
+  double seconds = 0;
+  int64_t points = 0;  // new time points x N
+  std::vector<double> latencies;
+};
+
+double percentile(std::vector<double> values, double p) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  return values[static_cast<size_t>(std::min<double>(values.size() - 1, p * values.size()))];
+}
+
+int64_t resident_kib(int pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::atoll(line.c_str() + 6);
+  }
+  return 0;
+}
+
+std::string key_name(int k) { return "bench-" + std::to_string(k); }
+
+// The next point of key k as an Observe request (and into its window).
+v1::ObserveRequest next_point(KeySeries& series, int k, int history, bool forecast) {
+  v1::ObserveRequest request;
+  request.set_series_key(key_name(k));
+  request.add_timestamps(kStart + series.points * kStep);
+  const std::vector<double> values = series.next();
+  for (double value : values) request.add_values(value);
+  series.window.push_back(values);
+  if (static_cast<int>(series.window.size()) > history) series.window.erase(series.window.begin());
+  ++series.points;
+  request.set_forecast(forecast);
+  return request;
+}
+
+// Forecast from key k's whole window, as a caller keeping its own history sends it.
+v1::ForecastRequest window_request(KeySeries& series, int k, int history) {
+  series.next();  // time moves on as in the other phases
+  v1::ForecastRequest request;
+  request.set_layout(v1::SERIES_LAYOUT_TIME_BY_VARIABLES);
+  const auto variables = static_cast<int64_t>(series.window.front().size());
+  request.mutable_series()->add_shape(history);
+  request.mutable_series()->add_shape(variables);
+  for (int t = 0; t < history; ++t) {
+    for (double value : series.window[static_cast<size_t>(t)]) {
+      request.mutable_series()->add_values(static_cast<float>(value));
+    }
+    request.add_timestamps(kStart + (series.points - history + t) * kStep);
+  }
+  request.set_series_key(key_name(k) + "-window");
+  return request;
+}
+
+Phase run_phase(const Options& options, v1::ForecastService::Stub& stub,
+                std::vector<KeySeries>& keys, const std::string& name) {
+  Phase phase;
+  phase.name = name;
+  std::vector<Phase> per_thread(static_cast<size_t>(options.concurrency));
+  const auto until = Clock::now() + std::chrono::duration<double>(options.seconds);
+  const auto started = Clock::now();
+  std::vector<std::thread> threads;
+  for (int w = 0; w < options.concurrency; ++w) {
+    threads.emplace_back([&, w] {
+      Phase& mine = per_thread[static_cast<size_t>(w)];
+      for (int turn = 0; Clock::now() < until; ++turn) {
+        // Thread w owns keys w, w + C, w + 2C, ...
+        const int owned = (options.keys - w + options.concurrency - 1) / options.concurrency;
+        const int k = w + (turn % owned) * options.concurrency;
+        KeySeries& series = keys[static_cast<size_t>(k)];
+        grpc::ClientContext context;
+        const auto sent = Clock::now();
+        grpc::Status status;
+        if (name == "window") {
+          v1::ForecastResponse response;
+          status = stub.Forecast(&context, window_request(series, k, options.history), &response);
+        } else {
+          v1::ObserveResponse response;
+          status = stub.Observe(
+              &context, next_point(series, k, options.history, name == "forecast"), &response);
+          if (status.ok() && name == "forecast" && response.forecast_code() != 0) {
+            status = grpc::Status(grpc::StatusCode::INTERNAL, response.forecast_message());
+          }
+        }
+        const double took = std::chrono::duration<double>(Clock::now() - sent).count();
+        if (!status.ok()) {
+          ++mine.errors;
+          if (mine.errors == 1)
+            std::fprintf(stderr, "%s: %s\n", name.c_str(), status.error_message().c_str());
+          continue;
+        }
+        ++mine.calls;
+        mine.points += options.variables;
+        mine.latencies.push_back(took);
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  phase.seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  for (const Phase& mine : per_thread) {
+    phase.calls += mine.calls;
+    phase.errors += mine.errors;
+    phase.points += mine.points;
+    phase.latencies.insert(phase.latencies.end(), mine.latencies.begin(), mine.latencies.end());
+  }
+  return phase;
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    auto value = [&] {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "%s needs a value\n", flag.c_str());
+        std::exit(64);
+      }
+      return std::string(argv[++i]);
+    };
+    if (flag == "--target")
+      o.target = value();
+    else if (flag == "--metrics-port")
+      o.metrics_port = std::stoi(value());
+    else if (flag == "--server-pid")
+      o.server_pid = std::stoi(value());
+    else if (flag == "--keys")
+      o.keys = std::stoi(value());
+    else if (flag == "--concurrency")
+      o.concurrency = std::stoi(value());
+    else if (flag == "--history")
+      o.history = std::stoi(value());
+    else if (flag == "--seconds")
+      o.seconds = std::stod(value());
+    else if (flag == "--json")
+      o.json = true;
+    else {
+      std::fprintf(stderr, "unknown option %s\n", flag.c_str());
+      std::exit(64);
+    }
+  }
+  if (o.target.empty() || o.keys < o.concurrency || o.concurrency < 1) {
+    std::fprintf(stderr,
+                 "usage: observe_bench --target HOST:PORT [--metrics-port P] "
+                 "[--server-pid PID] [--keys K >= C] [--concurrency C] [--seconds S] "
+                 "[--history T] [--json]\n");
+    std::exit(64);
+  }
+  return o;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options options = parse(argc, argv);
+  auto stub = v1::ForecastService::NewStub(
+      grpc::CreateChannel(options.target, grpc::InsecureChannelCredentials()));
+  std::vector<KeySeries> keys;
+  for (int k = 0; k < options.keys; ++k) keys.emplace_back(options.variables, 1000 + k);
+
+  const int64_t rss_before = options.server_pid ? resident_kib(options.server_pid) : 0;
+  for (int k = 0; k < options.keys; ++k) {
+    v1::ObserveRequest request;
+    request.set_series_key(key_name(k));
+    KeySeries& series = keys[static_cast<size_t>(k)];
+    for (int t = 0; t < options.history; ++t) {
+      const v1::ObserveRequest point = next_point(series, k, options.history, false);
+      request.add_timestamps(point.timestamps(0));
+      for (double value : point.values()) request.add_values(value);
+    }
+    grpc::ClientContext context;
+    v1::ObserveResponse response;
+    const grpc::Status status = stub->Observe(&context, request, &response);
+    if (!status.ok()) {
+      std::fprintf(stderr, "setup of %s: %s\n", key_name(k).c_str(),
+                   status.error_message().c_str());
+      return 1;
+    }
+  }
+  const int64_t rss_after = options.server_pid ? resident_kib(options.server_pid) : 0;
+  double store_bytes = 0, store_keys = 0;
+  if (options.metrics_port) {
+    const std::string metrics = tsserve::testing::http_get(options.metrics_port, "/metrics");
+    store_bytes = tsserve::testing::metric_total(metrics, "tsserve_series_store_bytes");
+    store_keys = tsserve::testing::metric_total(metrics, "tsserve_series_store_keys");
+  }
+
+  std::vector<Phase> phases;
+  for (const char* name : {"observe", "forecast", "window"}) {
+    phases.push_back(run_phase(options, *stub, keys, name));
+  }
+  if (options.json) {
+    std::printf(
+        "{\"keys\": %d, \"concurrency\": %d, \"variables\": %d, \"history\": %d,"
+        " \"store_bytes_per_key\": %.1f, \"rss_bytes_per_key\": %.1f, \"phases\": [",
+        options.keys, options.concurrency, options.variables, options.history,
+        store_keys > 0 ? store_bytes / store_keys : 0.0,
+        options.server_pid ? 1024.0 * static_cast<double>(rss_after - rss_before) / options.keys
+                           : 0.0);
+    for (size_t i = 0; i < phases.size(); ++i) {
+      const Phase& p = phases[i];
+      std::printf(
+          "%s{\"name\": \"%s\", \"calls\": %lld, \"errors\": %lld, \"seconds\": %.3f,"
+          " \"calls_per_s\": %.1f, \"points_per_s\": %.1f, \"p50_ms\": %.4f,"
+          " \"p99_ms\": %.4f}",
+          i ? ", " : "", p.name.c_str(), static_cast<long long>(p.calls),
+          static_cast<long long>(p.errors), p.seconds, p.calls / p.seconds, p.points / p.seconds,
+          1e3 * percentile(p.latencies, 0.5), 1e3 * percentile(p.latencies, 0.99));
+    }
+    std::printf("]}\n");
+    return 0;
+  }
+  std::printf("%d keys x %d variables, seq_len %d, concurrency %d, %.0f s per phase\n",
+              options.keys, options.variables, options.history, options.concurrency,
+              options.seconds);
+  if (store_keys > 0)
+    std::printf("store: %.0f bytes per key (accounted)\n", store_bytes / store_keys);
+  if (options.server_pid) {
+    std::printf("server RSS growth over the setup: %.0f bytes per key\n",
+                1024.0 * static_cast<double>(rss_after - rss_before) / options.keys);
+  }
+  std::printf("%-9s %10s %12s %10s %10s %7s\n", "phase", "calls/s", "points/s", "p50 ms", "p99 ms",
+              "errors");
+  for (const Phase& p : phases) {
+    std::printf("%-9s %10.1f %12.1f %10.3f %10.3f %7lld\n", p.name.c_str(), p.calls / p.seconds,
+                p.points / p.seconds, 1e3 * percentile(p.latencies, 0.5),
+                1e3 * percentile(p.latencies, 0.99), static_cast<long long>(p.errors));
+  }
+  return 0;
+}
