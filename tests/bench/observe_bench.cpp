@@ -5,8 +5,11 @@
 //   observe   one new point per call (no forecast): appended, scored and flagged
 //   forecast  one new point per call with forecast: true (the next forecast, through the
 //             batcher, kept under the key)
-//   window    Forecast calls carrying the whole window ([seq_len, N] and its timestamps)
-//             with a series key, as a caller without Observe must send
+//   window    what a caller without Observe sends for the same: ReportActuals of the new
+//             point (scoring its kept forecasts, as Observe does), then a Forecast call
+//             carrying the whole window ([seq_len, N] and its timestamps) with a series key
+//             and the same interval levels (every calibrated one, Observe's default); the
+//             two calls count as one step
 //
 // --concurrency threads, each with its own keys (a key's points must arrive in order, so
 // one key is never in flight twice) and a blocking stub, call in a closed loop for
@@ -15,6 +18,7 @@
 // --metrics-port) and, with --server-pid, the server's resident memory per key (the growth
 // of VmRSS over the setup). --json prints one JSON object instead of the table.
 #include <grpcpp/grpcpp.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -46,6 +50,8 @@ struct Options {
   int history = 336;
   double seconds = 5;
   bool json = false;
+  std::vector<double> levels;  // the model's calibrated levels (GetModelInfo)
+  std::vector<std::string> phases{"observe", "forecast", "window"};
 };
 
 constexpr int64_t kStart = 1'600'000'000;
@@ -91,7 +97,12 @@ int64_t resident_kib(int pid) {
   return 0;
 }
 
-std::string key_name(int k) { return "bench-" + std::to_string(k); }
+// Keys of this run alone, so runs against one server never meet each other's windows.
+std::string key_name(int k) {
+  static const std::string run = std::to_string(::getpid()) + "-" +
+                                 std::to_string(Clock::now().time_since_epoch().count() % 1000000);
+  return "bench-" + run + "-" + std::to_string(k);
+}
 
 // The next point of key k as an Observe request (and into its window).
 v1::ObserveRequest next_point(KeySeries& series, int k, int history, bool forecast) {
@@ -107,9 +118,21 @@ v1::ObserveRequest next_point(KeySeries& series, int k, int history, bool foreca
   return request;
 }
 
+// The new point of key k as a caller keeping its own history reports it (ReportActuals,
+// scoring the forecasts kept for it, as Observe does), after adding it to its window.
+v1::ReportActualsRequest window_report(KeySeries& series, int k, int history) {
+  const v1::ObserveRequest point = next_point(series, k, history, false);
+  v1::ReportActualsRequest report;
+  report.set_series_key(key_name(k) + "-window");
+  for (int n = 0; n < point.values_size(); ++n) report.add_variable_names(std::to_string(n));
+  report.add_timestamps(point.timestamps(0));
+  for (double value : point.values()) report.add_values(value);
+  return report;
+}
+
 // Forecast from key k's whole window, as a caller keeping its own history sends it.
-v1::ForecastRequest window_request(KeySeries& series, int k, int history) {
-  series.next();  // time moves on as in the other phases
+v1::ForecastRequest window_request(KeySeries& series, int k, int history,
+                                   const std::vector<double>& levels) {
   v1::ForecastRequest request;
   request.set_layout(v1::SERIES_LAYOUT_TIME_BY_VARIABLES);
   const auto variables = static_cast<int64_t>(series.window.front().size());
@@ -122,6 +145,7 @@ v1::ForecastRequest window_request(KeySeries& series, int k, int history) {
     request.add_timestamps(kStart + (series.points - history + t) * kStep);
   }
   request.set_series_key(key_name(k) + "-window");
+  for (double level : levels) request.add_interval_levels(level);
   return request;
 }
 
@@ -145,8 +169,15 @@ Phase run_phase(const Options& options, v1::ForecastService::Stub& stub,
         const auto sent = Clock::now();
         grpc::Status status;
         if (name == "window") {
+          v1::ReportActualsResponse reported;
+          status =
+              stub.ReportActuals(&context, window_report(series, k, options.history), &reported);
+          grpc::ClientContext forecast_context;
           v1::ForecastResponse response;
-          status = stub.Forecast(&context, window_request(series, k, options.history), &response);
+          if (status.ok())
+            status = stub.Forecast(&forecast_context,
+                                   window_request(series, k, options.history, options.levels),
+                                   &response);
         } else {
           v1::ObserveResponse response;
           status = stub.Observe(
@@ -206,7 +237,15 @@ Options parse(int argc, char** argv) {
       o.seconds = std::stod(value());
     else if (flag == "--json")
       o.json = true;
-    else {
+    else if (flag == "--phases") {
+      o.phases.clear();
+      const std::string list = value();
+      for (size_t at = 0; at <= list.size();) {
+        const size_t comma = std::min(list.find(',', at), list.size());
+        o.phases.push_back(list.substr(at, comma - at));
+        at = comma + 1;
+      }
+    } else {
       std::fprintf(stderr, "unknown option %s\n", flag.c_str());
       std::exit(64);
     }
@@ -215,7 +254,7 @@ Options parse(int argc, char** argv) {
     std::fprintf(stderr,
                  "usage: observe_bench --target HOST:PORT [--metrics-port P] "
                  "[--server-pid PID] [--keys K >= C] [--concurrency C] [--seconds S] "
-                 "[--history T] [--json]\n");
+                 "[--history T] [--phases observe,forecast,window] [--json]\n");
     std::exit(64);
   }
   return o;
@@ -224,9 +263,21 @@ Options parse(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const Options options = parse(argc, argv);
+  Options options = parse(argc, argv);
   auto stub = v1::ForecastService::NewStub(
       grpc::CreateChannel(options.target, grpc::InsecureChannelCredentials()));
+  {
+    grpc::ClientContext context;
+    v1::GetModelInfoRequest request;
+    v1::GetModelInfoResponse info;
+    const grpc::Status status = stub->GetModelInfo(&context, request, &info);
+    if (!status.ok()) {
+      std::fprintf(stderr, "GetModelInfo: %s\n", status.error_message().c_str());
+      return 1;
+    }
+    options.levels.assign(info.info().calibration_levels().begin(),
+                          info.info().calibration_levels().end());
+  }
   std::vector<KeySeries> keys;
   for (int k = 0; k < options.keys; ++k) keys.emplace_back(options.variables, 1000 + k);
 
@@ -258,8 +309,12 @@ int main(int argc, char** argv) {
   }
 
   std::vector<Phase> phases;
+  // Always in this order: `window` sends the keys' next points elsewhere, so an Observe
+  // after it would find a gap.
   for (const char* name : {"observe", "forecast", "window"}) {
-    phases.push_back(run_phase(options, *stub, keys, name));
+    if (std::find(options.phases.begin(), options.phases.end(), name) != options.phases.end()) {
+      phases.push_back(run_phase(options, *stub, keys, name));
+    }
   }
   if (options.json) {
     std::printf(

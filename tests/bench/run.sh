@@ -5,7 +5,7 @@
 # --device cuda). Takes about 10 minutes on 2 cores with the defaults.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-bash "$root/deploy/build.sh" --target tsserve tsserve-client model_bench grpc_floor_server
+bash "$root/deploy/build.sh" --target tsserve tsserve-client model_bench grpc_floor_server observe_bench
 # ONNX Runtime, the peer the fused forward is compared with: the CPU library ships inside
 # the npm package; its install script (which downloads from elsewhere) stays off.
 if command -v npm >/dev/null; then

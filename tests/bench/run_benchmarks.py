@@ -63,6 +63,8 @@ class Server:
             self.process.kill()
             raise RuntimeError("%s did not start: %r; log %s" % (self.name, line, self.log.name))
         self.target = "127.0.0.1:" + line.split("grpc_port=")[1].split()[0]
+        self.metrics_port = (int(line.split("metrics_port=")[1].split()[0])
+                             if "metrics_port=" in line else 0)
         return self
 
     def __exit__(self, *exc):
@@ -82,6 +84,7 @@ class Bench:
         self.tsserve = os.path.join(self.build, "server", "tsserve")
         self.model_bench = os.path.join(self.build, "tests", "bench", "model_bench")
         self.floor_server = os.path.join(self.build, "tests", "bench", "grpc_floor_server")
+        self.observe_bench = os.path.join(self.build, "tests", "bench", "observe_bench")
         self.results = {}
 
     # ------------------------------------------------------------------ runners
@@ -107,6 +110,22 @@ class Bench:
              "--timeout-ms", "60000", "--json"] + list(extra),
             check=True, capture_output=True, text=True).stdout
         return json.loads(out)["stages"]
+
+    def live_series(self):
+        """observe_bench on one server with metrics: Observe (one new point, with and without
+        the next forecast) against Forecast calls resending the whole window."""
+        runs = []
+        with self.tsserve_server("--metrics-address", "127.0.0.1:0") as server:
+            for concurrency, keys in ((1, 1000), (8, 1000)):
+                log("live series: concurrency %d, %d keys" % (concurrency, keys))
+                out = subprocess.run(
+                    [self.observe_bench, "--target", server.target, "--metrics-port",
+                     str(server.metrics_port), "--server-pid", str(server.process.pid),
+                     "--keys", str(keys), "--concurrency", str(concurrency),
+                     "--seconds", str(self.args.duration), "--json"],
+                    check=True, capture_output=True, text=True).stdout
+                runs.append(json.loads(out))
+        return runs
 
     def bench_env(self, count_memory=False):
         # Counting allocations (for the attention benchmarks' peak memory) slows a forward
@@ -290,6 +309,7 @@ class Bench:
         r["itr_fused"] = self.run_model_bench("BM_FusedITransformerForward")
         r["itr_beside"] = self.run_model_bench("BM_ITransformerForwardBesideAnother")
         r["inf_forward"] = self.run_model_bench("BM_EncoderDecoderForward/")
+        r["live_series"] = self.live_series()
 
 
 def measuring_options(argv):
@@ -498,6 +518,32 @@ def informer_section(results):
             "| benchmark | ms | samples/s |", "|---|---:|---:|"]
     out += ["| %s | %.2f | %.0f |" % (b["name"], b["real_time"], b.get("samples_per_s", 0))
             for b in results.get("inf_forward", [])]
+    out.append("")
+    return out
+
+
+def live_series_section(runs):
+    """Observe against resending the window (observe_bench.cpp), one table per concurrency."""
+    if not runs:
+        return []
+    first = runs[0]
+    out = ["## Live series: Observe against resending the window (bundled PatchTST, %d variables, "
+           "seq_len %d)" % (first["variables"], first["history"]), "",
+           "`observe`: one new point per call, appended and flagged; `forecast`: the same with "
+           "`forecast: true` (the next forecast at every calibrated level, kept under the key); "
+           "`window`: what a caller without Observe sends for the same step, ReportActuals of the "
+           "new point (scoring its kept forecasts, as Observe does) then a Forecast carrying the "
+           "whole window and asking the same levels; its two calls count as one. Each step is one "
+           "time point of every variable; each thread owns its keys. Memory per key after the setup: %.0f bytes accounted by the "
+           "store, %.0f bytes of server RSS growth." % (
+               first["store_bytes_per_key"], first["rss_bytes_per_key"]), ""]
+    out += ["| concurrency | keys | phase | steps/s | points/s | p50 ms | p99 ms | errors |",
+            "|---:|---:|---|---:|---:|---:|---:|---:|"]
+    for run in runs:
+        for p in run["phases"]:
+            out.append("| %d | %d | %s | %.0f | %.0f | %.3f | %.3f | %d |" % (
+                run["concurrency"], run["keys"], p["name"], p["calls_per_s"], p["points_per_s"],
+                p["p50_ms"], p["p99_ms"], p["errors"]))
     out.append("")
     return out
 
@@ -1049,6 +1095,7 @@ def report(results, args, images_rel):
     if "itr_maps_off" in results:
         out += itransformer_section(results)
         out += informer_section(results)
+    out += live_series_section(results.get("live_series", []))
 
     notes = os.path.join(ROOT, "tests", "bench", "benchmark_notes.md")
     if os.path.exists(notes):
