@@ -7,6 +7,7 @@
 #include "server/service/keeping_forecast_codec.h"
 #include "server/service/model_listing.h"
 #include "server/service/observe_call.h"
+#include "server/service/observe_stream.h"
 #include "server/service/unary_call.h"
 #include "server/service/v1_answers.h"
 
@@ -78,6 +79,11 @@ grpc::ServerUnaryReactor* ForecastServiceImpl::Observe(grpc::CallbackServerConte
     serve_observe(context_, forecast_, call, *request, response);
   }
   return call.get();
+}
+
+grpc::ServerBidiReactor<v1::ObserveRequest, v1::ObserveResponse>*
+ForecastServiceImpl::ObserveStream(grpc::CallbackServerContext* context) {
+  return ObserveStreamCall::start(context_, forecast_, context);
 }
 
 }  // namespace tsserve::server

@@ -43,6 +43,9 @@ class ForecastServiceImpl final : public v1::ForecastService::CallbackService {
   grpc::ServerUnaryReactor* Observe(grpc::CallbackServerContext* context,
                                     const v1::ObserveRequest* request,
                                     v1::ObserveResponse* response) override;
+  // Observe for many keys on one stream (observe_stream.h).
+  grpc::ServerBidiReactor<v1::ObserveRequest, v1::ObserveResponse>* ObserveStream(
+      grpc::CallbackServerContext* context) override;
 
  private:
   const ServiceContext context_;

@@ -12,7 +12,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
+#include <thread>
 
 #include "server_harness.h"
 
@@ -342,6 +344,97 @@ TEST(Observe, ACorruptSnapshotIsSetAsideAndTheServerStartsEmpty) {
       observe_expecting_ok(harness, observe_request("fresh", series, 0, 3, false)).window_points(),
       3);
   std::filesystem::remove_all(folder);
+}
+
+// Round by round over one stream: each key's answers equal the unary call's for a twin key
+// fed the same points (forecasts bitwise, flags alike), whatever order the stream answers in.
+TEST(ObserveStream, AnswersEqualTheUnaryCallsForManyKeysOnOneStream) {
+  ServerHarness harness;
+  constexpr int kKeys = 4;
+  std::vector<Series> series;
+  for (int k = 0; k < kKeys; ++k) series.push_back(make_series(kSeqLen + 3, 40 + k));
+  grpc::ClientContext context;
+  auto stream = harness.stub().ObserveStream(&context);
+  std::vector<std::pair<int64_t, int64_t>> rounds = {{0, kSeqLen}};
+  for (int64_t t = kSeqLen; t < kSeqLen + 3; ++t) rounds.push_back({t, t + 1});
+  for (const auto& [begin, end] : rounds) {
+    for (int k = 0; k < kKeys; ++k) {
+      ASSERT_TRUE(stream->Write(
+          observe_request("stream-" + std::to_string(k), series[k], begin, end, true)));
+    }
+    std::map<std::string, v1::ObserveResponse> answers;
+    for (int k = 0; k < kKeys; ++k) {
+      v1::ObserveResponse answer;
+      ASSERT_TRUE(stream->Read(&answer));
+      EXPECT_EQ(answer.error_code(), 0) << answer.error_message();
+      answers[answer.series_key()] = answer;
+    }
+    ASSERT_EQ(answers.size(), static_cast<size_t>(kKeys));
+    for (int k = 0; k < kKeys; ++k) {
+      const v1::ObserveResponse unary = observe_expecting_ok(
+          harness, observe_request("unary-" + std::to_string(k), series[k], begin, end, true));
+      const v1::ObserveResponse& streamed = answers["stream-" + std::to_string(k)];
+      EXPECT_EQ(streamed.window_points(), unary.window_points());
+      ASSERT_EQ(streamed.forecast_code(), 0) << streamed.forecast_message();
+      expect_same_forecast(streamed.forecast(), unary.forecast());
+      ASSERT_EQ(streamed.points_size(), unary.points_size());
+      for (int i = 0; i < unary.points_size(); ++i) {
+        EXPECT_EQ(streamed.points(i).scored(), unary.points(i).scored());
+        EXPECT_EQ(streamed.points(i).forecast(), unary.points(i).forecast());
+        EXPECT_EQ(streamed.points(i).anomaly(), unary.points(i).anomaly());
+        EXPECT_EQ(streamed.points(i).score(), unary.points(i).score());
+      }
+    }
+  }
+  stream->WritesDone();
+  EXPECT_TRUE(stream->Finish().ok());
+}
+
+// Far more requests than the stream keeps in work, written before any is read: every one
+// is answered, one key's points are taken in order, and a bad one is answered with its
+// refusal while the stream goes on.
+TEST(ObserveStream, EveryRequestOfAFloodIsAnsweredInOrderPerKeyAndARefusalDoesNotEndIt) {
+  ServerHarness harness;
+  constexpr int kKeys = 5, kPoints = 60;  // 300 requests, against 64 in work at once
+  const Series series = make_series(kPoints, 8);
+  grpc::ClientContext context;
+  auto stream = harness.stub().ObserveStream(&context);
+  std::thread writer([&] {
+    for (int64_t t = 0; t < kPoints; ++t) {
+      for (int k = 0; k < kKeys; ++k) {
+        v1::ObserveRequest request =
+            observe_request("flood-" + std::to_string(k), series, t, t + 1, false);
+        request.set_request_id("flood-" + std::to_string(k) + "-" + std::to_string(t));
+        if (!stream->Write(request)) return;
+        if (k == 0 && t == 7) {  // the same point again: refused, nothing taken
+          request.set_request_id("flood-0-7-again");
+          if (!stream->Write(request)) return;
+        }
+      }
+    }
+    stream->WritesDone();
+  });
+  std::map<std::string, int64_t> last_window;
+  int answers = 0, refused = 0;
+  for (v1::ObserveResponse answer; stream->Read(&answer); ++answers) {
+    if (answer.error_code() != 0) {
+      ++refused;
+      EXPECT_EQ(answer.request_id(), "flood-0-7-again");
+      EXPECT_EQ(answer.series_key(), "flood-0");
+      EXPECT_EQ(answer.error_code(), static_cast<int>(grpc::StatusCode::INVALID_ARGUMENT));
+      EXPECT_EQ(answer.error_message().rfind("timestamps[0]", 0), 0u) << answer.error_message();
+      continue;
+    }
+    // A key's window grows one point per answer, in the order the points were sent.
+    int64_t& last = last_window[answer.series_key()];
+    EXPECT_GT(answer.window_points(), last) << answer.series_key();
+    last = answer.window_points();
+  }
+  writer.join();
+  EXPECT_TRUE(stream->Finish().ok());
+  EXPECT_EQ(answers, kKeys * kPoints + 1);
+  EXPECT_EQ(refused, 1);
+  for (int k = 0; k < kKeys; ++k) EXPECT_EQ(last_window["flood-" + std::to_string(k)], kPoints);
 }
 
 }  // namespace
