@@ -8,12 +8,14 @@
 #include "server/codec/v1_json/actuals_json.h"
 #include "server/codec/v1_json/forecast_json_response.h"
 #include "server/codec/v1_json/model_info_json.h"
+#include "server/codec/v1_json/observe_json.h"
 #include "server/http/accuracy_json.h"
 #include "server/http/immediate_answer.h"
 #include "server/http/openapi_document.h"
 #include "server/service/keeping_forecast_codec.h"
 #include "server/service/model_listing.h"
 #include "server/service/model_route.h"
+#include "server/service/observe_call.h"
 #include "server/service/v1_answers.h"
 
 namespace tsserve::server {
@@ -23,8 +25,8 @@ HttpResponse not_found(const std::string& path) {
   return error_response({StatusCode::kNotFound,
                          "the path: \"" + path +
                              "\" is not served; the JSON API serves /v1/models, "
-                             "/v1/models/M[/versions/V][/forecast], /v1/actuals, /v1/accuracy (see "
-                             "/openapi.json)"});
+                             "/v1/models/M[/versions/V][/forecast], /v1/actuals, /v1/accuracy, "
+                             "/v1/series/K/observe (see /openapi.json)"});
 }
 
 // What a JSON forecast owns for as long as it runs: the request it decoded and the
@@ -32,6 +34,12 @@ HttpResponse not_found(const std::string& path) {
 struct ForecastExchange {
   ForecastJsonRequest request;
   v1::ForecastResponse response;
+};
+
+// The same for an observation: the response is written by the end that wins the call.
+struct ObserveExchange {
+  ObserveJsonRequest request;
+  v1::ObserveResponse response;
 };
 
 // The token, then the Content-Type (application/json): the refusal, if any;
@@ -80,6 +88,11 @@ bool ForecastJsonRoutes::route(HttpRequest& request, HttpResponder& respond) con
   if (n == 2 && path[1] == "actuals") {
     if (request.method != "POST") return answer(wrong_method(request, "POST"));
     report_actuals(request, std::move(respond));
+    return true;
+  }
+  if (n == 4 && path[1] == "series" && path[3] == "observe") {
+    if (request.method != "POST") return answer(wrong_method(request, "POST"));
+    observe(request, std::move(respond), path[2]);
     return true;
   }
   if (n == 2 && path[1] == "accuracy") {
@@ -172,6 +185,31 @@ void ForecastJsonRoutes::forecast(HttpRequest& request, HttpResponder respond,
   BatchedCall<KeepingForecastCodec>::start(forecast_, call, message, &exchange->response,
                                            route_call(service_, Status(), model, version),
                                            KeepingForecastCodec{service_.accuracy});
+}
+
+void ForecastJsonRoutes::observe(HttpRequest& request, HttpResponder respond,
+                                 const std::string& series_key) const {
+  auto exchange = std::make_shared<ObserveExchange>();
+  auto deadline = std::chrono::steady_clock::time_point::max();
+  bool unsupported_media = false;
+  Status admitted = admit_json_body(service_, request, &unsupported_media);
+  if (admitted.ok()) admitted = request_deadline(request, &deadline);
+  const auto call = HttpCall::start(
+      service_.metrics, Method::kObserve, deadline, request, std::move(respond),
+      [exchange, unsupported_media](const Status& status) {
+        if (status.ok()) {
+          return json_response(write_observe_json_response(exchange->request, exchange->response));
+        }
+        return refusal(in_observe_json_terms(status), unsupported_media);
+      });
+  if (admitted.ok()) {
+    admitted = parse_observe_json_request(request.body, series_key, &exchange->request);
+  }
+  if (!admitted.ok()) {
+    call->end(admitted);
+    return;
+  }
+  serve_observe(service_, forecast_, call, exchange->request.message, &exchange->response);
 }
 
 }  // namespace tsserve::server

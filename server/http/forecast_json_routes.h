@@ -8,6 +8,7 @@
 //   GET  /v1/models/M[/versions/V]                  one version's info
 //   POST /v1/models/M[/versions/V]/forecast         a forecast by column
 //   POST /v1/actuals                                report what happened, to score forecasts
+//   POST /v1/series/K/observe                       a live series' new points (Observe)
 //   GET  /openapi.json                              the OpenAPI 3.1 document of all this
 //
 // Every call but /openapi.json needs `Authorization: Bearer <token>` when a token is
@@ -35,6 +36,7 @@ class ForecastJsonRoutes {
   void report_actuals(HttpRequest& request, HttpResponder respond) const;
   void forecast(HttpRequest& request, HttpResponder respond, const std::string& model,
                 const std::string& version) const;
+  void observe(HttpRequest& request, HttpResponder respond, const std::string& series_key) const;
 
   const ServiceContext service_;
   const BatchedMethod forecast_;  // joins the version's forecast batcher, as gRPC's Forecast

@@ -1,6 +1,6 @@
 #pragma once
 // The Forecast request an Observe call with `forecast` makes: the key's window as a
-// Forecast caller with the full window would send it ([T, N] with its timestamps and
+// Forecast caller with the full window would send it ([N, T] with its timestamps and
 // names), so the answer is the one that call would get, bitwise.
 
 #include "server/live/series_window.h"

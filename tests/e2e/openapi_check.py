@@ -148,8 +148,25 @@ def main():
         scored = check("/v1/actuals", "/v1/actuals", "post", report, 200, "actuals")
         assert scored["matched"] == 1, scored
         check("/v1/actuals", "/v1/actuals", "post", {"timestamps": [0]}, 400, "actuals, no key")
+        # Live series: the history in one call with a forecast, then one point flagged
+        # against it; a gap (a null) refused naming the point.
+        observe_path = "/v1/series/{key}/observe"
+        history = {"timestamps": stamps, "values": series, "forecast": True}
+        document.validate(document.request_schema(observe_path, "post"), history, "observation")
+        first = check("/v1/series/openapi-live/observe", observe_path, "post", history, 200,
+                      "observe the history, forecast")
+        assert first["window_points"] == 336 and "forecast" in first, str(first)[:300]
+        point = {"timestamps": [first["forecast"]["timestamps"][0]],
+                 "values": {c: [first["forecast"]["forecast"][c][0]] for c in COLUMNS}}
+        flagged = check("/v1/series/openapi-live/observe", observe_path, "post", point, 200,
+                        "observe one point, flagged")
+        assert flagged["points"]["OT"][0]["scored"] and flagged["points"]["OT"][0]["step"] == 1, flagged
+        error = check("/v1/series/openapi-live/observe", observe_path, "post",
+                      {"timestamps": [0], "values": {"OT": [None]}}, 400, "observe a null")
+        assert error["error"].startswith("values.OT[0]"), error
         counted = check("/v1/accuracy", "/v1/accuracy", "get", None, 200, "accuracy")
-        assert counted["counting"] and counted["versions"][0]["horizons"][0]["points"] == 1, counted
+        # The report's point, and the observed point against its forecast.
+        assert counted["counting"] and counted["versions"][0]["horizons"][0]["points"] >= 1, counted
     finally:
         stop_tsserve(server, work)
     print("PASS: %s: examples and live answers valid" % os.path.relpath(DOCUMENT, ROOT))

@@ -1,14 +1,17 @@
 // Fuzz target: a body of the forecasting JSON API (the HTTP door's /v1 input) through
 // parse_forecast_json_request, what it accepts through the shared decoder
 // (decode_forecast_request) against the bundled model's shape, and the same body as a
-// report of actuals (parse_actuals_json_request).
+// report of actuals (parse_actuals_json_request) and as an observation
+// (parse_observe_json_request, then decode_observe_request).
 //
 // Input: the body, as sent.
 // Invariants: a refusal of the JSON is INVALID_ARGUMENT with a message; an accepted body
 // is a [N, T] series of finite float32 values under N unique names, attention variables
 // that index them and timestamps in one form; the decoder then refuses by field, in the
 // JSON API's names (request_checks.h), or accepts. An accepted report holds T * N values
-// for T timestamps and N unique names.
+// for T timestamps and N unique names. The same body as a live series' observation
+// (parse_observe_json_request): accepted, it holds T * N values under N unique names, and
+// the Observe decoder then refuses by field, in the JSON API's names, or accepts.
 
 #include <cmath>
 #include <set>
@@ -18,8 +21,10 @@
 #include "fuzz_target.h"
 #include "request_checks.h"
 #include "server/codec/v1/forecast_request_decoder.h"
+#include "server/codec/v1/observe_request_decoder.h"
 #include "server/codec/v1_json/actuals_json.h"
 #include "server/codec/v1_json/forecast_json_request.h"
+#include "server/codec/v1_json/observe_json.h"
 
 namespace tsserve::fuzz {
 namespace {
@@ -74,6 +79,24 @@ void check_actuals(std::string body) {
              "accepted a column twice");
 }
 
+void check_observe(std::string body) {
+  server::ObserveJsonRequest request;
+  const server::Status parsed = server::parse_observe_json_request(body, "fuzz-key", &request);
+  if (!parsed.ok()) return check_refused_json(parsed);
+  const v1::ObserveRequest& message = request.message;
+  FUZZ_CHECK(message.variable_names_size() >= 1 &&
+                 message.values_size() == message.timestamps_size() * message.variable_names_size(),
+             "accepted an observation whose values are not T * N");
+  const std::set<std::string> names(message.variable_names().begin(),
+                                    message.variable_names().end());
+  FUZZ_CHECK(names.size() == static_cast<std::size_t>(message.variable_names_size()),
+             "accepted a column twice");
+  server::Observation observation;
+  const server::Status decoded =
+      server::in_observe_json_terms(server::decode_observe_request(message, &observation));
+  if (!decoded.ok()) check_refusal(decoded, {"request_id", "series_key", "values", "timestamps"});
+}
+
 }  // namespace
 }  // namespace tsserve::fuzz
 
@@ -81,5 +104,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string body(reinterpret_cast<const char*>(data), size);
   tsserve::fuzz::check_forecast(body);
   tsserve::fuzz::check_actuals(body);
+  tsserve::fuzz::check_observe(body);
   return 0;
 }

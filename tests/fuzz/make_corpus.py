@@ -298,7 +298,8 @@ def json_float_array_seeds():
 
 def forecast_json_seeds():
     """Bodies of the forecasting JSON API (/v1): the bundled model's window by column with
-    every optional field, a report of actuals, and JSON each kind of refusal starts from."""
+    every optional field, a report of actuals, a live series' observation, and JSON each
+    kind of refusal starts from."""
     def window(points=336, **fields):
         columns = {c: [round(x, 4) for x in series(len(COLUMNS), points, 0)[v]]
                    for v, c in enumerate(COLUMNS)}
@@ -322,6 +323,10 @@ def forecast_json_seeds():
         "refused_overflow.json": b'{"series": {"OT": [1e39]}}',
         "refused_duplicate_column.json": b'{"series": {"OT": [1], "OT": [2]}}',
         "refused_offset.json": b'{"series": {"OT": [1]}, "timestamps": ["2016-02-30T00:00:00+25:00"]}',
+        "observation.json": encoded({"timestamps": stamps[:3], "values": {c: [1.5, 2, 3] for c in COLUMNS},
+                                     "forecast": True, "intervals": [0.99], "model": "patchtst-etth1",
+                                     "scaler": "auto", "request_id": "seed-observe"}),
+        "refused_observation_null.json": b'{"timestamps": [1, 2], "values": {"OT": [1, null]}}',
     }
 
 

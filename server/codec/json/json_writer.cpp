@@ -159,6 +159,12 @@ JsonWriter& JsonWriter::string(std::string_view text) {
   return *this;
 }
 
+JsonWriter& JsonWriter::raw_value(std::string_view json) {
+  before_value();
+  out_ += json;
+  return *this;
+}
+
 JsonWriter& JsonWriter::number(float value) {
   before_value();
   append_finite(out_, value);

@@ -35,6 +35,8 @@ class JsonWriter {
 
   // Floats of `values` as one array.
   JsonWriter& numbers(const float* values, std::size_t count);
+  // One value that is already JSON text (another writer's whole output), as it is.
+  JsonWriter& raw_value(std::string_view json);
 
   // The text so far; the writer is left empty.
   std::string take() { return std::move(out_); }

@@ -7,6 +7,7 @@
 
 #include "server/codec/json/json_numbers.h"
 #include "server/codec/json/json_reading.h"
+#include "server/codec/v1_json/json_request_fields.h"
 #include "server/codec/v1_json/json_timestamps.h"
 
 namespace tsserve::server {
@@ -88,20 +89,6 @@ Status read_series(json_od::value& value, std::string_view body, v1::ForecastReq
   return {};
 }
 
-Status read_levels(json_od::value& value, v1::ForecastRequest* message) {
-  return for_each_json_element(
-      value, "intervals", "an array of levels such as [0.8, 0.95]",
-      [&](json_od::value& item, const JsonElementPath& at) -> Status {
-        double level = 0;
-        std::string_view token = item.raw_json_token();
-        if (parse_json_double(token, &level) != JsonNumberError::kNone) {
-          return invalid_argument(at.text() + ": expected a level in (0, 1)");
-        }
-        message->add_interval_levels(level);
-        return Status();
-      });
-}
-
 Status read_integers(json_od::value& value, const std::string& path,
                      google::protobuf::RepeatedField<std::int32_t>* out) {
   return for_each_json_element(
@@ -177,22 +164,6 @@ Status resolve_variables(const std::vector<std::string>& names, v1::ForecastRequ
   return {};
 }
 
-Status read_scaler(json_od::value& value, v1::ForecastRequest* message) {
-  std::string mode;
-  TSSERVE_RETURN_IF_ERROR(read_json_string(value, "scaler", &mode));
-  if (mode == "auto") {
-    message->set_scaler_mode(v1::SCALER_MODE_UNSPECIFIED);
-  } else if (mode == "required") {
-    message->set_scaler_mode(v1::SCALER_MODE_REQUIRED);
-  } else if (mode == "none") {
-    message->set_scaler_mode(v1::SCALER_MODE_NONE);
-  } else {
-    return invalid_argument("scaler: \"" + mode +
-                            "\"; expected \"auto\", \"required\" or \"none\"");
-  }
-  return {};
-}
-
 }  // namespace
 
 Status parse_forecast_json_request(std::string& body, ForecastJsonRequest* request) {
@@ -218,7 +189,7 @@ Status parse_forecast_json_request(std::string& body, ForecastJsonRequest* reque
         }
         if (name == "intervals") {
           TSSERVE_RETURN_IF_ERROR(first_time(&intervals, "", name));
-          return read_levels(value, &message);
+          return read_json_levels(value, "intervals", message.mutable_interval_levels());
         }
         if (name == "attention") {
           TSSERVE_RETURN_IF_ERROR(first_time(&attention, "", name));
@@ -226,7 +197,10 @@ Status parse_forecast_json_request(std::string& body, ForecastJsonRequest* reque
         }
         if (name == "scaler") {
           TSSERVE_RETURN_IF_ERROR(first_time(&scaler, "", name));
-          return read_scaler(value, &message);
+          v1::ScalerMode mode = v1::SCALER_MODE_UNSPECIFIED;
+          TSSERVE_RETURN_IF_ERROR(read_json_scaler_mode(value, "scaler", &mode));
+          message.set_scaler_mode(mode);
+          return Status();
         }
         if (name == "series_key") {
           TSSERVE_RETURN_IF_ERROR(first_time(&key, "", name));

@@ -5,6 +5,7 @@
 // serves on. The JSON sent and read is built and parsed by nlohmann-json, independently
 // of the server's reader and writer.
 
+#include <cstring>
 #include <ctime>
 #include <future>
 
@@ -340,6 +341,92 @@ TEST(JsonApi, ActualsScoreTheForecastKeptUnderTheirKey) {
                    metric_total(scraped, "tsserve_forecast_squared_error_total{horizon=\"1-24\"}"));
   EXPECT_TRUE(version["horizons"][1]["mae"].is_null());
   EXPECT_TRUE(version["intervals"].empty());
+}
+
+// POST /v1/series/K/observe: the history by column with a forecast, bitwise the gRPC
+// Forecast of the same window; then one point, flagged against that forecast as the gRPC
+// Observe of a twin key flags it; a repeated time refused naming it.
+TEST(JsonApi, ObserveTakesPointsByColumnAndAnswersAsTheGrpcDoor) {
+  ServerHarness harness;
+  const int port = harness.server().http_port();
+  v1::ForecastRequest request = named_forecast_request(211);
+  nlohmann::ordered_json seconds = nlohmann::ordered_json::array();
+  for (int64_t t = 0; t < kPoints; ++t) seconds.push_back(kJuly2016 + 3600 * t);
+  nlohmann::ordered_json body = nlohmann::ordered_json::parse(forecast_json(request));
+  nlohmann::ordered_json history = {{"timestamps", seconds},
+                                    {"values", body["series"]},
+                                    {"forecast", true},
+                                    {"intervals", {0.8, 0.99}}};
+  const HttpReply first =
+      http_call(port, "POST", "/v1/series/meter-9/observe", history.dump(), kJsonHeaders);
+  ASSERT_EQ(first.status, 200) << first.body.substr(0, 300);
+  const nlohmann::json answer = json_body(first);
+  EXPECT_EQ(answer["series_key"], "meter-9");
+  EXPECT_EQ(answer["window_points"], kPoints);
+  ASSERT_TRUE(answer.contains("forecast")) << first.body.substr(0, 300);
+  for (const double level : {0.8, 0.99}) request.add_interval_levels(level);
+  for (int64_t t = 0; t < kPoints; ++t) request.add_timestamps(kJuly2016 + 3600 * t);
+  const v1::ForecastResponse grpc_forecast = forecast_expecting_ok(harness, request);
+  const std::vector<float> by_json = forecast_by_column(answer["forecast"]["forecast"]);
+  const std::vector<float> by_grpc = floats(grpc_forecast.forecast());
+  ASSERT_EQ(by_json.size(), by_grpc.size());
+  EXPECT_EQ(std::memcmp(by_json.data(), by_grpc.data(), by_json.size() * sizeof(float)), 0);
+
+  // The next hour, one value per column, through both doors (twin keys).
+  const int64_t next = kJuly2016 + 3600 * kPoints;
+  nlohmann::ordered_json point = {{"timestamps", {next}},
+                                  {"values", nlohmann::ordered_json::object()}};
+  v1::ObserveRequest twin_history;
+  twin_history.set_series_key("meter-9-grpc");
+  for (const std::string& column : kEtthColumns) twin_history.add_variable_names(column);
+  for (int64_t t = 0; t < kPoints; ++t) {
+    twin_history.add_timestamps(kJuly2016 + 3600 * t);
+    for (int n = 0; n < 7; ++n) twin_history.add_values(request.series().values(n * kPoints + t));
+  }
+  twin_history.set_forecast(true);
+  twin_history.add_interval_levels(0.8);
+  twin_history.add_interval_levels(0.99);
+  v1::ObserveResponse twin;
+  {
+    grpc::ClientContext context;
+    ASSERT_TRUE(harness.stub().Observe(&context, twin_history, &twin).ok());
+  }
+  v1::ObserveRequest twin_point;
+  twin_point.set_series_key("meter-9-grpc");
+  twin_point.add_timestamps(next);
+  for (int n = 0; n < 7; ++n) {
+    const double value = 10.0 + n;
+    point["values"][kEtthColumns[static_cast<size_t>(n)]] = {value};
+    twin_point.add_values(value);
+  }
+  const HttpReply flagged =
+      http_call(port, "POST", "/v1/series/meter-9/observe", point.dump(), kJsonHeaders);
+  ASSERT_EQ(flagged.status, 200) << flagged.body.substr(0, 300);
+  const nlohmann::json flags = json_body(flagged);
+  {
+    grpc::ClientContext context;
+    ASSERT_TRUE(harness.stub().Observe(&context, twin_point, &twin).ok());
+  }
+  int64_t anomalies = 0;
+  for (int n = 0; n < 7; ++n) {
+    const nlohmann::json& got = flags["points"][kEtthColumns[static_cast<size_t>(n)]][0];
+    const v1::ObservedPoint& want = twin.points(n);
+    ASSERT_TRUE(got["scored"].get<bool>());
+    EXPECT_EQ(got["step"], 1);
+    EXPECT_EQ(got["forecast"].get<double>(), want.forecast());
+    EXPECT_EQ(got["score"].get<double>(), want.score());
+    EXPECT_EQ(got["anomaly"].get<bool>(), want.anomaly());
+    ASSERT_EQ(got["intervals"].size(), 2u);
+    EXPECT_EQ(got["intervals"][1]["upper"].get<double>(), want.intervals(1).upper());
+    anomalies += want.anomaly() ? 1 : 0;
+  }
+  EXPECT_EQ(flags["anomalies"], anomalies);
+
+  const HttpReply repeated =
+      http_call(port, "POST", "/v1/series/meter-9/observe", point.dump(), kJsonHeaders);
+  EXPECT_EQ(repeated.status, 400);
+  EXPECT_THAT(json_body(repeated)["error"].get<std::string>(),
+              HasSubstr("timestamps[0]: " + std::to_string(next)));
 }
 
 TEST(JsonApi, AccuracySaysWhenNothingIsCounted) {

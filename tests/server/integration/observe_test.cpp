@@ -81,14 +81,14 @@ v1::ObserveResponse observe_expecting_ok(ServerHarness& harness,
 
 // The Forecast a caller holding the whole window [end - 336, end) would send.
 v1::ForecastRequest full_window_request(const Series& series, int64_t end) {
-  v1::ForecastRequest request;
-  request.set_layout(v1::SERIES_LAYOUT_TIME_BY_VARIABLES);
-  request.mutable_series()->add_shape(kSeqLen);
+  v1::ForecastRequest request;  // the default layout, [N, T]
   request.mutable_series()->add_shape(kVariables);
-  for (int64_t t = end - kSeqLen; t < end; ++t) {
-    request.add_timestamps(series.time(t));
-    for (int64_t n = 0; n < kVariables; ++n) request.mutable_series()->add_values(series.at(t, n));
+  request.mutable_series()->add_shape(kSeqLen);
+  for (int64_t n = 0; n < kVariables; ++n) {
+    for (int64_t t = end - kSeqLen; t < end; ++t)
+      request.mutable_series()->add_values(series.at(t, n));
   }
+  for (int64_t t = end - kSeqLen; t < end; ++t) request.add_timestamps(series.time(t));
   for (const char* name : kNames) request.add_variable_names(name);
   for (const double level : {0.5, 0.8, 0.9, 0.95, 0.99}) request.add_interval_levels(level);
   return request;
@@ -116,23 +116,23 @@ void expect_same_forecast(const v1::ForecastResponse& observed, const v1::Foreca
 }
 
 // Checks the flags of the points of `response` (one time step) against `previous`, the
-// full-window forecast made one step before: its first row ([F, N] layout) is the forecast
-// for this step, its intervals' first rows the bands.
+// full-window forecast made one step before: its first column ([N, F] layout) is the
+// forecast for this step, its intervals' first columns the bands.
 void expect_flags_from(const v1::ObserveResponse& response, const v1::ForecastResponse& previous) {
   ASSERT_EQ(response.points_size(), kVariables);
-  const std::vector<float> forecast = floats(previous.forecast());  // [96, 7]
+  const std::vector<float> forecast = floats(previous.forecast());  // [7, 96]
   int64_t anomalies = 0;
   for (int n = 0; n < kVariables; ++n) {
     const v1::ObservedPoint& point = response.points(n);
     ASSERT_TRUE(point.scored()) << "variable " << n;
     EXPECT_EQ(point.variable(), n);
     EXPECT_EQ(point.step(), 1);
-    const double expected = forecast[static_cast<size_t>(n)];
+    const double expected = forecast[static_cast<size_t>(n * 96)];
     EXPECT_NEAR(point.forecast(), expected, 1e-5 * std::max(1.0, std::fabs(expected)));
     ASSERT_EQ(point.intervals_size(), previous.intervals_size());
     for (int i = 0; i < previous.intervals_size(); ++i) {
-      const double lower = floats(previous.intervals(i).lower())[static_cast<size_t>(n)];
-      const double upper = floats(previous.intervals(i).upper())[static_cast<size_t>(n)];
+      const double lower = floats(previous.intervals(i).lower())[static_cast<size_t>(n * 96)];
+      const double upper = floats(previous.intervals(i).upper())[static_cast<size_t>(n * 96)];
       const v1::IntervalFlag& flag = point.intervals(i);
       EXPECT_EQ(flag.level(), previous.intervals(i).level());
       EXPECT_NEAR(flag.lower(), lower, 1e-5 * std::max(1.0, std::fabs(lower)));
@@ -197,7 +197,7 @@ TEST(Observe, ASpikeIsFlaggedOutsideEveryIntervalAndCounted) {
   const v1::ObserveResponse first =
       observe_expecting_ok(harness, observe_request("spiky", series, 0, kSeqLen, true));
   ASSERT_EQ(first.forecast_code(), 0) << first.forecast_message();
-  const std::vector<float> forecast = floats(first.forecast().forecast());  // [96, 7]
+  const std::vector<float> forecast = floats(first.forecast().forecast());  // [7, 96]
   const int last = first.forecast().intervals_size() - 1;
   ASSERT_GE(last, 0);
   const double width = floats(first.forecast().intervals(last).upper())[0] -
@@ -206,7 +206,7 @@ TEST(Observe, ASpikeIsFlaggedOutsideEveryIntervalAndCounted) {
   // come in exactly on it.
   v1::ObserveRequest next = observe_request("spiky", series, kSeqLen, kSeqLen + 1, false);
   next.set_values(0, forecast[0] + 5 * width);
-  for (int n = 1; n < kVariables; ++n) next.set_values(n, forecast[static_cast<size_t>(n)]);
+  for (int n = 1; n < kVariables; ++n) next.set_values(n, forecast[static_cast<size_t>(n * 96)]);
   const v1::ObserveResponse flagged = observe_expecting_ok(harness, next);
   ASSERT_EQ(flagged.points_size(), kVariables);
   EXPECT_TRUE(flagged.points(0).anomaly());
