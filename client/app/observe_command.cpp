@@ -13,28 +13,17 @@
 #include "commands.h"
 #include "connection_flags.h"
 #include "exit_codes.h"
+#include "observe_walk.h"
 #include "tsserve/client/forecast_call.h"
+#include "tsserve/client/key_routing.h"
 #include "tsserve/csv/row_time.h"
 
 namespace tsserve::client::cli {
 namespace {
 
-struct ObserveFlags {
-  ConnectionFlags connection;
-  std::string csv;
-  std::vector<std::string> columns;
-  std::string series_key;
-  std::string model;
-  std::size_t start = 0;  // first row observed alone; 0 = seq_len
-  std::size_t end = 0;    // rows from here on are not sent; 0 = all
-  std::vector<double> intervals;
-  std::string out;
-  bool quiet = false;
-};
-
 // Rows [first, last) of `table` as one Observe call for `flags.series_key`.
 v1::ObserveRequest rows_request(const csv::CsvWindow& table, const std::vector<int64_t>& times,
-                                std::size_t first, std::size_t last, const ObserveFlags& flags) {
+                                std::size_t first, std::size_t last, const ObserveWalk& flags) {
   v1::ObserveRequest request;
   request.set_series_key(flags.series_key);
   request.set_model(flags.model);
@@ -67,9 +56,16 @@ nlohmann::json point_json(const v1::ObservedPoint& point, const std::string& nam
   return line;
 }
 
-int run_observe(const ObserveFlags& flags) {
-  TsserveClient client = make_client(flags.connection);
-  const std::string target = resolve_targets(flags.connection).front();
+}  // namespace
+
+int run_observe_walk(const ObserveWalk& flags) {
+  // A key's window lives on one server: with several targets, the key picks its own.
+  const std::vector<std::string> targets = resolve_targets(flags.connection);
+  const std::string target = target_for_key(flags.series_key, targets);
+  if (targets.size() > 1)
+    std::cout << "observe: key " << flags.series_key << " on " << target << "\n";
+  TsserveClient client(make_channel(channel_options(flags.connection, target)),
+                       call_settings(flags.connection));
   v1::ModelInfo info;
   grpc::Status status = client.model_info(flags.model, &info);
   if (!status.ok()) return report_call_failure("GetModelInfo", status, client, target);
@@ -127,15 +123,13 @@ int run_observe(const ObserveFlags& flags) {
   return kExitOk;
 }
 
-}  // namespace
-
 CommandRunner add_observe_command(CLI::App& app) {
   auto* command = app.add_subcommand(
       "observe",
       "feed a CSV to a live series point by point (Observe): each row is flagged "
       "against the forecast made one row before it");
-  auto flags = std::make_shared<ObserveFlags>();
-  add_connection_flags(*command, flags->connection, 30000);
+  auto flags = std::make_shared<ObserveWalk>();
+  add_connection_flags(*command, flags->connection, 30000);  // several targets: by key
   command->add_option("csv", flags->csv, "CSV file with a header row and a time column first")
       ->required()
       ->check(CLI::ExistingFile);
@@ -156,7 +150,7 @@ CommandRunner add_observe_command(CLI::App& app) {
   command->add_option("-o,--out", flags->out,
                       "write every point's flags to this file (JSON lines)");
   command->add_flag("-q,--quiet", flags->quiet, "print the summary only");
-  return [flags] { return run_observe(*flags); };
+  return [flags] { return run_observe_walk(*flags); };
 }
 
 }  // namespace tsserve::client::cli

@@ -4,15 +4,15 @@
 // so the server's accuracy metrics fill as they would in production. --out writes every
 // forecast (JSON lines) for an offline check of those metrics.
 
-#include <nlohmann/json.hpp>
-
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "connection_flags.h"
 #include "exit_codes.h"
+#include "observe_walk.h"
 #include "tsserve/client/forecast_call.h"
 #include "tsserve/client/replay_plan.h"
 #include "tsserve/csv/row_time.h"
@@ -30,7 +30,29 @@ struct ReplayFlags {
   std::string model;
   std::vector<double> intervals;  // asked at every origin, so reports score coverage too
   std::string out;
+  bool observe = false;  // the live-series mode: every row through Observe instead
 };
+
+// --observe: the same rows of the same key through Observe (observe_walk.h), each row
+// flagged against the forecast made one row before it.
+int run_replay_observing(const ReplayFlags& flags) {
+  if (flags.keys != 1 || flags.range.stride != 1 || flags.range.limit != 0) {
+    throw std::invalid_argument(
+        "observe: a live series takes every row of one key: --keys, --stride and --limit do "
+        "not apply");
+  }
+  ObserveWalk walk;
+  walk.connection = flags.connection;
+  walk.csv = flags.csv;
+  walk.columns = flags.columns;
+  walk.series_key = flags.series_key;
+  walk.model = flags.model;
+  walk.start = flags.range.start;
+  walk.end = flags.range.end;
+  walk.intervals = flags.intervals;
+  walk.out = flags.out;
+  return run_observe_walk(walk);
+}
 
 struct Totals {
   int64_t forecasts = 0, stored = 0, reports = 0;
@@ -72,6 +94,7 @@ v1::ForecastRequest origin_request(const csv::CsvWindow& table, const std::vecto
 }
 
 int run_replay(const ReplayFlags& flags) {
+  if (flags.observe) return run_replay_observing(flags);
   TsserveClient client = make_client(flags.connection);
   const std::string target = resolve_targets(flags.connection).front();
   v1::ModelInfo info;
@@ -189,7 +212,12 @@ CommandRunner add_replay_command(CLI::App& app) {
                       "ask every forecast for prediction intervals at these calibrated levels "
                       "(e.g. 0.8,0.95), so the server also scores their coverage")
       ->delimiter(',');
-  command->add_option("-o,--out", flags->out, "write every forecast to this file (JSON lines)");
+  command->add_option("-o,--out", flags->out,
+                      "write every forecast (with --observe: every point's flags) to this file "
+                      "(JSON lines)");
+  command->add_flag("--observe", flags->observe,
+                    "live-series mode: send each row alone through Observe (the rows before "
+                    "--start as history) and print the anomalies, as tsserve-client observe");
   return [flags] { return run_replay(*flags); };
 }
 

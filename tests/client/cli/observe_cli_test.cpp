@@ -7,12 +7,14 @@
 
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "cli_fixture.h"
 #include "tsserve/client/channel.h"
+#include "tsserve/client/key_routing.h"
 #include "tsserve/client/tsserve_client.h"
 
 namespace tsserve::client::testing {
@@ -86,6 +88,7 @@ int64_t restored_points(TsserveClient& client, int64_t sent) {
 }
 
 TEST_F(ObserveCliTest, AKillLosesNoPointAcknowledgedBeforeTheLastSnapshotAndADrainNone) {
+  std::filesystem::remove_all(path("series"));  // a rerun starts from no snapshot
   const std::vector<std::string> args = {"--series-store-dir", path("series"),
                                          "--series-snapshot-s", "1"};
   server_ = std::make_unique<tsserve::testing::ServerProcess>(TSSERVE_SERVER_BINARY, args);
@@ -123,6 +126,7 @@ TEST_F(ObserveCliTest, AKillLosesNoPointAcknowledgedBeforeTheLastSnapshotAndADra
 }
 
 TEST_F(ObserveCliTest, ATruncatedSnapshotIsSetAsideAndReported) {
+  std::filesystem::remove_all(path("series"));  // a rerun starts from no snapshot
   const std::vector<std::string> args = {"--series-store-dir", path("series")};
   server_ = std::make_unique<tsserve::testing::ServerProcess>(TSSERVE_SERVER_BINARY, args);
   {
@@ -146,6 +150,43 @@ TEST_F(ObserveCliTest, ATruncatedSnapshotIsSetAsideAndReported) {
   options.target = server_->target();
   TsserveClient client(make_channel(options), CallSettings{});
   EXPECT_EQ(restored_points(client, 3), 0);  // empty: the first point is taken again
+}
+
+// replay --observe is the same walk; with two targets the key picks its replica by
+// rendezvous hashing, and only that replica sees its points.
+TEST_F(ObserveCliTest, ReplayObservesTooAndAKeyGoesToTheReplicaItHashesTo) {
+  write_ett_csv(path("ett.csv"), 340, 9);
+  const auto replayed = client({"replay", path("ett.csv"), "--observe", "--series-key", "r"});
+  ASSERT_EQ(replayed.exit_code, 0) << replayed.err;
+  EXPECT_NE(replayed.out.find("observe: 5 Observe calls, 2380 points, 28 scored"),
+            std::string::npos)
+      << replayed.out;
+  const auto refused = client({"replay", path("ett.csv"), "--observe", "--stride", "2"});
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.err.find("--stride"), std::string::npos) << refused.err;
+
+  tsserve::testing::ServerProcess second(TSSERVE_SERVER_BINARY);
+  const std::vector<std::string> targets = {server_->target(), second.target()};
+  for (const std::string key : {"meter-a", "meter-b", "meter-c", "meter-d"}) {
+    const std::string& chosen = target_for_key(key, targets);
+    const auto result = client({"observe", path("ett.csv"), "--series-key", key, "--quiet",
+                                "--target", targets[0] + "," + targets[1]},
+                               /*with_target=*/false);
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_NE(result.out.find("observe: key " + key + " on " + chosen), std::string::npos)
+        << result.out;
+  }
+  // Each replica saw exactly the points of the keys that hash to it.
+  double expected_first = 0, expected_second = 0;
+  for (const std::string key : {"meter-a", "meter-b", "meter-c", "meter-d"}) {
+    (target_for_key(key, targets) == targets[0] ? expected_first : expected_second) += 340 * 7;
+  }
+  expected_first += 340 * 7;  // the replay above
+  const std::string observed = "tsserve_observed_points_total";
+  EXPECT_EQ(metric_total(scrape(), observed), expected_first);
+  EXPECT_EQ(metric_total(tsserve::testing::http_get(second.metrics_port(), "/metrics"), observed),
+            expected_second);
+  EXPECT_EQ(second.terminate(), 0);
 }
 
 }  // namespace
