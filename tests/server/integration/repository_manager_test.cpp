@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstdlib>
 #include <filesystem>
@@ -611,6 +612,77 @@ v1::ForecastRequest request_of_rows(const std::string& model, int64_t rows) {
 // The version owns its request rules: a model.json max_batch_rows above the server's lets
 // its requests carry more rows than the server default, and one below refuses them at
 // decode with the model's own limit, as GetModelInfo says.
+// Live series over a repository: a new key must name its model when several are served;
+// a key then follows that model (another is refused naming it) and its newest version,
+// whose window is cut to the new seq_len when a version of another seq_len is published;
+// a key pinned to a version that is no longer served is refused naming the version.
+v1::ObserveRequest observe_points(const std::string& key, int64_t first, int64_t count,
+                                  const std::string& model = "", bool forecast = false) {
+  v1::ObserveRequest request;
+  request.set_series_key(key);
+  request.set_model(model);
+  for (int64_t t = first; t < first + count; ++t) {
+    request.add_timestamps(1'700'000'000 + 3600 * t);
+    for (int n = 0; n < 7; ++n)
+      request.add_values(10.0 + n + std::sin(0.1 * static_cast<double>(t)));
+  }
+  request.set_forecast(forecast);
+  return request;
+}
+
+grpc::Status observe(ServerHarness& harness, const v1::ObserveRequest& request,
+                     v1::ObserveResponse* response) {
+  grpc::ClientContext context;
+  return harness.stub().Observe(&context, request, response);
+}
+
+TEST(RepositoryManager, ALiveSeriesFollowsItsModelAndNewestVersionAcrossASeqLenChange) {
+  const fs::path etth2 = etth2_model_dir();
+  if (std::ifstream skipped{etth2 / "patchtst_etth2.skipped"}) {
+    std::string reason;
+    std::getline(skipped, reason);
+    GTEST_SKIP() << reason;
+  }
+  TempRepository repository;
+  repository.add("a", 1, "patchtst_etth1");
+  repository.add("b", 1, "patchtst_etth1");
+  ServerHarness harness(repository_config(repository.root()));
+  v1::ObserveResponse response;
+
+  grpc::Status status = observe(harness, observe_points("k", 0, 3), &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(status.error_message().rfind("model", 0), 0u) << status.error_message();
+
+  ASSERT_TRUE(observe(harness, observe_points("k", 0, 340, "a", true), &response).ok());
+  EXPECT_EQ(response.model_version(), "1");
+  EXPECT_EQ(response.window_points(), 336);
+  EXPECT_EQ(response.forecast_code(), 0) << response.forecast_message();
+  status = observe(harness, observe_points("k", 340, 1, "b"), &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(status.error_message().find("\"a\""), std::string::npos) << status.error_message();
+
+  // A key pinned to version 1.
+  v1::ObserveRequest pinned = observe_points("p", 0, 2, "a");
+  pinned.set_model_version("1");
+  ASSERT_TRUE(observe(harness, pinned, &response).ok());
+
+  // Version 2 of "a" reads 96 steps (the ETTh2 model): the key follows it and its window
+  // is cut to 96 at its next call, enough for a forecast.
+  repository.add_from(etth2, "a", 2, "patchtst_etth2");
+  harness.server().poll_repository();
+  status = observe(harness, observe_points("k", 340, 1, "", true), &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(response.model_name(), "a");
+  EXPECT_EQ(response.model_version(), "2");
+  EXPECT_EQ(response.window_points(), 96);
+  EXPECT_EQ(response.forecast_code(), 0) << response.forecast_message();
+  // The pinned key's version left with the swap (the repository serves the newest): its
+  // calls are refused naming the version, and nothing is appended meanwhile.
+  status = observe(harness, observe_points("p", 2, 1), &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(status.error_message().rfind("model_version", 0), 0u) << status.error_message();
+}
+
 TEST(RepositoryManager, AModelsMaxBatchRowsIsTheMostRowsItsRequestsMayCarry) {
   TempRepository repository;
   repository.add("wide", 1, "patchtst_etth1");
