@@ -1,24 +1,10 @@
 #include "server/accuracy/accuracy_metrics.h"
 
 #include <cmath>
-#include <cstdio>
+
+#include "server/accuracy/metric_families.h"
 
 namespace tsserve::server {
-namespace {
-
-prometheus::Family<prometheus::Counter>& counter_family(prometheus::Registry& registry,
-                                                        const char* name, const char* help) {
-  return prometheus::BuildCounter().Name(name).Help(help).Register(registry);
-}
-
-// "0.8", "0.95": the shortest text that reads back as the level.
-std::string level_label(double level) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.6g", level);
-  return text;
-}
-
-}  // namespace
 
 AccuracyMetrics::AccuracyMetrics(prometheus::Registry& registry)
     : abs_error_(counter_family(registry, "tsserve_forecast_abs_error_total",

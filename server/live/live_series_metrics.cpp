@@ -1,26 +1,13 @@
 #include "server/live/live_series_metrics.h"
 
-#include <cstdio>
-
 #include "server/accuracy/accuracy_metrics.h"
+#include "server/accuracy/metric_families.h"
 
 namespace tsserve::server {
 namespace {
 
-prometheus::Family<prometheus::Counter>& counter_family(prometheus::Registry& registry,
-                                                        const char* name, const char* help) {
-  return prometheus::BuildCounter().Name(name).Help(help).Register(registry);
-}
-
 prometheus::Gauge& gauge(prometheus::Registry& registry, const char* name, const char* help) {
   return prometheus::BuildGauge().Name(name).Help(help).Register(registry).Add({});
-}
-
-// The accuracy metrics' spelling of a level ("0.99"), so both join on the label.
-std::string level_text(double level) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.6g", level);
-  return text;
 }
 
 }  // namespace
@@ -61,7 +48,7 @@ LiveSeriesMetrics::LevelCounters* LiveSeriesMetrics::level_locked(const std::str
   if (count >= kMaxIntervalLevels) return nullptr;
   ++count;
   const prometheus::Labels labels{
-      {"model", model}, {"version", version}, {"level", level_text(level)}};
+      {"model", model}, {"version", version}, {"level", level_label(level)}};
   LevelCounters& added = levels_[key];
   added.checked = &checked_.Add(labels);
   added.outside = &outside_.Add(labels);
