@@ -6,12 +6,16 @@
 // protocol can go below on this machine.
 //
 //   grpc_floor_server --answer inline|worker [--horizon 96] [--idle-spin-us 0]
+//                     [--map-layers 3] [--map-tokens 42]
 //
 //   inline: Finish inside the handler, on gRPC's thread (no hand-off at all);
 //   worker: the handler queues the call and one worker thread answers it: the hand-off
 //           tsserve makes (gRPC thread -> batcher worker -> Finish), without the batcher.
 //           --idle-spin-us: the worker polls for that long before it blocks, as tsserve's
 //           batcher workers do (--idle-spin-us, server/batching/idle_spin.h).
+// A request that asks for attention maps gets zero maps of the size tsserve would send:
+// one [map-tokens, map-tokens] map per layer and variable (heads averaged; the bundled
+// PatchTST's 3 layers of 42 patches), so the maps' own serving cost has a floor too.
 // Prints "grpc_port=N" once listening on 127.0.0.1:0; serves until SIGTERM or SIGINT.
 #include <grpcpp/grpcpp.h>
 
@@ -35,14 +39,35 @@ namespace {
 using tsserve::v1::ForecastRequest;
 using tsserve::v1::ForecastResponse;
 
-// The forecast tsserve would return: [horizon, variables] for the default layout.
-void fill_answer(const ForecastRequest& request, int horizon, ForecastResponse* response) {
+struct AnswerShape {
+  int horizon = 96;
+  int map_layers = 3;
+  int map_tokens = 42;
+};
+
+// The forecast tsserve would return: [horizon, variables] for the default layout; and the
+// maps, when asked.
+void fill_answer(const ForecastRequest& request, const AnswerShape& shape_of,
+                 ForecastResponse* response) {
   const auto& shape = request.series().shape();
   const long variables = shape.size() == 2 ? shape[1] : 1;
   auto* forecast = response->mutable_forecast();
-  forecast->add_shape(horizon);
+  forecast->add_shape(shape_of.horizon);
   forecast->add_shape(variables);
-  forecast->mutable_values()->Resize(static_cast<int>(horizon * variables), 0.0f);
+  forecast->mutable_values()->Resize(static_cast<int>(shape_of.horizon * variables), 0.0f);
+  if (!request.attention().enabled()) return;
+  for (int layer = 0; layer < shape_of.map_layers; ++layer) {
+    for (long variable = 0; variable < variables; ++variable) {
+      tsserve::v1::AttentionMap* map = response->add_attention();
+      map->set_layer(layer);
+      map->set_variable(static_cast<int>(variable));
+      map->set_heads_averaged(true);
+      map->mutable_weights()->add_shape(shape_of.map_tokens);
+      map->mutable_weights()->add_shape(shape_of.map_tokens);
+      map->mutable_weights()->mutable_values()->Resize(shape_of.map_tokens * shape_of.map_tokens,
+                                                       0.0f);
+    }
+  }
 }
 
 struct PendingCall {
@@ -55,8 +80,8 @@ struct PendingCall {
 // as tsserve's batcher worker is.
 class Worker {
  public:
-  Worker(int horizon, std::chrono::microseconds idle_spin)
-      : horizon_(horizon), idle_spin_(idle_spin), thread_([this] { run(); }) {}
+  Worker(AnswerShape answer, std::chrono::microseconds idle_spin)
+      : answer_(answer), idle_spin_(idle_spin), thread_([this] { run(); }) {}
   ~Worker() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -90,13 +115,13 @@ class Worker {
       const PendingCall call = queue_.front();
       queue_.pop_front();
       lock.unlock();
-      fill_answer(*call.request, horizon_, call.response);
+      fill_answer(*call.request, answer_, call.response);
       call.reactor->Finish(grpc::Status::OK);
       lock.lock();
     }
   }
 
-  const int horizon_;
+  const AnswerShape answer_;
   const std::chrono::microseconds idle_spin_;
   std::atomic<std::uint64_t> arrivals_{0};  // bumped under mutex_ by submit and stop
   std::mutex mutex_;
@@ -108,7 +133,7 @@ class Worker {
 
 class FloorService final : public tsserve::v1::ForecastService::CallbackService {
  public:
-  FloorService(int horizon, Worker* worker) : horizon_(horizon), worker_(worker) {}
+  FloorService(AnswerShape answer, Worker* worker) : answer_(answer), worker_(worker) {}
 
   grpc::ServerUnaryReactor* Forecast(grpc::CallbackServerContext* context,
                                      const ForecastRequest* request,
@@ -117,20 +142,21 @@ class FloorService final : public tsserve::v1::ForecastService::CallbackService 
     if (worker_ != nullptr) {
       worker_->submit({reactor, request, response});
     } else {
-      fill_answer(*request, horizon_, response);
+      fill_answer(*request, answer_, response);
       reactor->Finish(grpc::Status::OK);
     }
     return reactor;
   }
 
  private:
-  const int horizon_;
+  const AnswerShape answer_;
   Worker* const worker_;
 };
 
 int usage() {
   std::fprintf(stderr,
-               "usage: grpc_floor_server --answer inline|worker [--horizon N] [--idle-spin-us N]\n");
+               "usage: grpc_floor_server --answer inline|worker [--horizon N] [--idle-spin-us N]"
+               " [--map-layers N] [--map-tokens N]\n");
   return 2;
 }
 
@@ -138,21 +164,25 @@ int usage() {
 
 int main(int argc, char** argv) {
   std::string answer;
-  int horizon = 96;
+  AnswerShape shape;
   int idle_spin_us = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--answer") == 0) {
       answer = argv[i + 1];
     } else if (std::strcmp(argv[i], "--horizon") == 0) {
-      horizon = std::atoi(argv[i + 1]);
+      shape.horizon = std::atoi(argv[i + 1]);
+    } else if (std::strcmp(argv[i], "--map-layers") == 0) {
+      shape.map_layers = std::atoi(argv[i + 1]);
+    } else if (std::strcmp(argv[i], "--map-tokens") == 0) {
+      shape.map_tokens = std::atoi(argv[i + 1]);
     } else if (std::strcmp(argv[i], "--idle-spin-us") == 0) {
       idle_spin_us = std::atoi(argv[i + 1]);
     } else {
       return usage();
     }
   }
-  if ((answer != "inline" && answer != "worker") || horizon <= 0 || idle_spin_us < 0 ||
-      argc % 2 == 0) {
+  if ((answer != "inline" && answer != "worker") || shape.horizon <= 0 || idle_spin_us < 0 ||
+      shape.map_layers < 0 || shape.map_tokens < 0 || argc % 2 == 0) {
     return usage();
   }
 
@@ -165,9 +195,9 @@ int main(int argc, char** argv) {
 
   std::unique_ptr<Worker> worker;
   if (answer == "worker") {
-    worker = std::make_unique<Worker>(horizon, std::chrono::microseconds(idle_spin_us));
+    worker = std::make_unique<Worker>(shape, std::chrono::microseconds(idle_spin_us));
   }
-  FloorService service(horizon, worker.get());
+  FloorService service(shape, worker.get());
   int port = 0;
   grpc::ServerBuilder builder;
   builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
