@@ -1,7 +1,7 @@
 // grpc_floor_server: the floor under tsserve's serving overhead. It serves
 // tsserve.v1.ForecastService/Forecast with gRPC's callback API, exactly as tsserve does,
-// but computes nothing: the answer is a forecast tensor of zeros of the size tsserve
-// would send (horizon x the request's variables). So `tsserve-client bench` against it
+// but computes nothing: the answer is a forecast tensor of zeros of the size and layout
+// tsserve would send (the request's variables x horizon). So `tsserve-client bench` against it
 // measures what gRPC on loopback, protobuf and the client cost, which no server of this
 // protocol can go below on this machine.
 //
@@ -45,15 +45,22 @@ struct AnswerShape {
   int map_tokens = 42;
 };
 
-// The forecast tsserve would return: [horizon, variables] for the default layout; and the
+// The forecast tsserve would return, in the request's layout: [variables, horizon] for the
+// default ([N, T] in), [horizon, variables] for TIME_BY_VARIABLES ([T, N] in); and the
 // maps, when asked.
 void fill_answer(const ForecastRequest& request, const AnswerShape& shape_of,
                  ForecastResponse* response) {
   const auto& shape = request.series().shape();
-  const long variables = shape.size() == 2 ? shape[1] : 1;
+  const bool by_time = request.layout() == tsserve::v1::SERIES_LAYOUT_TIME_BY_VARIABLES;
+  const long variables = shape.size() == 2 ? shape[by_time ? 1 : 0] : 1;
   auto* forecast = response->mutable_forecast();
-  forecast->add_shape(shape_of.horizon);
-  forecast->add_shape(variables);
+  if (by_time) {
+    forecast->add_shape(shape_of.horizon);
+    forecast->add_shape(variables);
+  } else {
+    forecast->add_shape(variables);
+    forecast->add_shape(shape_of.horizon);
+  }
   forecast->mutable_values()->Resize(static_cast<int>(shape_of.horizon * variables), 0.0f);
   if (!request.attention().enabled()) return;
   for (int layer = 0; layer < shape_of.map_layers; ++layer) {
