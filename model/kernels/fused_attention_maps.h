@@ -101,12 +101,54 @@ TSSERVE_STAGE void divide_map(float* map, int64_t floats, int heads) {
   for (int64_t i = 0; i < floats; ++i) map[i] /= count;
 }
 
+// An averaged Full-attention map summed over the heads in the scores' own layout, `sum`
+// [keys][stride] (key, query): each head's weights e * (1 / sum) added with whole vectors,
+// where writing them transposed into the map cost a scalar store per weight and head. The
+// weights and the order of the additions are those write_softmax_rows makes, so the map
+// that transpose_mean then writes is the same to the bit. `first`: head 0 writes.
+TSSERVE_STAGE void accumulate_softmax(const float* scores, const float* sums, int stride,
+                                      int columns, int keys, float* sum, bool first) {
+  for (int j = 0; j < columns; j += kLanes) {
+    const vf inverse = splat(1.0f) / load(sums + j);
+    for (int key = 0; key < keys; ++key) {
+      const vf weight = load(scores + key * stride + j) * inverse;
+      float* to = sum + key * stride + j;
+      store(to, first ? weight : load(to) + weight);
+    }
+  }
+}
+
+// The map [queries][keys] from the heads' sum [keys][stride]: transposed, each value
+// divided by the head count (as divide_map divides the map summed in place).
+TSSERVE_STAGE void transpose_mean(const float* sum, int stride, int queries, int keys, int heads,
+                                  float* map) {
+  const float count = static_cast<float>(heads);
+  for (int key = 0; key < keys; ++key) {
+    for (int query = 0; query < queries; ++query) {
+      map[static_cast<ptrdiff_t>(query) * keys + key] = sum[key * stride + query] / count;
+    }
+  }
+}
+
+// Whether a layer's averaged map is summed in `head_sum` (accumulate_softmax) rather than
+// in the map itself: Full attention's, whose queries are the scores' columns in order.
+bool sums_heads_aside(const FusedWeights& w, const LayerMapSink& sink) {
+  return sink.average_heads && w.attention != FusedAttention::kProbSparse;
+}
+
 // Head `head`'s map into the layer's sink, right after its attention ran on `h`
 // (ProbSparse: attend_prob, whose ranking of the queries `order` holds). An averaged map
-// sums the heads in place (head 0 writes); divide_map finishes it after the last head.
+// sums the heads (head 0 writes): Full attention's in `head_sum` ([P][Pp]), which
+// transpose_mean turns into the map after the last head; ProbSparse's in the map itself,
+// which divide_map finishes.
 void write_head_map(const FusedWeights& w, const HeadAttention& h, const int* order, int head,
-                    const LayerMapSink& sink) {
+                    const LayerMapSink& sink, float* head_sum) {
   const int patches = static_cast<int>(w.patches);
+  if (sums_heads_aside(w, sink)) {
+    accumulate_softmax(h.scores, h.sums, static_cast<int>(w.padded_patches), patches, patches,
+                       head_sum, head == 0);
+    return;
+  }
   float* map = sink.average_heads ? sink.map : sink.map + head * patches * patches;
   const bool accumulate = sink.average_heads && head > 0;
   const auto softmax_rows = [&](int stride, int columns, const int* rows) {

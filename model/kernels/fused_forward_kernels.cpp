@@ -61,6 +61,7 @@ struct Scratch {
   std::vector<float> qkv;      // [3D][Pp]
   std::vector<float> scores;   // [P][Pp]: scores[s][l], key s, query l
   std::vector<float> sums;     // [Pp]
+  std::vector<float> head_sum;  // [P][Pp]: an averaged map's sum over heads (maps only)
   std::vector<float> context;  // [D][Pp]
   std::vector<float> hidden;   // [D_ff][Pp]
   std::vector<float> flat;     // [block rows][D*P]
@@ -83,6 +84,7 @@ struct Scratch {
     grow(qkv, 3 * d * pp);
     grow(scores, static_cast<size_t>(w.patches) * pp);
     grow(sums, pp);
+    grow(head_sum, static_cast<size_t>(w.patches) * pp);
     grow(context, d * pp);
     grow(hidden, static_cast<size_t>(w.d_ff) * pp);
     grow(flat, block_rows * d * static_cast<size_t>(w.patches));
@@ -129,9 +131,12 @@ const float* attention(const FusedWeights& w, Scratch& s, const LayerMapSink& si
     } else {
       attend(h, context, width);
     }
-    if (sink.map != nullptr) write_head_map(w, h, prob.order, head, sink);
+    if (sink.map != nullptr) write_head_map(w, h, prob.order, head, sink, s.head_sum.data());
   }
-  if (sink.map != nullptr && sink.average_heads) {
+  if (sink.map != nullptr && sums_heads_aside(w, sink)) {
+    transpose_mean(s.head_sum.data(), width, patches, patches, static_cast<int>(w.n_heads),
+                   sink.map);
+  } else if (sink.map != nullptr && sink.average_heads) {
     divide_map(sink.map, fused_layer_map_floats(w, true), static_cast<int>(w.n_heads));
   }
   if (w.attention == FusedAttention::kProbSparse && w.prob_tslib_layout) {
