@@ -39,6 +39,12 @@ struct IssuedForecast {
   }
 };
 
+// How the store names variable `n` of a request with `names` (empty: the request named
+// none, and its variables are known by index, "0", "1", ...). Reports must name them alike.
+inline std::string stored_variable_name(const std::vector<std::string>& names, int64_t n) {
+  return names.empty() ? std::to_string(n) : names[static_cast<size_t>(n)];
+}
+
 // The forecast a tsserve.v1 Forecast call computed, for the store. REQUIRES: the input
 // has a series_key and forecast_timestamps; `forecast` is the runtime's [K, F] in the
 // model's space (ForecastOutput::forecast, before the encoder unscales it).

@@ -55,14 +55,16 @@ LiveSeriesMetrics::LevelCounters* LiveSeriesMetrics::level_locked(const std::str
   return &added;
 }
 
-void LiveSeriesMetrics::record_flag(const PointFlag& flag) {
-  if (!flag.scored) return;
+void LiveSeriesMetrics::record_flags(const std::vector<PointFlag>& flags) {
   const MutexLock lock(mutex_);
-  for (const IntervalFlagValue& interval : flag.intervals) {
-    LevelCounters* level = level_locked(flag.model, flag.version, interval.level);
-    if (level == nullptr) continue;
-    level->checked->Increment();
-    if (interval.outside) level->outside->Increment();
+  for (const PointFlag& flag : flags) {
+    if (!flag.scored) continue;
+    for (const IntervalFlagValue& interval : flag.intervals) {
+      LevelCounters* level = level_locked(flag.model, flag.version, interval.level);
+      if (level == nullptr) continue;
+      level->checked->Increment();
+      if (interval.outside) level->outside->Increment();
+    }
   }
 }
 

@@ -28,6 +28,7 @@
 #include <string>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "server/live/point_flags.h"
 #include "server/sync/mutex.h"
@@ -41,8 +42,8 @@ class LiveSeriesMetrics {
   LiveSeriesMetrics& operator=(const LiveSeriesMetrics&) = delete;
 
   void record_observed(const std::string& model, const std::string& version, int64_t points);
-  // One new point's flag: counted per interval level of its forecast.
-  void record_flag(const PointFlag& flag);
+  // One call's new points' flags: each counted per interval level of its forecast.
+  void record_flags(const std::vector<PointFlag>& flags);
   void set_store(std::size_t keys, std::size_t bytes);
   void record_evicted(int64_t keys);
   void record_snapshot(bool ok);

@@ -53,16 +53,13 @@ class ForecastWithinObserve final : public CallEnding {
   v1::ForecastResponse forecast_;        // written by the forecast's encode
 };
 
-// The report that scores the new points: the key's names, or "0", "1", ... as the
-// forecast store knows the variables of a forecast whose request named none.
+// The report that scores the new points, its variables named as the forecast store names
+// those of the key's forecasts.
 ActualsReport report_of(const Observation& observation, const SeriesWindow& window) {
   ActualsReport report;
   report.series_key = observation.series_key;
-  report.variable_names = window.binding.variable_names;
-  if (report.variable_names.empty()) {
-    for (int64_t n = 0; n < window.binding.variables; ++n) {
-      report.variable_names.push_back(std::to_string(n));
-    }
+  for (int64_t n = 0; n < window.binding.variables; ++n) {
+    report.variable_names.push_back(stored_variable_name(window.binding.variable_names, n));
   }
   report.timestamps = observation.timestamps;
   report.values = observation.values;
@@ -119,13 +116,15 @@ void flag_points(const ServiceContext& service, const Observation& observation,
   PointFlagger flagger(observation.values.size());
   service.accuracy->report(report_of(observation, window),
                            [&flagger](const ScoredPoint& scored) { flagger.offer(scored); });
+  std::vector<PointFlag> flags;
+  flags.reserve(observation.values.size());
   int64_t anomalies = 0;
   for (std::size_t i = 0; i < observation.values.size(); ++i) {
-    const PointFlag flag = flagger.flag(i);
-    if (service.live_metrics) service.live_metrics->record_flag(flag);
-    anomalies += flag.anomaly ? 1 : 0;
-    write_point(observation, i, flag, answer->add_points());
+    flags.push_back(flagger.flag(i));
+    anomalies += flags.back().anomaly ? 1 : 0;
+    write_point(observation, i, flags.back(), answer->add_points());
   }
+  if (service.live_metrics) service.live_metrics->record_flags(flags);
   answer->set_anomalies(anomalies);
 }
 
