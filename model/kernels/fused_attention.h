@@ -47,6 +47,16 @@ TSSERVE_STAGE void softmax_columns(float* scores, float* sums, int keys, int wid
   }
 }
 
+// The positions a row's encoder runs over: `count` tokens (the patches of a forecast, or
+// an Encode call's L), held in `width` columns (count rounded up to kFusedPad).
+struct Positions {
+  int count, width;
+};
+
+inline Positions positions_of(int64_t count) {
+  return {static_cast<int>(count), static_cast<int>(fused_round_up(count))};
+}
+
 // One head's operands and the row's scratch the attention writes.
 struct HeadAttention {
   const float* q;  // [E][q_stride]: the queries, `queries` columns (a multiple of kLanes)

@@ -141,12 +141,11 @@ bool sums_heads_aside(const FusedWeights& w, const LayerMapSink& sink) {
 // sums the heads (head 0 writes): Full attention's in `head_sum` ([P][Pp]), which
 // transpose_mean turns into the map after the last head; ProbSparse's in the map itself,
 // which divide_map finishes.
-void write_head_map(const FusedWeights& w, const HeadAttention& h, const int* order, int head,
-                    const LayerMapSink& sink, float* head_sum) {
-  const int patches = static_cast<int>(w.patches);
+void write_head_map(const FusedWeights& w, const Positions& at, const HeadAttention& h,
+                    const int* order, int head, const LayerMapSink& sink, float* head_sum) {
+  const int patches = at.count;
   if (sums_heads_aside(w, sink)) {
-    accumulate_softmax(h.scores, h.sums, static_cast<int>(w.padded_patches), patches, patches,
-                       head_sum, head == 0);
+    accumulate_softmax(h.scores, h.sums, at.width, patches, patches, head_sum, head == 0);
     return;
   }
   float* map = sink.average_heads ? sink.map : sink.map + head * patches * patches;
@@ -165,7 +164,7 @@ void write_head_map(const FusedWeights& w, const HeadAttention& h, const int* or
     softmax_rows(static_cast<int>(fused_round_up(active)), active, order);
     write_uniform_rows(order + active, patches - active, patches, map, accumulate);
   } else {
-    softmax_rows(static_cast<int>(w.padded_patches), patches, nullptr);
+    softmax_rows(at.width, patches, nullptr);
   }
 }
 

@@ -74,26 +74,32 @@ struct Scratch {
   std::vector<float> selected_queries, selected_context;
   std::vector<float> context_view;
 
+  // For a forecast's patches, and a block of rows of the head.
   void fit(const FusedWeights& w, int block_rows) {
-    const size_t pp = static_cast<size_t>(w.padded_patches);
+    fit_encoder(w, positions_of(w.patches));
     const size_t d = static_cast<size_t>(w.d_model);
     grow(series, static_cast<size_t>(w.seq_len + w.stride));
-    grow(patches, static_cast<size_t>(w.patch_len) * pp);
-    grow(x, d * pp);
-    grow(y, d * pp);
-    grow(qkv, 3 * d * pp);
-    grow(scores, static_cast<size_t>(w.patches) * pp);
-    grow(sums, pp);
-    grow(head_sum, static_cast<size_t>(w.patches) * pp);
-    grow(context, d * pp);
-    grow(hidden, static_cast<size_t>(w.d_ff) * pp);
+    grow(patches, static_cast<size_t>(w.patch_len) * w.padded_patches);
     grow(flat, block_rows * d * static_cast<size_t>(w.patches));
     grow(head, block_rows * static_cast<size_t>(w.padded_pred));
     if (stats.size() < 2u * block_rows) stats.resize(2u * block_rows);
+  }
+  // For the encoder layers over `at` positions (a forecast's patches, or Encode's tokens).
+  void fit_encoder(const FusedWeights& w, const Positions& at) {
+    const size_t pp = static_cast<size_t>(at.width);
+    const size_t d = static_cast<size_t>(w.d_model);
+    grow(x, d * pp);
+    grow(y, d * pp);
+    grow(qkv, 3 * d * pp);
+    grow(scores, static_cast<size_t>(at.count) * pp);
+    grow(sums, pp);
+    grow(head_sum, static_cast<size_t>(at.count) * pp);
+    grow(context, d * pp);
+    grow(hidden, static_cast<size_t>(w.d_ff) * pp);
     if (w.attention == FusedAttention::kProbSparse) {
       const size_t e = static_cast<size_t>(w.d_model / w.n_heads);
-      grow(measure, static_cast<size_t>(w.patches));
-      if (order.size() < static_cast<size_t>(w.patches)) order.resize(w.patches);
+      grow(measure, static_cast<size_t>(at.count));
+      if (order.size() < static_cast<size_t>(at.count)) order.resize(at.count);
       grow(selected_queries, e * pp);
       grow(selected_context, e * pp);
       grow(context_view, d * pp);
@@ -107,9 +113,10 @@ struct Scratch {
 // Every head's attention into s.context, and its softmax weights into `sink`'s map when
 // the row asked for this layer's; returns the context the output projection reads
 // (s.context, or its TSLib view).
-const float* attention(const FusedWeights& w, Scratch& s, const LayerMapSink& sink) {
-  const int width = static_cast<int>(w.padded_patches);
-  const int patches = static_cast<int>(w.patches);
+const float* attention(const FusedWeights& w, const Positions& at, Scratch& s,
+                       const LayerMapSink& sink) {
+  const int width = at.width;
+  const int patches = at.count;
   const int d_model = static_cast<int>(w.d_model);
   const int e_width = static_cast<int>(w.d_model / w.n_heads);
   const ProbScratch prob{s.measure.data(), s.order.data(), s.selected_queries.data(),
@@ -131,13 +138,13 @@ const float* attention(const FusedWeights& w, Scratch& s, const LayerMapSink& si
     } else {
       attend(h, context, width);
     }
-    if (sink.map != nullptr) write_head_map(w, h, prob.order, head, sink, s.head_sum.data());
+    if (sink.map != nullptr) write_head_map(w, at, h, prob.order, head, sink, s.head_sum.data());
   }
   if (sink.map != nullptr && sums_heads_aside(w, sink)) {
     transpose_mean(s.head_sum.data(), width, patches, patches, static_cast<int>(w.n_heads),
                    sink.map);
   } else if (sink.map != nullptr && sink.average_heads) {
-    divide_map(sink.map, fused_layer_map_floats(w, true), static_cast<int>(w.n_heads));
+    divide_map(sink.map, static_cast<int64_t>(patches) * patches, static_cast<int>(w.n_heads));
   }
   if (w.attention == FusedAttention::kProbSparse && w.prob_tslib_layout) {
     tslib_context_view(s.context.data(), d_model, e_width, patches, width, s.context_view.data());
@@ -146,15 +153,15 @@ const float* attention(const FusedWeights& w, Scratch& s, const LayerMapSink& si
   return s.context.data();
 }
 
-void encoder_layer(const FusedWeights& w, const FusedLayerWeights& layer, Scratch& s,
-                   const LayerMapSink& sink) {
-  const int width = static_cast<int>(w.padded_patches);
+void encoder_layer(const FusedWeights& w, const FusedLayerWeights& layer, const Positions& at,
+                   Scratch& s, const LayerMapSink& sink) {
+  const int width = at.width;
   const int d_model = static_cast<int>(w.d_model);
   const int d_ff = static_cast<int>(w.d_ff);
 
   gemm({3 * d_model, width, d_model, layer.qkv_weight.data(), d_model, 1, s.x.data(), width,
         layer.qkv_bias.data(), nullptr, s.qkv.data(), width});
-  const float* context = attention(w, s, sink);
+  const float* context = attention(w, at, s, sink);
   gemm({d_model, width, d_model, layer.out_weight.data(), d_model, 1, context, width,
         layer.out_bias.data(), nullptr, s.y.data(), width});
   add_layer_norm(s.x.data(), s.y.data(), d_model, width, layer.norm1_weight.data(),
@@ -209,7 +216,7 @@ void encode_row(const FusedWeights& w, const float* row, Scratch& s, float* flat
   for (size_t i = 0; i < w.layers.size(); ++i) {
     const int index = static_cast<int>(i);
     const LayerMapSink sink = layer_map_sink(w, maps, index);
-    encoder_layer(w, w.layers[i], s, sink);
+    encoder_layer(w, w.layers[i], positions_of(w.patches), s, sink);
     copy_repeated_layer_map(w, maps, index, sink);
   }
 
@@ -223,6 +230,36 @@ void encode_row(const FusedWeights& w, const float* row, Scratch& s, float* flat
       for (int p = 0; p < patches; ++p) out[p] = x[p] * w.final_weight[d] + w.final_bias[d];
     } else {
       std::memcpy(out, x, sizeof(float) * patches);
+    }
+  }
+}
+
+// Encode of one sequence: its tokens [L][D] (already embedded) through the encoder layers
+// and the final norm, out as [L][D]; every layer's per-head weights [H][L][L] into `maps`
+// ([layers][H][L][L]) when it is not null.
+void encode_sequence(const FusedWeights& w, const Positions& at, const float* tokens, Scratch& s,
+                     float* output, float* maps) {
+  const int width = at.width;
+  const int d_model = static_cast<int>(w.d_model);
+  // Transposed into x[feature][position]; the padding columns zero, as a forecast's.
+  for (int d = 0; d < d_model; ++d) {
+    float* x = s.x.data() + d * width;
+    for (int l = 0; l < at.count; ++l) x[l] = tokens[l * d_model + d];
+    std::fill(x + at.count, x + width, 0.0f);
+  }
+  const int64_t layer_floats = w.n_heads * static_cast<int64_t>(at.count) * at.count;
+  for (size_t i = 0; i < w.layers.size(); ++i) {
+    const LayerMapSink sink{maps ? maps + i * layer_floats : nullptr, false};
+    encoder_layer(w, w.layers[i], at, s, sink);
+  }
+  if (w.final_norm == FusedFinalNorm::kLayer) {
+    add_layer_norm(s.x.data(), nullptr, d_model, width, w.final_weight.data(), w.final_bias.data());
+  }
+  for (int d = 0; d < d_model; ++d) {
+    const float* x = s.x.data() + d * width;
+    const bool batch_norm = w.final_norm == FusedFinalNorm::kBatch;
+    for (int l = 0; l < at.count; ++l) {
+      output[l * d_model + d] = batch_norm ? x[l] * w.final_weight[d] + w.final_bias[d] : x[l];
     }
   }
 }
@@ -256,6 +293,19 @@ void forecast_rows(const FusedWeights& w, const float* series, int64_t rows, flo
       const float* scaled = scratch.head.data() + r * padded_pred;
       for (int f = 0; f < w.pred_len; ++f) out[f] = scaled[f] * stdev + mean;
     }
+  }
+}
+
+void encode_tokens(const FusedWeights& w, const float* tokens, int64_t sequences, int64_t length,
+                   float* output, float* maps) {
+  thread_local Scratch scratch;
+  const Positions at = positions_of(length);
+  scratch.fit_encoder(w, at);
+  const int64_t sequence_floats = length * w.d_model;
+  const int64_t map_floats = static_cast<int64_t>(w.layers.size()) * w.n_heads * length * length;
+  for (int64_t i = 0; i < sequences; ++i) {
+    encode_sequence(w, at, tokens + i * sequence_floats, scratch, output + i * sequence_floats,
+                    maps ? maps + i * map_floats : nullptr);
   }
 }
 

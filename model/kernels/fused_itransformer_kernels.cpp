@@ -75,8 +75,8 @@ struct ITransformerScratch {
   FusedFloats keys_t, scores, head_context;  // one head of one sample
   FusedFloats head;                          // [variable rows][Fp]
 
-  void fit(const FusedITransformerWeights& w, int samples, int variables) {
-    const int tokens = variables + static_cast<int>(w.calendar_tokens);
+  // `tokens` per sample, the first `variables` of them forecast.
+  void fit(const FusedITransformerWeights& w, int samples, int variables, int tokens) {
     const size_t rows = static_cast<size_t>(samples) * tokens;
     const size_t variable_rows = static_cast<size_t>(samples) * variables;
     const size_t dp = padded(w.d_model);
@@ -157,11 +157,16 @@ struct ITransformerMapSink {
   bool average_heads = false;
 };
 
+// Floats one layer's map of one sample takes, over `tokens` tokens.
+int64_t layer_map_floats(const FusedITransformerWeights& w, int tokens, bool average_heads) {
+  return (average_heads ? 1 : w.n_heads) * static_cast<int64_t>(tokens) * tokens;
+}
+
 // The sink of encoder layer `layer` for a sample's request: its first slot naming it.
-ITransformerMapSink itransformer_map_sink(const FusedITransformerWeights& w, int variables,
+ITransformerMapSink itransformer_map_sink(const FusedITransformerWeights& w, int tokens,
                                           const FusedRowMaps* maps, int layer) {
   if (maps == nullptr || !maps->wanted()) return {};
-  const int64_t floats = fused_itransformer_layer_map_floats(w, variables, maps->average_heads);
+  const int64_t floats = layer_map_floats(w, tokens, maps->average_heads);
   for (int32_t slot = 0; slot < maps->layer_count; ++slot) {
     if (maps->layers[slot] == layer) {
       return {maps->destination + slot * floats, maps->average_heads};
@@ -172,11 +177,11 @@ ITransformerMapSink itransformer_map_sink(const FusedITransformerWeights& w, int
 
 // The mean over heads (sum, then one division), then the copies for a layer named in
 // more than one slot.
-void finish_itransformer_map(const FusedITransformerWeights& w, int variables,
+void finish_itransformer_map(const FusedITransformerWeights& w, int tokens,
                              const FusedRowMaps* maps, int layer,
                              const ITransformerMapSink& written) {
   if (written.map == nullptr) return;
-  const int64_t floats = fused_itransformer_layer_map_floats(w, variables, maps->average_heads);
+  const int64_t floats = layer_map_floats(w, tokens, maps->average_heads);
   if (written.average_heads) {
     const float heads = static_cast<float>(w.n_heads);
     for (int64_t i = 0; i < floats; ++i) written.map[i] /= heads;
@@ -208,7 +213,7 @@ void encoder_layer(const FusedITransformerWeights& w, int index, const Chunk& c,
     const size_t q0 = static_cast<size_t>(i) * query_tokens * dp;
     const size_t kv0 = static_cast<size_t>(i) * c.tokens * dp;
     const FusedRowMaps* sample_maps = maps ? maps + i : nullptr;
-    const ITransformerMapSink sink = itransformer_map_sink(w, c.variables, sample_maps, index);
+    const ITransformerMapSink sink = itransformer_map_sink(w, c.tokens, sample_maps, index);
     TokenAttention t{query_tokens,
                      c.tokens,
                      static_cast<int>(w.n_heads),
@@ -237,7 +242,7 @@ void encoder_layer(const FusedITransformerWeights& w, int index, const Chunk& c,
       t.q = extra;
       token_attention_weights(t, query_tokens);
     }
-    finish_itransformer_map(w, c.variables, sample_maps, index, sink);
+    finish_itransformer_map(w, c.tokens, sample_maps, index, sink);
   }
   // x = norm1(x + out(context)); x = norm2(x + conv2(act(conv1(x)))), in place.
   linear(layer.out, s.context.data(), dp, stream_rows, stream, dp, stream);
@@ -284,7 +289,41 @@ void forecast_chunk(const FusedITransformerWeights& w, const Chunk& c, const flo
   }
 }
 
+// Encode of a chunk of sequences of c.tokens tokens each ([rows][D], already embedded):
+// every layer over every token, then the final LayerNorm, out as [rows][D].
+void encode_chunk(const FusedITransformerWeights& w, const Chunk& c, const float* tokens,
+                  float* output, const FusedRowMaps* maps, ITransformerScratch& s) {
+  const ptrdiff_t dp = padded(w.d_model);
+  const int d = static_cast<int>(w.d_model);
+  for (int r = 0; r < c.rows(); ++r) {
+    float* row = s.x.data() + r * dp;
+    std::memcpy(row, tokens + static_cast<size_t>(r) * d, sizeof(float) * d);
+    std::fill(row + d, row + dp, 0.0f);
+  }
+  for (size_t l = 0; l < w.layers.size(); ++l) {
+    encoder_layer(w, static_cast<int>(l), c, s.x.data(), s.x.data(), c.tokens, maps, s);
+  }
+  layer_norm_rows(s.x.data(), c.rows(), dp, d, w.final_weight.data(), w.final_bias.data());
+  for (int r = 0; r < c.rows(); ++r) {
+    std::memcpy(output + static_cast<size_t>(r) * d, s.x.data() + r * dp, sizeof(float) * d);
+  }
+}
+
 }  // namespace
+
+void itransformer_encode(const FusedITransformerWeights& w, const float* tokens, int64_t sequences,
+                         int64_t length, float* output, const FusedRowMaps* maps) {
+  thread_local ITransformerScratch scratch;
+  const int L = static_cast<int>(length);
+  const int chunk = chunk_samples(L);
+  scratch.fit(w, chunk, L, L);
+  const size_t stride = static_cast<size_t>(L) * w.d_model;
+  for (int64_t s0 = 0; s0 < sequences; s0 += chunk) {
+    const Chunk c{static_cast<int>(std::min<int64_t>(chunk, sequences - s0)), L, L};
+    encode_chunk(w, c, tokens + s0 * stride, output + s0 * stride, maps ? maps + s0 : nullptr,
+                 scratch);
+  }
+}
 
 void itransformer_forecast(const FusedITransformerWeights& w, const float* series,
                            const float* calendar, int64_t samples, int64_t variables,
@@ -293,7 +332,7 @@ void itransformer_forecast(const FusedITransformerWeights& w, const float* serie
   const int n = static_cast<int>(variables);
   const int tokens = n + static_cast<int>(w.calendar_tokens);
   const int chunk = chunk_samples(tokens);
-  scratch.fit(w, chunk, n);
+  scratch.fit(w, chunk, n, tokens);
   const size_t series_stride = static_cast<size_t>(n) * w.seq_len;
   const size_t calendar_stride = static_cast<size_t>(w.calendar_tokens) * w.seq_len;
   const size_t forecast_stride = static_cast<size_t>(n) * w.pred_len;

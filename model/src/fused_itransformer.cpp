@@ -2,6 +2,8 @@
 
 #include <ATen/ATen.h>
 
+#include "fused_encode_tensors.h"
+#include "tsserve/model/fused_encode.h"
 #include "tsserve/model/fused_itransformer_forward.h"
 #include "tsserve/model/model_error.h"
 
@@ -185,6 +187,15 @@ SampleForecastWithMaps FusedITransformer::forecast_samples_with_maps(
                               marks.defined() ? marks.data_ptr<float>() : nullptr, samples, N,
                               out.forecast.data_ptr<float>(), any ? maps.data() : nullptr);
   return out;
+}
+
+EncoderOutput FusedITransformer::encode(const at::Tensor& tokens, bool need_attention) const {
+  return fused_encoder_output(
+      tokens, weights_.d_model, static_cast<int64_t>(weights_.layers.size()), weights_.n_heads,
+      need_attention,
+      [&](const float* in, int64_t batch, int64_t length, float* output, float* maps) {
+        fused_itransformer_encode(weights_, in, batch, length, output, maps);
+      });
 }
 
 }  // namespace tsserve::model

@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "fused_encode_tensors.h"
+#include "tsserve/model/fused_encode.h"
 #include "tsserve/model/fused_forward.h"
 #include "tsserve/model/model_error.h"
 #include "tsserve/model/prob_attention.h"
@@ -186,6 +188,19 @@ ForecastWithRowMaps FusedPatchTST::forecast_rows_with_maps(
   }
   out.forecast = forecast_rows(series, maps.data());
   return out;
+}
+
+std::string FusedPatchTST::encode_unsupported_reason(int64_t length) const {
+  return fused_patchtst_encode_unsupported_reason(weights_, length);
+}
+
+EncoderOutput FusedPatchTST::encode(const at::Tensor& tokens, bool need_attention) const {
+  return fused_encoder_output(
+      tokens, weights_.d_model, static_cast<int64_t>(weights_.layers.size()), weights_.n_heads,
+      need_attention,
+      [&](const float* in, int64_t batch, int64_t length, float* output, float* maps) {
+        fused_patchtst_encode(weights_, in, batch, length, output, maps);
+      });
 }
 
 }  // namespace tsserve::model

@@ -18,6 +18,7 @@
 //    {1, 64} samples: samples/s and GFLOP/s beside the measured FMA peak;
 //  - the fused forward of 7 rows after the thread slept or polled for 1 ms
 //    (BM_FusedForwardAfterIdle: why the batcher's idle workers poll).
+//  - Encode, fused and LibTorch, in encode_bench.cpp (BM_EncodePaths).
 // Threads: TSSERVE_BENCH_THREADS (default 1), the LibTorch intra-op thread count.
 //
 //   build/tests/bench/model_bench --benchmark_min_time=1

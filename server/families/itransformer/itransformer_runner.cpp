@@ -86,6 +86,7 @@ model::ForecastWithRowMaps ITransformerRunner::forecast_with_maps(
 model::EncoderOutput ITransformerRunner::encode(const at::Tensor& tokens,
                                                 bool need_attention) const {
   c10::InferenceMode guard;
+  if (fused_) return fused_->encode(tokens, need_attention);
   return encoder_output_on_cpu(model_->encoder->forward(tokens.to(device()), {}, need_attention));
 }
 

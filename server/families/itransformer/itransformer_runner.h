@@ -9,9 +9,8 @@
 // Forecasts run on the fused CPU forward (model/fused_itransformer.h) when
 // RunnerOptions::cpu_kernels asks for it and it covers the model (Full attention, on the
 // CPU), else on the LibTorch module; kernels() says which and why. Attention maps come
-// from the same path, in the forecast's own pass on the fused kernels; Encode from the
-// LibTorch module. A sample's forecast is the same whether or not maps were asked for,
-// and whatever else shares its batch.
+// from the same path, in the forecast's own pass on the fused kernels; so does Encode. A sample's
+// forecast is the same whether or not maps were asked for, and whatever else shares its batch.
 
 #include <ATen/core/Tensor.h>
 

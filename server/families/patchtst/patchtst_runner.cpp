@@ -49,6 +49,11 @@ model::ForecastWithRowMaps PatchTSTRunner::forecast_with_maps(
 
 model::EncoderOutput PatchTSTRunner::encode(const at::Tensor& tokens, bool need_attention) const {
   c10::InferenceMode guard;
+  const model::FusedPatchTST* fused = forecaster_->fused_model();
+  if (fused != nullptr && tokens.dim() == 3 &&
+      fused->encode_unsupported_reason(tokens.size(1)).empty()) {
+    return fused->encode(tokens, need_attention);
+  }
   return encoder_output_on_cpu(model_->encode(tokens.to(device()), {}, need_attention));
 }
 

@@ -8,8 +8,9 @@
 // Forecasts and their attention maps run on the kernels RunnerOptions::cpu_kernels names
 // (model/row_forecaster.h): the fused CPU forward by default, the LibTorch modules where
 // it does not apply (a GPU, a config it does not cover: kernels() says which and why).
-// Encode comes from the LibTorch modules. A row's forecast is the same whether or not
-// maps are asked for, and whatever else shares its batch.
+// Encode runs on the same kernels, except a ProbSparse model's at a token count other than
+// its patch count (fused_encode.h), which the LibTorch modules encode. A row's forecast is
+// the same whether or not maps are asked for, and whatever else shares its batch.
 //
 // Errors: the constructor throws model::ModelError for a device it cannot use (e.g. cuda
 // with a CPU-only LibTorch); forward calls let LibTorch's exceptions through, and the

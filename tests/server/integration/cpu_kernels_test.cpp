@@ -1,8 +1,8 @@
 // --cpu-kernels through the server: `fused` (the default) answers within 1e-5 of the
 // LibTorch model and `torch` bit for bit; with either, every answer is bitwise the
 // in-process forecaster's on the same kernels for its rows alone, whatever shares its
-// batch and whether or not it asked for attention maps; GetModelInfo says which forward
-// serves and why a fallback happened.
+// batch and whether or not it asked for attention maps; Encode likewise on either kernels;
+// GetModelInfo says which forward serves and why a fallback happened.
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -98,6 +98,52 @@ TEST(CpuKernels, ProbSparseServesOnTheFusedKernelsWithin1e5OfTheLibTorchModel) {
                                       model::CpuKernels::kTorch);
   expect_within_parity(floats(forecast_expecting_ok(harness, request).forecast()),
                        forecast_of(libtorch, request));
+}
+
+// Encode of `tokens` [L, D] through the server: the output, and layer 0's per-head map.
+std::pair<std::vector<float>, std::vector<float>> encoded_by(ServerHarness& harness,
+                                                             const at::Tensor& tokens) {
+  v1::EncodeRequest request;
+  request.mutable_tokens()->add_shape(tokens.size(0));
+  request.mutable_tokens()->add_shape(tokens.size(1));
+  const at::Tensor flat = tokens.contiguous().view(-1);
+  for (int64_t i = 0; i < flat.numel(); ++i)
+    request.mutable_tokens()->add_values(flat[i].item<float>());
+  request.mutable_attention()->set_enabled(true);
+  request.mutable_attention()->add_layers(0);
+  v1::EncodeResponse response;
+  grpc::ClientContext context;
+  const grpc::Status status = harness.stub().Encode(&context, request, &response);
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  if (!status.ok() || response.attention_size() != 1) return {};
+  return {floats(response.output()), floats(response.attention(0).weights())};
+}
+
+// Encode runs on the server's kernels too: the fused encoder within 1e-5 of LibTorch's
+// (its maps within 1e-6), at a token count other than the model's patches; `torch` is
+// LibTorch's bit for bit.
+TEST(CpuKernels, EncodeOnTheFusedKernelsIsWithin1e5OfTheLibTorchEncoder) {
+  torch::manual_seed(74);
+  const at::Tensor tokens = torch::randn({29, reference_model()->config().d_model});
+  at::InferenceMode guard;
+  const model::EncoderOutput expected = reference_model()->encode(tokens.unsqueeze(0), {}, true);
+  const at::Tensor expected_output = expected.output.contiguous();
+  const std::vector<float> output(expected_output.data_ptr<float>(),
+                                  expected_output.data_ptr<float>() + expected_output.numel());
+  const at::Tensor map = expected.weights[0].contiguous();
+  const std::vector<float> weights(map.data_ptr<float>(), map.data_ptr<float>() + map.numel());
+
+  ServerHarness fused_harness;
+  const auto [fused_output, fused_weights] = encoded_by(fused_harness, tokens);
+  expect_within_parity(fused_output, output);
+  EXPECT_NE(fused_output, output);  // else this would not tell the paths apart
+  ASSERT_EQ(fused_weights.size(), weights.size());
+  for (size_t i = 0; i < weights.size(); ++i) EXPECT_NEAR(fused_weights[i], weights[i], 1e-6) << i;
+
+  ServerHarness torch_harness(with_kernels("torch"));
+  const auto [torch_output, torch_weights] = encoded_by(torch_harness, tokens);
+  EXPECT_EQ(torch_output, output);
+  EXPECT_EQ(torch_weights, weights);
 }
 
 class EveryKernels : public ::testing::TestWithParam<model::CpuKernels> {};

@@ -237,6 +237,8 @@ TEST(ForecastService, BadInputIsRefusedByFieldAndTheServerKeepsServing) {
   EXPECT_TRUE(harness.stub().Forecast(&context, forecast_request(2, 336, 8), &response).ok());
 }
 
+// On the kernels the test server runs (the fused ones; cpu_kernels_test.cpp compares them
+// with the LibTorch encoder).
 TEST(ForecastService, EncodeEqualsTheLibraryEncoder) {
   ServerHarness harness;
   v1::EncodeRequest request;
@@ -249,7 +251,9 @@ TEST(ForecastService, EncodeEqualsTheLibraryEncoder) {
   grpc::ClientContext context;
   ASSERT_TRUE(harness.stub().Encode(&context, request, &response).ok());
   at::InferenceMode guard;
-  const at::Tensor expected = reference_model()->encode(tokens.unsqueeze(0)).output[0];
+  const model::FusedPatchTST* fused = reference_forecaster(model::CpuKernels::kFused).fused_model();
+  ASSERT_NE(fused, nullptr);
+  const at::Tensor expected = fused->encode(tokens.unsqueeze(0), false).output[0];
   EXPECT_TRUE(at::equal(torch::tensor(floats(response.output())).view({10, 16}), expected));
 }
 

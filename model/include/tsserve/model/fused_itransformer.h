@@ -7,8 +7,8 @@
 // d_model/n_heads/d_ff/seq_len/pred_len the config validates and any N >= 1 (the module
 // always normalises its input, TSLib's use_norm = 1, and so does this forward).
 // fused_itransformer_unsupported_reason() names anything else (ProbSparse attention).
-// Attention maps come from forecast_samples_with_maps, in the forecast's own pass; the
-// encoder output is not produced here: a call that needs it runs the LibTorch module.
+// Attention maps come from forecast_samples_with_maps, in the forecast's own pass; Encode
+// runs the same encoder layers on given tokens.
 
 #include <ATen/core/Tensor.h>
 
@@ -53,6 +53,13 @@ class FusedITransformer {
   SampleForecastWithMaps forecast_samples_with_maps(
       const at::Tensor& series, const at::Tensor& calendar,
       const std::vector<RowMapRequest>& requests) const;
+
+  // Encode (the encoder and its final norm on given tokens, as ITransformerRunner's
+  // LibTorch path runs them) on the fused kernels (fused_encode.h): tokens [B, L, d_model]
+  // float32 on the CPU -> output [B, L, D], and per layer [B, H, L, L] softmax weights
+  // when need_attention. Each sequence's output is bitwise independent of the others.
+  // Throws ModelError for other shapes.
+  EncoderOutput encode(const at::Tensor& tokens, bool need_attention) const;
 
   const FusedITransformerWeights& weights() const { return weights_; }
 

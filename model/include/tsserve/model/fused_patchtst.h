@@ -6,7 +6,7 @@
 // LayerNorm, BatchNorm or none, any d_model/n_heads/d_ff/patching the config validates.
 // fused_unsupported_reason() names anything else (row_forecaster.h then falls back to
 // the LibTorch path on its own). Attention maps come from the same pass, for the rows
-// that ask (fused_row_maps.h); the encoder output is not produced here.
+// that ask (fused_row_maps.h). Encode runs the same encoder layers on given tokens.
 
 #include <ATen/core/Tensor.h>
 
@@ -41,6 +41,15 @@ class FusedPatchTST {
   // Throws ModelError for a count of requests other than R or a layer the model lacks.
   ForecastWithRowMaps forecast_rows_with_maps(const at::Tensor& series,
                                               const std::vector<RowMapRequest>& requests) const;
+
+  // Encode (PatchTSTImpl::encode without a mask) on the fused kernels (fused_encode.h):
+  // tokens [B, L, d_model] float32 on the CPU -> output [B, L, D] after the final norm, and
+  // per layer [B, H, L, L] softmax weights when need_attention. Each sequence's output is
+  // bitwise independent of the others. Throws ModelError for other shapes, or a length
+  // encode_unsupported_reason refuses.
+  EncoderOutput encode(const at::Tensor& tokens, bool need_attention) const;
+  // "" when encode covers `length` tokens (ProbSparse: only the model's patch count).
+  std::string encode_unsupported_reason(int64_t length) const;
 
   const FusedWeights& weights() const { return weights_; }
 

@@ -50,6 +50,8 @@ class RowForecaster {
 
   // True when forecasts (and their attention maps) run on the fused kernels.
   bool uses_fused_kernels() const { return fused_.has_value(); }
+  // The fused kernels' model (its Encode too), or null on the LibTorch path.
+  const FusedPatchTST* fused_model() const { return fused_ ? &*fused_ : nullptr; }
   // Why kFused was asked for and the LibTorch modules run instead ("" otherwise).
   const std::string& fallback_reason() const { return fallback_reason_; }
   const PatchTST& module() const { return model_; }
