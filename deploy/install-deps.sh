@@ -20,7 +20,7 @@ packages=(
   libcairo2-dev fonts-dejavu-core
   # tests and benchmarks (matplotlib draws the plots of BENCHMARKS.md)
   libgtest-dev libgmock-dev libbenchmark-dev prometheus python3-matplotlib
-  # HTTP from outside: curl runs the README's examples, wrk measures the HTTP door
+  # HTTP from outside: curl runs the docs' examples, wrk measures the HTTP door
   curl wrk
   # fuzzing (tests/fuzz/run.sh): clang with libFuzzer and the sanitizer runtimes
   clang-14 libclang-rt-14-dev

@@ -1,5 +1,5 @@
 #pragma once
-// tsserve-client's exit codes: stable, documented in the README, relied on by scripts
+// tsserve-client's exit codes: stable, documented in docs/api/clients.md, relied on by scripts
 // (and by the container's HEALTHCHECK).
 
 namespace tsserve::client::cli {

@@ -1,6 +1,6 @@
 // tsserve-client: forecasts from CSV files (with plots and attention heatmaps), raw
-// encoder calls, health and model information, and a load generator. See the README's
-// "Client" section; exit codes are in exit_codes.h.
+// encoder calls, health and model information, and a load generator. See
+// docs/api/clients.md; exit codes are in exit_codes.h.
 
 #include <CLI/CLI.hpp>
 

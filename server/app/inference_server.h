@@ -1,11 +1,16 @@
 #pragma once
-// The whole server, assembled from its parts: model -> runner -> batchers -> services
-// (tsserve.v1 and the Open Inference Protocol, over the same batchers) -> gRPC server (with
-// health and reflection), the HTTP door (the OIP REST binding) and the metrics endpoint.
+// The whole server, assembled from its parts: the model repository (--model-repository, or
+// the single --model as a repository of one) -> the registry of loaded versions, each with
+// its family's runner and its own batchers -> services (tsserve.v1 and the Open Inference
+// Protocol, over the same batchers) -> gRPC server (with health and reflection), the HTTP
+// door (the OIP REST binding, the JSON API and the console) and the metrics endpoint.
 //
-// Lifecycle: start() returns once the model is loaded and warmed up and both listeners
-// are bound; health is SERVING from then on. shutdown() drains: health NOT_SERVING, new
-// calls UNAVAILABLE, every admitted request finishes, then the listeners close.
+// Lifecycle: start() returns once every model of the repository is loaded and warmed up
+// or refused, and the listeners are bound. With the single --model a refused model stops
+// start() (there is nothing to serve); with a repository a refused version is listed and
+// the rest served. Health is SERVING once every configured model has a ready version.
+// shutdown() drains: health NOT_SERVING, new calls UNAVAILABLE, every admitted request
+// finishes, then the listeners close.
 //
 // Thread safety: shutdown() may be called from any thread, once or more.
 

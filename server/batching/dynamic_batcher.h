@@ -22,9 +22,9 @@
 // Idle spin (idle_spin.h): a worker that finds the queue empty may first poll it for
 // idle_spin (real time, not the injected Clock: it is about the CPU, and changes no
 // batching decision) before it blocks. A forward that starts on a thread that has just
-// slept runs slower (measured here: 7 rows, 371 us hot, 568 us after a 1 ms sleep, 404-412
-// us after a 1 ms spin; model_bench BM_FusedForwardAfterIdle), and at low load every batch
-// starts so. One worker per batcher spins at a time; the others block as before.
+// slept runs slower (model_bench BM_FusedForwardAfterIdle; the figures are in
+// BENCHMARKS.md), and at low load every batch starts so. One worker per batcher spins at a time;
+// the others block as before.
 //
 // Thread safety: submit(), shutdown() and the getters may be called from any thread.
 // REQUIRES: shutdown() and the destructor are not called from the processor.

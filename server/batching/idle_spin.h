@@ -1,9 +1,10 @@
 #pragma once
 // Polling instead of sleeping, for a thread that expects work within microseconds.
 //
-// A thread that blocks on a condition variable lets its core idle; on this machine (a
-// VM) a forward that then starts on it runs ~50 % slower for a while, and waking a
-// halted core costs more than a futex. Polling a counter for a bounded time keeps the core
+// A thread that blocks on a condition variable lets its core idle; a forward that then
+// starts on it runs slower for a while (caches and frequency; model_bench
+// BM_FusedForwardAfterIdle, figures in BENCHMARKS.md), and waking a halted core costs
+// more than a futex. Polling a counter for a bounded time keeps the core
 // busy between calls that come back to back (a client's next call after its answer) and
 // costs nothing to the submitter. Each poll yields, so other runnable threads on this core
 // (gRPC's) are not delayed by it.

@@ -22,7 +22,8 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
   const std::vector<ConfigOption>& options = config_options();
   const ServerConfig defaults;
 
-  CLI::App app("tsserve: gRPC inference server for PatchTST forecasters.", "tsserve");
+  CLI::App app("tsserve: gRPC and HTTP inference server for time-series Transformer forecasters.",
+               "tsserve");
   app.get_formatter()->column_width(32);
   app.footer(
       "Each option is also a config file key (the long name with underscores, e.g.\n"

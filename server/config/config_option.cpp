@@ -10,19 +10,18 @@
 #include <type_traits>
 #include <utility>
 
-// The batching defaults, as measured (BENCHMARKS.md):
+// Why the batching defaults are what they are (the measurements are in BENCHMARKS.md):
 //  - preferred_batch_rows 0 (= max_batch_rows): below max_batch_rows a worker leaves the
 //    rest of the queue to the next free one; with several instances that shares the work
-//    and cuts the tail (p99 at concurrency 32 with 2 instances, 81-97 -> 48-55 ms at 28-56
-//    rows), so it is worth setting there.
-//  - max_queue_delay_ms 0: on CPU this model's cost per row is flat in the batch size, so
-//    waiting for company only adds latency (2 ms queued at concurrency 1, no throughput
-//    gained). A GPU, where wide batches are cheaper per row, may want a few milliseconds.
-//  - max_queue_wait_ms 0 (off): max_queue_rows alone bounds the queue; 8192 rows at this
-//    CPU model's ~5000 rows/s is 1.6 s of queue.
-//  - idle_spin_us 1000: a forward that starts on a thread that has just slept runs ~50 %
-//    slower on this machine (7 rows: 371 us hot, 568 us after a 1 ms sleep, 404-412 us
-//    after a 1 ms spin; model_bench BM_FusedForwardAfterIdle), and at low load every batch
+//    and cuts the tail latency (BENCHMARKS.md, "--preferred-batch-rows"), so it is worth
+//    setting there; with one instance it changes nothing.
+//  - max_queue_delay_ms 0: on CPU the model's cost per row is flat in the batch size, so
+//    waiting for company only adds latency and gains no throughput. A GPU, where wide
+//    batches are cheaper per row, may want a few milliseconds.
+//  - max_queue_wait_ms 0 (off): max_queue_rows alone bounds the queue, in rows; a bound in
+//    time depends on the model's speed, which the operator knows and the default does not.
+//  - idle_spin_us 1000: a forward that starts on a thread that has just slept runs slower
+//    (model_bench BM_FusedForwardAfterIdle; BENCHMARKS.md), and at low load every batch
 //    starts so. 1 ms covers a loopback or LAN round trip between a client's calls; one
 //    worker per model version spins at a time and yields to any runnable thread, and an
 //    idle server stops spinning 1 ms after its last batch.
@@ -329,7 +328,7 @@ std::vector<ConfigOption> make_options() {
       [](auto& c) -> auto& { return c.model.model; }, check_not_empty));
   options.push_back(text_option(
       {"model_repository", "Model", "DIR",
-       "Serve every model of DIR/<name>/<version>/ (README: model repository); \"\" = --model "
+       "Serve every model of DIR/<name>/<version>/ (docs/model-repository.md); \"\" = --model "
        "alone"},
       [](auto& c) -> auto& { return c.repository.model_repository; }));
   options.push_back(number_option(
@@ -361,8 +360,9 @@ std::vector<ConfigOption> make_options() {
       [](auto& c) -> auto& { return c.model.device; }, check_device));
   options.push_back(text_option(
       {"cpu_kernels", "Model", "KERNELS",
-       "Forward on the CPU: fused (tsserve's own kernels, Full and ProbSparse attention; "
-       "attention maps and GPUs use LibTorch) | torch (LibTorch's operators)"},
+       "Forward on the CPU: fused (tsserve's own kernels for PatchTST and iTransformer "
+       "forecasts, their attention maps and Encode; Informer, Transformer and GPUs use "
+       "LibTorch) | torch (LibTorch's operators)"},
       [](auto& c) -> auto& { return c.model.cpu_kernels; }, one_of({"fused", "torch"})));
   options.push_back(integer_or_auto_option(
       {"threads", "Model", "INT|auto",
@@ -371,7 +371,7 @@ std::vector<ConfigOption> make_options() {
   options.push_back(integer_or_auto_option(
       {"instances", "Model", "INT|auto",
        "Model instances, one batcher worker each; auto = one per CPU core this process may "
-       "use (1 on a GPU); each adds about 2 MiB (fused) or 20 MiB (torch) at its peak"},
+       "use (1 on a GPU); each adds a worker thread and its buffers (more with torch)"},
       [](auto& c) -> auto& { return c.model.instances; }, 1, 1024));
   options.push_back(bool_option(
       {"batch_invariant", "Model", "BOOL",
@@ -415,8 +415,8 @@ std::vector<ConfigOption> make_options() {
       [](auto& c) -> auto& { return c.server.grpc_address; }, check_grpc_address));
   options.push_back(text_option(
       {"http_address", "Server", "HOST:PORT",
-       "HTTP/JSON listen address (the Open Inference Protocol's REST binding); \"\" turns it "
-       "off"},
+       "HTTP/JSON listen address (the Open Inference Protocol's REST binding, the JSON API "
+       "/v1 and the console); \"\" turns it off"},
       [](auto& c) -> auto& { return c.server.http_address; }, check_http_address));
   options.push_back(integer_option(
       {"http_threads", "Server", "N", "Threads serving HTTP connections"},

@@ -1,8 +1,9 @@
 #pragma once
-// What the codecs need to know about the served model and the server's limits: plain
-// data, filled once by whoever loads the model (from model::ModelConfig) and read by every
-// request. The codecs depend on neither LibTorch nor the model library, so this struct is
-// their only view of the model.
+// What the codecs need to know about one loaded model version and the server's limits:
+// plain data, filled once when the version loads (from model::ModelConfig; each version
+// of each model has its own) and read by every request that version admits. The codecs
+// depend on neither LibTorch nor the model library, so this struct is their only view of
+// the model.
 
 #include <cstdint>
 #include <string>

@@ -3,7 +3,7 @@
 # (tests/e2e/console/console_check.js says what it checks) against a real tsserve.
 #   console_test.sh TSSERVE WORK ETTH1_CSV [SCREENSHOT_DIR]
 # SCREENSHOT_DIR: where the views' pictures go (default WORK/screenshots; docs/console to
-# refresh the README's). Skipped (77) without ETTh1.csv, or where the npm registry cannot
+# refresh docs/console.md's). Skipped (77) without ETTh1.csv, or where the npm registry cannot
 # be reached; fails without chromium (tests/run.sh installs it).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

@@ -75,8 +75,9 @@ def window(points=336):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tsserve", help="a tsserve binary whose live answers to check")
-    parser.add_argument("--examples", help="a directory of README examples: *.request.json "
-                        "(ForecastRequest) and *.response.json (ForecastResponse) to validate")
+    parser.add_argument("--examples", help="a directory of the HTTP examples' files "
+                        "(docs/api/http-json.md): *.request.json (ForecastRequest) and "
+                        "*.response.json (ForecastResponse) to validate")
     args = parser.parse_args()
     document = Document(DOCUMENT)
     print("the document's examples: %d valid" % document.check_examples())
@@ -92,11 +93,11 @@ def main():
             instance = json.load(open(os.path.join(args.examples, name)))
             schema = document.request_schema(forecast_path, "post") if kind == "request" \
                 else document.response_schema(forecast_path, "post", 200)
-            document.validate(schema, instance, "README " + name)
+            document.validate(schema, instance, "docs/api/http-json.md " + name)
             checked.add(kind)
         assert checked == {"request", "response"}, "%s: no *.request.json and *.response.json" % args.examples
     if not args.tsserve:
-        print("PASS: the document's examples%s are valid" % (" and README's" if args.examples else ""))
+        print("PASS: the document's examples%s are valid" % (" and docs/api/http-json.md's" if args.examples else ""))
         return 0
 
     work = tempfile.mkdtemp(prefix="openapi-check-")

@@ -1,7 +1,7 @@
 # Sourced by the end-to-end scripts: start the tsserve binary on loopback port 0 and stop
 # it with SIGTERM, checking that it drains and exits 0.
 #   start_tsserve TSSERVE_BINARY WORK_DIR [OPTION ...]   sets $server (pid), $port (gRPC),
-#                                                        $http_port and $log
+#                                                        $http_port, $metrics_port and $log
 #   stop_tsserve                            SIGTERM, wait, "stopped (drained)" in the log
 
 start_tsserve() {
@@ -19,6 +19,7 @@ start_tsserve() {
   read -r -t 120 ready <&3 || { cat "$log"; echo "FAIL: tsserve did not report listening" >&2; exit 1; }
   port=$(echo "$ready" | sed -n 's/.*grpc_port=\([0-9]*\).*/\1/p')
   http_port=$(echo "$ready" | sed -n 's/.*http_port=\([0-9]*\).*/\1/p')
+  metrics_port=$(echo "$ready" | sed -n 's/.*metrics_port=\([0-9]*\).*/\1/p')
   [ -n "$port" ] || { echo "FAIL: unexpected first line: $ready" >&2; exit 1; }
 }
 

@@ -25,7 +25,8 @@ const EnvironmentLookup kNoOperatorSetting = fake_environment({});
 class IntraOpThreadsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    // The set-up installs libopenblas0-pthread (README); without it this has nothing to test.
+    // The set-up installs libopenblas0-pthread (deploy/install-deps.sh); without it this has
+    // nothing to test.
     if (!blas_pool_threads()) GTEST_SKIP() << "the process's BLAS is not OpenBLAS";
     torch_before_ = at::get_num_threads();
     blas_before_ = *blas_pool_threads();

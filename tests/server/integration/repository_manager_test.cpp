@@ -58,7 +58,7 @@ class TempRepository {
 
   // DIR/name/version from the bundled `stem` (.pt + .json), the config's "name" set to
   // `name` and `edit` applied; staged under DIR/name/.incoming and renamed into place, as
-  // the README's rollout recipe does, so a scan never sees half a version.
+  // the rollout recipe of docs/model-repository.md does, so a scan never sees half a version.
   fs::path add(const std::string& name, int version, const std::string& stem,
                const std::function<void(json&)>& edit = nullptr) {
     return add_from(kBundled, name, version, stem, edit);
