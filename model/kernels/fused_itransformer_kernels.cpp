@@ -169,7 +169,7 @@ ITransformerMapSink itransformer_map_sink(const FusedITransformerWeights& w, int
   const int64_t floats = layer_map_floats(w, tokens, maps->average_heads);
   for (int32_t slot = 0; slot < maps->layer_count; ++slot) {
     if (maps->layers[slot] == layer) {
-      return {maps->destination + slot * floats, maps->average_heads};
+      return {maps->slot_destination(slot, floats), maps->average_heads};
     }
   }
   return {};
@@ -187,7 +187,7 @@ void finish_itransformer_map(const FusedITransformerWeights& w, int tokens,
     for (int64_t i = 0; i < floats; ++i) written.map[i] /= heads;
   }
   for (int32_t slot = 0; slot < maps->layer_count; ++slot) {
-    float* to = maps->destination + slot * floats;
+    float* to = maps->slot_destination(slot, floats);
     if (maps->layers[slot] == layer && to != written.map) {
       std::memcpy(to, written.map, sizeof(float) * static_cast<size_t>(floats));
     }

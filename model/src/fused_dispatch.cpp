@@ -86,7 +86,7 @@ void check_map_requests(const FusedWeights& weights, const FusedRowMaps* maps, i
                        std::to_string(request.layer_count) + " is negative");
     }
     if (!request.wanted()) continue;
-    if (request.destination == nullptr || request.layers == nullptr) {
+    if (!request.has_destinations() || request.layers == nullptr) {
       throw ModelError("attention maps of row " + std::to_string(row) +
                        ": layers asked for without a destination or a layer list");
     }

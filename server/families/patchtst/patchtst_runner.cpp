@@ -5,6 +5,7 @@
 
 #include "server/runtime/device.h"
 #include "tsserve/model/fused_forward.h"
+#include "tsserve/model/model_error.h"
 
 namespace tsserve::server {
 PatchTSTRunner::PatchTSTRunner(model::PatchTST model, const RunnerOptions& options)
@@ -45,6 +46,18 @@ model::ForecastWithRowMaps PatchTSTRunner::forecast_with_maps(
     if (maps.defined()) maps = to_cpu(maps);
   }
   return out;
+}
+
+at::Tensor PatchTSTRunner::forecast_with_maps_into(
+    const at::Tensor& rows, const std::vector<model::FusedRowMaps>& maps) const {
+  c10::InferenceMode guard;
+  const model::FusedPatchTST* fused = forecaster_->fused_model();
+  if (fused == nullptr) throw model::ModelError("maps in place need the fused kernels");
+  if (static_cast<int64_t>(maps.size()) != rows.size(0)) {
+    throw model::ModelError("attention maps: " + std::to_string(maps.size()) +
+                            " row requests for " + std::to_string(rows.size(0)) + " rows");
+  }
+  return fused->forecast_rows(rows, maps.data());
 }
 
 model::EncoderOutput PatchTSTRunner::encode(const at::Tensor& tokens, bool need_attention) const {

@@ -43,6 +43,14 @@ class PatchTSTRunner : public PlacedModel<model::PatchTST> {
   model::ForecastWithRowMaps forecast_with_maps(
       const at::Tensor& rows, const std::vector<model::RowMapRequest>& requests) const;
 
+  // On the fused kernels only (writes_maps_in_place()): rows [R, seq_len] float32 CPU and
+  // one request per row (FusedRowMaps{} for none) -> forecast [R, pred_len], each row's
+  // maps written where its request points (the server's answer buffers: no copy between
+  // the kernels and the answer). Bitwise forecast_with_maps's forecast and maps.
+  bool writes_maps_in_place() const { return forecaster_->fused_model() != nullptr; }
+  at::Tensor forecast_with_maps_into(const at::Tensor& rows,
+                                     const std::vector<model::FusedRowMaps>& maps) const;
+
   // tokens [B, L, d_model] float32 CPU -> output [B, L, d_model] CPU; attention per layer
   // [B, H, L, L] when asked.
   model::EncoderOutput encode(const at::Tensor& tokens, bool need_attention) const;
