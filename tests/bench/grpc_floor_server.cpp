@@ -6,13 +6,19 @@
 // protocol can go below on this machine.
 //
 //   grpc_floor_server --answer inline|worker [--horizon 96] [--idle-spin-us 0]
-//                     [--map-layers 3] [--map-tokens 42]
+//                     [--map-layers 3] [--map-tokens 42] [--workers 1] [--busy-us-per-row 0]
 //
 //   inline: Finish inside the handler, on gRPC's thread (no hand-off at all);
 //   worker: the handler queues the call and one worker thread answers it: the hand-off
 //           tsserve makes (gRPC thread -> batcher worker -> Finish), without the batcher.
 //           --idle-spin-us: the worker polls for that long before it blocks, as tsserve's
 //           batcher workers do (--idle-spin-us, server/batching/idle_spin.h).
+//           --workers N: N such workers share the queue, as tsserve's --instances do.
+//           --busy-us-per-row X: a worker takes every call queued (a batch, as tsserve's
+//           batcher forms one), keeps its core busy for X us of its own CPU time per
+//           series row in it (the model's cost, without the model), then answers them.
+//           At saturation this is tsserve with its own code costing nothing: gRPC,
+//           protobuf, the hand-off and the client beside the same compute per row.
 // A request that asks for attention maps gets zero maps of the size tsserve would send:
 // one [map-tokens, map-tokens] map per layer and variable (heads averaged; the bundled
 // PatchTST's 3 layers of 42 patches), so the maps' own serving cost has a floor too.
@@ -22,14 +28,16 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <cstdint>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <deque>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "server/batching/idle_spin.h"
 #include "tsserve/v1/forecast_service.grpc.pb.h"
@@ -83,20 +91,42 @@ struct PendingCall {
   ForecastResponse* response;
 };
 
-// One worker answering queued calls in order, polling then woken by a condition variable
-// as tsserve's batcher worker is.
+// Series rows of a request (its variables), as tsserve counts a batch's rows.
+long rows_of(const ForecastRequest& request) {
+  const auto& shape = request.series().shape();
+  const bool by_time = request.layout() == tsserve::v1::SERIES_LAYOUT_TIME_BY_VARIABLES;
+  return shape.size() == 2 ? shape[by_time ? 1 : 0] : 1;
+}
+
+// Keeps this thread busy until it has used `cpu` of its own CPU time since `from`.
+double thread_cpu_us() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+void burn_cpu_us(double cpu) {
+  const double until = thread_cpu_us() + cpu;
+  while (thread_cpu_us() < until) {
+  }
+}
+
+// Workers answering queued calls in order, polling then woken by a condition variable as
+// tsserve's batcher workers are.
 class Worker {
  public:
-  Worker(AnswerShape answer, std::chrono::microseconds idle_spin)
-      : answer_(answer), idle_spin_(idle_spin), thread_([this] { run(); }) {}
+  Worker(AnswerShape answer, std::chrono::microseconds idle_spin, int workers,
+         double busy_us_per_row)
+      : answer_(answer), idle_spin_(idle_spin), busy_us_per_row_(busy_us_per_row) {
+    for (int i = 0; i < workers; ++i) threads_.emplace_back([this] { run(); });
+  }
   ~Worker() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       stopping_ = true;
       arrivals_.fetch_add(1, std::memory_order_release);
     }
-    wake_.notify_one();
-    thread_.join();
+    wake_.notify_all();
+    for (std::thread& thread : threads_) thread.join();
   }
   void submit(PendingCall call) {
     {
@@ -119,23 +149,34 @@ class Worker {
       }
       wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
       if (queue_.empty()) return;  // stopping, nothing left
-      const PendingCall call = queue_.front();
-      queue_.pop_front();
+      std::deque<PendingCall> batch;
+      if (busy_us_per_row_ > 0) {
+        batch.swap(queue_);
+      } else {
+        batch.push_back(queue_.front());
+        queue_.pop_front();
+      }
       lock.unlock();
-      fill_answer(*call.request, answer_, call.response);
-      call.reactor->Finish(grpc::Status::OK);
+      long rows = 0;
+      for (const PendingCall& call : batch) rows += rows_of(*call.request);
+      if (busy_us_per_row_ > 0) burn_cpu_us(busy_us_per_row_ * static_cast<double>(rows));
+      for (const PendingCall& call : batch) {
+        fill_answer(*call.request, answer_, call.response);
+        call.reactor->Finish(grpc::Status::OK);
+      }
       lock.lock();
     }
   }
 
   const AnswerShape answer_;
   const std::chrono::microseconds idle_spin_;
+  const double busy_us_per_row_;
   std::atomic<std::uint64_t> arrivals_{0};  // bumped under mutex_ by submit and stop
   std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<PendingCall> queue_;
   bool stopping_ = false;
-  std::thread thread_;  // last: starts once the members above exist
+  std::vector<std::thread> threads_;  // last: start once the members above exist
 };
 
 class FloorService final : public tsserve::v1::ForecastService::CallbackService {
@@ -163,7 +204,7 @@ class FloorService final : public tsserve::v1::ForecastService::CallbackService 
 int usage() {
   std::fprintf(stderr,
                "usage: grpc_floor_server --answer inline|worker [--horizon N] [--idle-spin-us N]"
-               " [--map-layers N] [--map-tokens N]\n");
+               " [--map-layers N] [--map-tokens N] [--workers N] [--busy-us-per-row X]\n");
   return 2;
 }
 
@@ -173,6 +214,8 @@ int main(int argc, char** argv) {
   std::string answer;
   AnswerShape shape;
   int idle_spin_us = 0;
+  int workers = 1;
+  double busy_us_per_row = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--answer") == 0) {
       answer = argv[i + 1];
@@ -184,12 +227,17 @@ int main(int argc, char** argv) {
       shape.map_tokens = std::atoi(argv[i + 1]);
     } else if (std::strcmp(argv[i], "--idle-spin-us") == 0) {
       idle_spin_us = std::atoi(argv[i + 1]);
+    } else if (std::strcmp(argv[i], "--workers") == 0) {
+      workers = std::atoi(argv[i + 1]);
+    } else if (std::strcmp(argv[i], "--busy-us-per-row") == 0) {
+      busy_us_per_row = std::atof(argv[i + 1]);
     } else {
       return usage();
     }
   }
   if ((answer != "inline" && answer != "worker") || shape.horizon <= 0 || idle_spin_us < 0 ||
-      shape.map_layers < 0 || shape.map_tokens < 0 || argc % 2 == 0) {
+      shape.map_layers < 0 || shape.map_tokens < 0 || workers < 1 || busy_us_per_row < 0 ||
+      argc % 2 == 0) {
     return usage();
   }
 
@@ -202,7 +250,8 @@ int main(int argc, char** argv) {
 
   std::unique_ptr<Worker> worker;
   if (answer == "worker") {
-    worker = std::make_unique<Worker>(shape, std::chrono::microseconds(idle_spin_us));
+    worker = std::make_unique<Worker>(shape, std::chrono::microseconds(idle_spin_us), workers,
+                                      busy_us_per_row);
   }
   FloorService service(shape, worker.get());
   int port = 0;
