@@ -19,7 +19,8 @@ CommandRunner add_health_command(CLI::App& app) {
   auto flags = std::make_shared<Flags>();
   add_connection_flags(*command, flags->connection, 2000);
   command->add_option("--service", flags->service,
-                      "service to check (\"\" = the whole server, or tsserve.v1.ForecastService)");
+                      "service to check (\"\" = the whole server; tsserve.v1.ForecastService, "
+                      "inference.GRPCInferenceService, or a model's name)");
   command->add_flag("-q,--quiet", flags->quiet, "print nothing; the exit code says it all");
   return [flags] {
     TsserveClient client = make_client(flags->connection);

@@ -1,7 +1,10 @@
-// tsserve: serve a PatchTST checkpoint over gRPC (tsserve.v1, health, reflection) with
-// Prometheus metrics. `tsserve --help` lists every option, its default and its
-// environment variable. With no arguments it serves the bundled model on :50051 and
-// metrics on :9464. SIGTERM or SIGINT drains (admitted requests finish) and exits 0.
+// tsserve: serve PatchTST, iTransformer, Informer and Transformer checkpoints (one model
+// or a model repository) over gRPC (tsserve.v1, the Open Inference Protocol, health,
+// reflection) and HTTP (the Open Inference Protocol's REST binding, the JSON API /v1, the
+// console), with Prometheus metrics. `tsserve --help` lists every option, its default and
+// its environment variable. With no arguments it serves the bundled PatchTST with gRPC on
+// :50051, HTTP on :8000 and metrics on :9464. SIGTERM or SIGINT drains (admitted requests
+// finish) and exits 0.
 
 #include <spdlog/spdlog.h>
 

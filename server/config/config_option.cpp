@@ -361,8 +361,8 @@ std::vector<ConfigOption> make_options() {
   options.push_back(text_option(
       {"cpu_kernels", "Model", "KERNELS",
        "Forward on the CPU: fused (tsserve's own kernels for PatchTST and iTransformer "
-       "forecasts, their attention maps and Encode; Informer, Transformer and GPUs use "
-       "LibTorch) | torch (LibTorch's operators)"},
+       "forecasts, their attention maps and Encode; Informer, Transformer, an iTransformer "
+       "with ProbSparse attention and GPUs use LibTorch) | torch (LibTorch's operators)"},
       [](auto& c) -> auto& { return c.model.cpu_kernels; }, one_of({"fused", "torch"})));
   options.push_back(integer_or_auto_option(
       {"threads", "Model", "INT|auto",
@@ -402,7 +402,8 @@ std::vector<ConfigOption> make_options() {
        "recent model time per row (milliseconds); 0 = no bound in time"},
       [](auto& c) -> auto& { return c.batching.max_queue_wait_ms; }, 0.0, kOneDaySeconds * 1000));
   options.push_back(integer_option(
-      {"max_encode_tokens", "Batching", "INT", "Patch tokens in one Encode batch at most"},
+      {"max_encode_tokens", "Batching", "INT",
+       "Patch tokens in one Encode request at most; a longer one gets INVALID_ARGUMENT"},
       [](auto& c) -> auto& { return c.batching.max_encode_tokens; }, 1));
   options.push_back(integer_option(
       {"idle_spin_us", "Batching", "US",

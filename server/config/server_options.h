@@ -74,7 +74,7 @@ struct BatchingOptions {
   // Refuse a request expected to wait longer than this in the queue; 0 = off, only
   // max_queue_rows bounds the queue.
   double max_queue_wait_ms = 0.0;
-  // Patch tokens in one Encode batch at most.
+  // Patch tokens in one Encode request at most (at least 1: the option refuses 0).
   int max_encode_tokens = 4096;
   // How long one idle batcher worker polls its queue before it sleeps (microseconds);
   // 0 = it sleeps at once. Why this default: config_option.cpp.

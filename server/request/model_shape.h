@@ -122,7 +122,8 @@ struct RequestLimits {
   // Most series rows (ForecastInput::series_rows) in one Forecast request: the batcher's
   // max_batch_rows, so a request never straddles batches.
   int64_t max_series_rows = 448;
-  // Most tokens in one Encode request; 0: no limit other than the message size.
+  // Most tokens in one Encode request; 0: no limit other than the message size (the
+  // server's --max-encode-tokens is at least 1, so the server always sets a limit).
   int64_t max_encode_tokens = 4096;
   // Largest answer (serialized bytes): max_message_bytes. gRPC would refuse a bigger one
   // with a bare "Sent message larger than max"; checking first lets the caller learn why

@@ -1,4 +1,5 @@
-"""Live series against full windows on ETTh1's test split (issue 30's equivalence).
+"""Live series against full windows on ETTh1's test split (the equivalence in
+docs/intervals-and-accuracy.md, "Equivalence on ETTh1's test split").
 
     /usr/bin/python3 tests/accuracy/observe_equivalence.py --tsserve BIN --work DIR \
         [--data ETTh1.csv] [--rows 0]

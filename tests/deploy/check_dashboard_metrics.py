@@ -6,8 +6,9 @@ Starts the real tsserve binary on free loopback ports, reads the metric names fr
 /metrics (a histogram family F is queried as F_bucket, F_sum and F_count), and checks
 every PromQL expression in deploy/grafana/dashboards/*.json (panels and template
 variables) and deploy/prometheus/alerts.yml against them. Also checks that the dashboard
-has the panels operators need (the issue's list) and that compose, Prometheus and
-Grafana point at each other (service names, ports, datasource uid, mount paths).
+has the panels operators need (the list in docs/deployment.md's compose section) and that
+compose, Prometheus and Grafana point at each other (service names, ports, datasource uid,
+mount paths).
 """
 
 import argparse
@@ -179,7 +180,7 @@ def main():
         used |= names
     print("checked %d expressions (%d dashboard, %d alert rules)" % (checked, checked - len(rules), len(rules)))
 
-    # What the issue asks the dashboard and the alerts to show.
+    # What the dashboard and the alerts must show (docs/deployment.md, docs/operations.md).
     dashboard_text = " ".join(e for w, e in sources if not w.startswith("alerts.yml"))
     wanted = {
         "request rate": r"rate\(tsserve_requests_total",

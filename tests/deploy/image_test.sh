@@ -83,8 +83,8 @@ nice -n 10 podman build --isolation=chroot --format docker --pull=never --layers
 build_seconds=$((SECONDS - build_start))
 size=$(podman image inspect --format '{{.Size}}' "$image")
 step "built in $build_seconds s; image size $((size / 1000000)) MB ($size bytes)"
-# The runtime stage carries only the libraries the binaries load (issue 18): 1.32 GB
-# with Debian's runtime packages, which pull in OpenCV, FFmpeg, Qt, Mesa and LLVM.
+# The runtime stage carries only the libraries the binaries load: 1.32 GB with Debian's
+# runtime packages, which pull in OpenCV, FFmpeg, Qt, Mesa and LLVM.
 size_limit=700000000
 [ "$size" -lt "$size_limit" ] \
   || { echo "FAIL: the image is $size bytes, over the bound of $size_limit (0.7 GB)" >&2; exit 1; }

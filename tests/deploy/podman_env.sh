@@ -3,7 +3,7 @@
 # containers.conf / storage.conf instead of repeated as flags:
 #   runc       crun fails here (hybrid cgroups)
 #   cgroupfs   no systemd to manage cgroups; events go to a file for the same reason
-#   vfs        the storage driver that works here (issue 5); it copies every layer, so
+#   vfs        the storage driver that works on these machines; it copies every layer, so
 #              the test removes its storage at the end
 #   ulimits    podman's default nofile/nproc exceed the sandbox's hard limits
 # Usage: . tests/deploy/podman_env.sh DIR   (exports CONTAINERS_CONF, CONTAINERS_STORAGE_CONF)

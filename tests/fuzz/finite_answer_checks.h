@@ -1,11 +1,11 @@
 #pragma once
-// Issue 18's invariants for the request fuzzers: an accepted series stays within the line
-// the model's normalisation can take, and a successful answer is always finite. The
-// model's output is a stand-in (response_checks.h); here one of its values is replaced by
-// an extreme one, picked by the accepted input's own bits so that mutating the series
-// reaches every kind, and the encoder must either send only finite numbers or refuse with
-// OUT_OF_RANGE naming the output - and it must refuse exactly when the value it would
-// send is not finite.
+// Extreme magnitudes, the invariants for the request fuzzers: an accepted series stays
+// within the line the model's normalisation can take, and a successful answer is always
+// finite. The model's output is a stand-in (response_checks.h); here one of its values is
+// replaced by an extreme one, picked by the accepted input's own bits so that mutating the
+// series reaches every kind, and the encoder must either send only finite numbers or
+// refuse with OUT_OF_RANGE naming the output - and it must refuse exactly when the value
+// it would send is not finite.
 
 #include <cmath>
 #include <cstdint>

@@ -10,9 +10,10 @@
 // Invariants: a refusal is INVALID_ARGUMENT naming a field (FAILED_PRECONDITION only for
 // SCALER_MODE_REQUIRED without a scaler); an acceptance obeys every rule of the proto, holds
 // exactly the documented rows (request_checks.h) and attention selection, and encodes
-// into a response whose every value sits where forecast_service.proto says. Issue 18: the
-// accepted rows are within the normalisation's line, and a successful answer is always
-// finite, even when the stand-in model output holds an extreme value (finite_answer_checks.h).
+// into a response whose every value sits where forecast_service.proto says. Extreme
+// magnitudes: the accepted rows are within the normalisation's line, and a successful
+// answer is always finite, even when the stand-in model output holds an extreme value
+// (finite_answer_checks.h).
 
 #include <algorithm>
 #include <string>

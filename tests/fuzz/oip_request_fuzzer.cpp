@@ -10,8 +10,8 @@
 // [B, T_in, N] whose data fill it, B * N <= max_series_rows, T_in >= T, and holds exactly the
 // documented rows and attention selection (over every sample) with the parameters'
 // meaning read here independently; its response carries the requested outputs in order,
-// [B, F, N] forecast values where the protocol puts them. Issue 18: the accepted rows are
-// within the normalisation's line, and a successful answer is always finite
+// [B, F, N] forecast values where the protocol puts them. Extreme magnitudes: the accepted
+// rows are within the normalisation's line, and a successful answer is always finite
 // (finite_answer_checks.h).
 
 #include <cerrno>

@@ -28,7 +28,7 @@ namespace {
 
 using namespace tsserve::model;
 
-// The bar the issue sets for maps: absolute, on weights in [0, 1].
+// The bar for maps: absolute, on weights in [0, 1].
 constexpr double kMapAtol = 1e-6;
 
 struct MapsCase {

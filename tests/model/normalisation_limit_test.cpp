@@ -1,8 +1,8 @@
 // The line of tsserve/model/normalisation_limit.h checked on LibTorch's own arithmetic
 // (normalise_over_time, the code every family runs): the series that push each step of
 // the derivation hardest stay finite at the line for the seq_lens served, and the
-// de-normalisation of any plausible network output does too. Past float's reach (issue
-// 18's series) the same code yields values that are not numbers, which is why the
+// de-normalisation of any plausible network output does too. Past float's reach (e.g.
+// 336 values of 3e38) the same code yields values that are not numbers, which is why the
 // server refuses beyond the line.
 
 #include "tsserve/model/normalisation_limit.h"

@@ -286,7 +286,7 @@ TEST(OipRequestDecoderTest, ScalerRefusalsNameTheProtocolsParameters) {
 }
 
 // Every scaler refusal an OIP client can meet names OIP's fields and spellings
-// (inputs[0], parameters["..."], "required", "none"), never tsserve.v1's (issue 18 §4).
+// (inputs[0], parameters["..."], "required", "none"), never tsserve.v1's.
 TEST(OipRequestDecoderTest, ScalerRefusalsNeverUseTsserveV1Names) {
   const auto refusal = [](const std::vector<float>& data, int64_t variables, const char* mode,
                           const char* names, const ModelShape& model) {

@@ -44,7 +44,8 @@ TEST(ForecastService, AnswerEqualsTheLibraryBitForBit) {
   EXPECT_EQ(response.input_points_used(), 336);
 }
 
-// Issue 18: 336 values of 3e38 were answered OK with a forecast that was not a number.
+// A regression test: 336 values of 3e38 were once answered OK with a forecast that was
+// not a number.
 // Series at the normalisation's line (constant, and alternating, which maximises the
 // variance) are answered with finite numbers by the real model; just past it, or the
 // reported series, are refused naming the variable and the line.

@@ -265,8 +265,9 @@ TEST(OipService, AttentionComesOnlyWhenRequestedAndEqualsV1Maps) {
             std::vector<float>(map.values().begin(), map.values().end()));
 }
 
-// Issue 18 over the Open Inference Protocol: samples at the normalisation's line get a
-// finite forecast from the real model; a sample just past it is refused in OIP's names.
+// Extreme magnitudes over the Open Inference Protocol (forecast_service_test.cpp has the
+// same for tsserve.v1): samples at the normalisation's line get a finite forecast from the
+// real model; a sample just past it is refused in OIP's names.
 TEST(OipService, SamplesAtTheNormalisationLineAreAnsweredFiniteAndPastItRefused) {
   ServerHarness harness;
   const float limit = model::largest_normalisable_magnitude(336);
