@@ -78,6 +78,7 @@ struct Scratch {
   void fit(const FusedWeights& w, int block_rows) {
     fit_encoder(w, positions_of(w.patches));
     const size_t d = static_cast<size_t>(w.d_model);
+    grow(head_sum, static_cast<size_t>(w.patches) * w.padded_patches);
     grow(series, static_cast<size_t>(w.seq_len + w.stride));
     grow(patches, static_cast<size_t>(w.patch_len) * w.padded_patches);
     grow(flat, block_rows * d * static_cast<size_t>(w.patches));
@@ -93,7 +94,6 @@ struct Scratch {
     grow(qkv, 3 * d * pp);
     grow(scores, static_cast<size_t>(at.count) * pp);
     grow(sums, pp);
-    grow(head_sum, static_cast<size_t>(at.count) * pp);
     grow(context, d * pp);
     grow(hidden, static_cast<size_t>(w.d_ff) * pp);
     if (w.attention == FusedAttention::kProbSparse) {
@@ -264,6 +264,10 @@ void encode_sequence(const FusedWeights& w, const Positions& at, const float* to
   }
 }
 
+// Encode's longest sequence whose buffers a thread keeps between calls (128 x 128 scores:
+// 64 KB), beside the model's own patch count.
+constexpr int64_t kCachedEncodeTokens = 128;
+
 // The head reads a block of rows at once so its weight ([D*P][F], 258 KB for the bundled
 // model) is streamed once per block, not once per row.
 constexpr int kBlockRows = 8;
@@ -298,7 +302,12 @@ void forecast_rows(const FusedWeights& w, const float* series, int64_t rows, flo
 
 void encode_tokens(const FusedWeights& w, const float* tokens, int64_t sequences, int64_t length,
                    float* output, float* maps) {
-  thread_local Scratch scratch;
+  // Up to the model's own patch count (or kCachedEncodeTokens) the thread keeps its
+  // buffers; a longer sequence gets buffers of its own, freed on return, so that one long
+  // Encode does not hold its L x L scores for the thread's lifetime.
+  thread_local Scratch cached;
+  Scratch own;
+  Scratch& scratch = length <= std::max<int64_t>(w.patches, kCachedEncodeTokens) ? cached : own;
   const Positions at = positions_of(length);
   scratch.fit_encoder(w, at);
   const int64_t sequence_floats = length * w.d_model;

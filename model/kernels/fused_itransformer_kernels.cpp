@@ -289,6 +289,10 @@ void forecast_chunk(const FusedITransformerWeights& w, const Chunk& c, const flo
   }
 }
 
+// Encode's longest sequence whose buffers a thread keeps between calls: the iTransformer's
+// tokens are its variables and calendar tokens, tens for TSLib's datasets.
+constexpr int64_t kCachedEncodeTokens = 128;
+
 // Encode of a chunk of sequences of c.tokens tokens each ([rows][D], already embedded):
 // every layer over every token, then the final LayerNorm, out as [rows][D].
 void encode_chunk(const FusedITransformerWeights& w, const Chunk& c, const float* tokens,
@@ -313,7 +317,11 @@ void encode_chunk(const FusedITransformerWeights& w, const Chunk& c, const float
 
 void itransformer_encode(const FusedITransformerWeights& w, const float* tokens, int64_t sequences,
                          int64_t length, float* output, const FusedRowMaps* maps) {
-  thread_local ITransformerScratch scratch;
+  // As PatchTST's Encode: a sequence longer than kCachedEncodeTokens gets buffers of its
+  // own, freed on return, rather than keeping its L x L scores for the thread's lifetime.
+  thread_local ITransformerScratch cached;
+  ITransformerScratch own;
+  ITransformerScratch& scratch = length <= kCachedEncodeTokens ? cached : own;
   const int L = static_cast<int>(length);
   const int chunk = chunk_samples(L);
   scratch.fit(w, chunk, L, L);

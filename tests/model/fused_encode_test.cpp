@@ -117,7 +117,8 @@ void expect_patchtst_encodes_like_libtorch(PatchTST& model, const std::vector<in
 TEST(FusedEncode, PatchTSTBundledModelMatchesLibTorchAtAnyTokenCount) {
   PatchTST model = load_patchtst(kBundled);
   const int64_t patches = model->config().patch_count();
-  expect_patchtst_encodes_like_libtorch(model, {1, 5, 29, patches, patches + 9, 100}, "bundled");
+  expect_patchtst_encodes_like_libtorch(model, {1, 5, 29, patches, patches + 9, 100, 150},
+                                        "bundled");
 }
 
 TEST(FusedEncode, PatchTSTFixturesMatchLibTorch) {
@@ -165,7 +166,7 @@ TEST(FusedEncode, ITransformerMatchesLibTorchAtAnyTokenCount) {
   for (auto& [model, what] : models) {
     const FusedITransformer fused(*model);
     int seed = 11;
-    for (int64_t length : {int64_t{1}, own, int64_t{30}}) {
+    for (int64_t length : {int64_t{1}, own, int64_t{30}, int64_t{140}}) {
       const at::Tensor tokens = random_tokens(3, length, model->config().d_model, seed++);
       const EncoderOutput expected = model->encoder->forward(tokens, {}, true);
       const std::string named = what + ", " + std::to_string(length) + " tokens";
