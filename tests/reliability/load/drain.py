@@ -1,7 +1,11 @@
 """Drain: SIGTERM a real tsserve while the real `tsserve-client bench` keeps it busy.
 
 The bench runs closed loop (--concurrency calls always in flight, so the queue is never
-empty); once the server has answered --warm-calls Forecasts, it gets SIGTERM. Then:
+empty), each call --variables rows so that the server holds calls for a while; once the
+server has answered --warm-calls Forecasts, it gets SIGTERM. A SIGTERM that lands while
+every call is between the client and the server (the server holding none: possible when
+the machine is busy and answers are fast) did not test a drain under load, so the run is
+repeated, up to --attempts times. Then:
 
 - it exits 0 within its drain timeout, and logs "stopped (drained)";
 - it was under load: its own count of calls in flight when the drain began is >= 1;
@@ -40,17 +44,21 @@ def parse_args():
     parser.add_argument("--warm-calls", type=int, default=200,
                         help="Forecasts answered before the SIGTERM")
     parser.add_argument("--drain-timeout-s", type=float, default=30.0)
+    parser.add_argument("--variables", type=int, default=64, help="rows per Forecast")
+    parser.add_argument("--attempts", type=int, default=3,
+                        help="runs until a SIGTERM lands with calls in the server")
     return parser.parse_args()
 
 
-def main():
-    args = parse_args()
-    os.makedirs(args.work, exist_ok=True)
-    server = Server(args.tsserve, args.work, "drain-tsserve",
+def drain_once(args, attempt):
+    """One server, loaded and then sent SIGTERM: (exit code, drain seconds, the bench's
+    stage, the server's log)."""
+    server = Server(args.tsserve, args.work, "drain-tsserve-%d" % attempt,
                     ["--drain-timeout-s", str(args.drain_timeout_s)])
     # A long stage that SIGINT ends; --warmup-s 0 so every call is counted.
     bench = BackgroundBench(args.client, [server.target],
-                            ["--concurrency", args.concurrency, "--duration-s", 600, "--warmup-s", 0])
+                            ["--concurrency", args.concurrency, "--variables", args.variables,
+                             "--duration-s", 600, "--warmup-s", 0])
     try:
         wait_until(lambda: server.forecasts() >= args.warm_calls, 120,
                    "%d Forecasts answered before the SIGTERM" % args.warm_calls)
@@ -59,9 +67,23 @@ def main():
     finally:
         bench.ensure_stopped()
         server.ensure_stopped()
+    return code, drain_s, stage, server.log()
 
-    log = server.log()
-    in_flight = re.search(r"draining: (\d+) calls in flight; (\d+) rows queued", log)
+
+def calls_in_flight(log):
+    return re.search(r"draining: (\d+) calls in flight; (\d+) rows queued", log)
+
+
+def main():
+    args = parse_args()
+    os.makedirs(args.work, exist_ok=True)
+    for attempt in range(1, args.attempts + 1):
+        code, drain_s, stage, log = drain_once(args, attempt)
+        in_flight = calls_in_flight(log)
+        if in_flight and int(in_flight.group(1)) >= 1:
+            break
+        print("attempt %d: the SIGTERM found no call in the server (%s); again" % (
+            attempt, in_flight.group(0) if in_flight else "no drain line"))
     answered = answered_summary(log) or {}
     server_codes = answered.get("Forecast", {})
     errors = stage_errors(stage)
