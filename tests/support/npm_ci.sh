@@ -10,7 +10,9 @@ npm_ci_or_skip() {
   npm_skipped=""
   if ! (cd "$dir" && npm ci --no-audit --no-fund --prefer-offline --loglevel=error \
           >/dev/null 2>"$dir/npm.log"); then
-    if grep -qE 'ENOTFOUND|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EAI_AGAIN|CERT|certificate' "$dir/npm.log"; then
+    # npm names a network failure "npm ERR! network ..." or by its code (a socket timeout
+    # and a proxy's 5xx or 429 included).
+    if grep -qE 'ENOTFOUND|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EAI_AGAIN|ERR_SOCKET_TIMEOUT|EHOSTUNREACH|ENETUNREACH|EPIPE|E5[0-9][0-9]|E429|npm ERR! network|CERT|certificate' "$dir/npm.log"; then
       npm_skipped="$what: npm registry unreachable ($(grep -m1 -oE 'code [A-Z_]+' "$dir/npm.log" || true))"
       echo "SKIPPING $npm_skipped"
     else
