@@ -12,10 +12,12 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "binary_file.h"
 #include "checkpoint_format_error.h"
+#include "json_nesting.h"
 #include "tsserve/model/checkpoint_file.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -113,6 +115,15 @@ class SafetensorsFile {
     data_size_ = file_size - data_start_;
     const std::vector<uint8_t> text =
         file_.read_vector(8, static_cast<size_t>(header_size), "the safetensors header");
+    // Before parsing: the parsed header is walked recursively (dump() in an error
+    // message), so a header nested 100,000 deep would overflow the stack there.
+    if (json_nests_deeper_than(
+            std::string_view(reinterpret_cast<const char*>(text.data()), text.size()),
+            kMaxJsonNesting)) {
+      throw CheckpointFormatError("the safetensors header nests arrays and objects more than " +
+                                  std::to_string(kMaxJsonNesting) +
+                                  " deep (the limit; a real header is 3 deep)");
+    }
     nlohmann::ordered_json header;
     try {
       header = nlohmann::ordered_json::parse(text.begin(), text.end());

@@ -430,6 +430,31 @@ TEST(CheckpointFileSafetensorsErrors, Entries) {
       {"tensor 'b' (BOOL) holds byte 7 at element 1"});
 }
 
+TEST(CheckpointFileSafetensorsErrors, DeepNestingIsRefusedBeforeParsingWithoutACrash) {
+  // A "shape" whose one dimension is an array nested 100,000 deep: the error path used to
+  // dump() it recursively and overflow the stack (the repository poller then crash-looped).
+  const std::string deep(100'000, '[');
+  const std::string header = R"({"w": {"dtype": "F32", "shape": [)" + deep +
+                             std::string(100'000, ']') + R"(], "data_offsets": [0, 4]}})";
+  const std::string path = write_temp("deep.safetensors", safetensors(header, Bytes(4, '\0')));
+  for (const auto& read : {read_safetensors, read_checkpoint_file}) {
+    expect_model_error(read, path, {"nests arrays and objects more than 64 deep"});
+  }
+  // Unbalanced, in "__metadata__" too: refused at the 65th level, not parsed.
+  expect_safetensors_error("deep_metadata.safetensors",
+                           safetensors(R"({"__metadata__": )" + deep, ""), {"more than 64 deep"});
+  // Brackets inside strings are text, not nesting; 64 levels in all (the header's object,
+  // the entry's, 62 arrays) are still read.
+  std::string nested_64 = "1";
+  for (int i = 0; i < 62; ++i) nested_64 = "[" + nested_64 + "]";
+  expect_safetensors_error(
+      "deep_but_allowed.safetensors",
+      safetensors(R"({"w[[[[": {"dtype": "F32", "shape": )" + nested_64 +
+                      R"(, "data_offsets": [0, 4]}, "__metadata__": {"\"[[[[": "]]]]"}})",
+                  Bytes(4, '\0')),
+      {"\"shape\" holds [[[[", "not a non-negative integer"});
+}
+
 TEST(CheckpointFileSafetensorsErrors, NamesFromTheFileAreEscapedInMessages) {
   expect_safetensors_error(
       "escaped_name.safetensors",
