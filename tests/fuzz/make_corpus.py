@@ -355,6 +355,149 @@ def http_request_rules_seeds():
     }
 
 
+def http_framing_seeds():
+    """One connection's bytes for the HTTP server's read loop (http_framing_fuzzer.cpp):
+    byte 0 chooses the server's default limits (0) or small ones (1, then header, framing
+    and 2 body bytes); then the number of read sizes and each (2 bytes); then the stream,
+    where 0xFE b1 b2 c is c repeated 1 + (b1 | b2 << 8) times. Keep-alive and pipelined
+    requests, chunked bodies with extensions and trailers, and each limit just passed."""
+    def connection(stream, reads=(), small=None):
+        head = b"\x00" if small is None else b"\x01" + bytes(small[:2]) + struct.pack("<H", small[2])
+        return head + bytes([len(reads)]) + b"".join(struct.pack("<H", r - 1) for r in reads) + stream
+
+    def repeat(byte, count):  # count bytes of `byte`, in escapes of up to 65536
+        out = b""
+        while count > 0:
+            n = min(count, 65536)
+            out += b"\xfe" + struct.pack("<H", n - 1) + byte
+            count -= n
+        return out
+
+    body = b'{"series": {"OT": [1, 2, 3]}}'
+    post = (b"POST /v1/models/patchtst-etth1/forecast HTTP/1.1\r\nHost: tsserve\r\n"
+            b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body)) + body
+    get = b"GET /v2/health/live HTTP/1.1\r\nHost: tsserve\r\n\r\n"
+    chunked = (b"POST /v1/actuals HTTP/1.1\r\nHost: tsserve\r\nTransfer-Encoding: chunked\r\n"
+               b"Content-Type: application/json\r\n\r\n"
+               b"5;name=value;q=\"quoted\"\r\n{\"a\":\r\n4\r\n 1}\n\r\n0\r\nX-Trailer: t\r\n\r\n")
+    chunked_head = b"POST /v1/actuals HTTP/1.1\r\nHost: tsserve\r\nTransfer-Encoding: chunked\r\n\r\n"
+    return {
+        "pipelined.bin": connection(get + post + chunked + b"GET /metrics HTTP/1.1\r\nConnection: close\r\n\r\n"),
+        "pipelined_split.bin": connection(get + post + chunked, reads=(1, 7, 3, 64)),
+        "http10_not_kept.bin": connection(b"GET / HTTP/1.0\r\n\r\n" + get),
+        "expect_continue.bin": connection(post.replace(b"Host: tsserve\r\n",
+                                                       b"Host: tsserve\r\nExpect: 100-continue\r\n")),
+        "head_then_get.bin": connection(b"HEAD /console/ HTTP/1.1\r\nHost: x\r\n\r\n" + get),
+        # Each limit of the defaults, just passed: a chunk-size line with its extension, a
+        # trailer (max_framing_bytes), a header field (max_header_bytes), a declared and a
+        # chunked body (max_body_bytes).
+        "refused_chunk_line.bin": connection(chunked_head + b"1;x=" + repeat(b"a", 80 * 1024) + b"\r\na\r\n0\r\n\r\n"),
+        "refused_trailer.bin": connection(chunked_head + b"1\r\na\r\n0\r\nX-Long: " + repeat(b"b", 80 * 1024) + b"\r\n\r\n"),
+        "refused_header.bin": connection(b"GET / HTTP/1.1\r\nX-Long: " + repeat(b"c", 16 * 1024) + b"\r\n\r\n"),
+        "refused_declared_body.bin": connection(b"POST / HTTP/1.1\r\nContent-Length: 16777217\r\n\r\n{}"),
+        "refused_chunked_body.bin": connection(chunked_head + b"1000001\r\n" + repeat(b"d", 1000)),
+        "refused_smuggling.bin": connection(b"POST / HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" + get),
+        "refused_two_lengths.bin": connection(b"POST / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab"),
+        # Small limits (headers 96 bytes, framing 32, body 64): the same, in reach of short inputs.
+        "small_limits.bin": connection(get + b"POST / HTTP/1.1\r\nContent-Length: 64\r\n\r\n" + b"e" * 64 + get,
+                                       reads=(5,), small=(20, 31, 64)),
+        "small_chunked.bin": connection(chunked_head.replace(b"Host: tsserve\r\n", b"") +
+                                        b"20;e=1\r\n" + b"f" * 32 + b"\r\n21\r\n" + b"g" * 33 + b"\r\n0\r\nT: " + b"h" * 40 + b"\r\n\r\n",
+                                        small=(20, 31, 64)),
+    }
+
+
+def http_routes_seeds():
+    """Requests as the HTTP door's head check and routes see them (http_routes_fuzzer.cpp):
+    a config byte (1: a CORS origin, 2: any origin, 4: a Host allow-list), the method's
+    index, the path (its flags, then the number of segments less one and each word's index,
+    bit 7 percent-escaping it; index 24 is text: a length byte and the bytes), the number of
+    header fields, each a name's index (8: text) and a value's (bit 7: text), then the body.
+    Every route the door serves, with and without each header it judges."""
+    methods = ["GET", "POST", "HEAD", "OPTIONS", "PUT", "DELETE", "PATCH", "get", "post", "CONNECT", "TRACE"]
+    words = ["v1", "v2", "health", "live", "ready", "models", "versions", "infer", "forecast",
+             "observe", "series", "actuals", "repository", "index", "load", "unload", "console",
+             "openapi.json", "accuracy", "patchtst-etth1", "1", "", ".", ".."]
+    headers = {  # name: the values in the target's dictionary, in order
+        "authorization": ["Bearer s3cret-token", "bearer  s3cret-token ", "Bearer wrong"],
+        "content-type": ["application/json", "application/json; charset=utf-8", "Application/JSON ",
+                         "text/plain", "application/x-www-form-urlencoded",
+                         "multipart/form-data; boundary=x", "application/octet-stream"],
+        "origin": ["https://app.example", "https://evil.example", "http://tsserve.local"],
+        "host": ["tsserve.local", "tsserve.local:8000", "127.0.0.1:8000"],
+        "inference-header-content-length": ["0"],
+        "access-control-request-method": ["POST"],
+        "request-timeout-ms": ["1000", "0", "-5", "9223372036854775807"],
+        "expect": ["100-continue"],
+    }
+    names = list(headers)
+
+    def text(data):
+        return bytes([len(data)]) + data
+
+    def request(method, path, fields=(), body=b"", config=0):
+        out = bytes([config, methods.index(method)])
+        segments = [s for s in path.strip("/").split("/")]
+        out += bytes([(8 if path.endswith("/") and len(path) > 1 else 0), len(segments) - 1])
+        for segment in segments:
+            escaped = segment.startswith("%")
+            word = segment[1:] if escaped else segment
+            flag = 0x80 if escaped else 0
+            if word in words:
+                out += bytes([flag | words.index(word)])
+            else:
+                out += bytes([flag | len(words)]) + text(word.encode())
+        out += bytes([len(fields)])
+        for name, value in fields:
+            if value in headers[name]:
+                out += bytes([names.index(name), headers[name].index(value)])
+            else:
+                out += bytes([names.index(name), 0x80]) + text(value.encode())
+        return out + body
+
+    auth = ("authorization", "Bearer s3cret-token")
+    json_type = ("content-type", "application/json")
+    forecast = json.dumps({"series": {"OT": [1.0, 2.0, 3.0], "HUFL": [4, 5, 6]},
+                           "timestamps": [1467331200, 1467334800, 1467338400]}).encode()
+    observe = json.dumps({"timestamps": [1467331200], "values": {"OT": [1.5]}, "forecast": True}).encode()
+    actuals = json.dumps({"series_key": "k", "timestamps": [1467331200], "actuals": {"OT": [1.5]}}).encode()
+    infer = json.dumps({"inputs": [{"name": "series", "datatype": "FP32", "shape": [1, 3, 1],
+                                    "data": [1, 2, 3]}]}).encode()
+    binary_header = json.dumps({"inputs": [{"name": "series", "datatype": "FP32", "shape": [1, 2, 1],
+                                            "parameters": {"binary_data_size": 8}}]}).encode()
+    return {
+        "health_live.bin": request("GET", "/v2/health/live", config=4),
+        "health_ready_escaped.bin": request("GET", "/v2/%health/%ready", [("host", "evil.example")], config=4),
+        "forecast.bin": request("POST", "/v1/models/patchtst-etth1/forecast",
+                                [auth, json_type, ("request-timeout-ms", "1000")], forecast),
+        "forecast_version.bin": request("POST", "/v1/models/patchtst-etth1/versions/1/forecast",
+                                        [("content-type", "Application/JSON "), ("host", "tsserve.local")],
+                                        forecast, config=4),
+        "observe.bin": request("POST", "/v1/series/k/observe", [auth, json_type], observe),
+        "actuals.bin": request("POST", "/v1/actuals", [json_type, ("origin", "https://app.example")],
+                               actuals, config=1),
+        "refused_actuals_plain.bin": request("POST", "/v1/actuals", [("content-type", "text/plain")], actuals),
+        "refused_actuals_no_type.bin": request("POST", "/v1/actuals", [], actuals),
+        "infer.bin": request("POST", "/v2/models/patchtst-etth1/infer", [auth, json_type], infer),
+        "infer_binary.bin": request("POST", "/v2/models/patchtst-etth1/versions/1/infer",
+                                    [("content-type", "application/octet-stream"),
+                                     ("inference-header-content-length", str(len(binary_header)))],
+                                    binary_header + struct.pack("<2f", 1.5, -2.0)),
+        "load.bin": request("POST", "/v2/repository/models/patchtst-etth1/load", [json_type], b"{}"),
+        "refused_unload_origin.bin": request("POST", "/v2/repository/models/m/%unload",
+                                             [json_type, ("origin", "https://evil.example"),
+                                              ("host", "tsserve.local")], b""),
+        "index.bin": request("POST", "/v2/repository/index", [auth, json_type], b'{"ready": true}'),
+        "preflight.bin": request("OPTIONS", "/v1/actuals",
+                                 [("origin", "https://app.example"), ("access-control-request-method", "POST")],
+                                 config=1),
+        "console.bin": request("HEAD", "/console/index.html"),
+        "openapi.bin": request("GET", "/openapi.json", [("authorization", "Bearer wrong")]),
+        "refused_timeout.bin": request("POST", "/v1/models/m/forecast",
+                                       [json_type, ("request-timeout-ms", "9223372036854775807")], forecast),
+    }
+
+
 # --------------------------------------------------------------------------------------
 # Checkpoints
 
@@ -581,6 +724,8 @@ def main():
         "forecast_json_request": forecast_json_seeds(),
         "json_float_array": json_float_array_seeds(),
         "http_request_rules": http_request_rules_seeds(),
+        "http_framing": http_framing_seeds(),
+        "http_routes": http_routes_seeds(),
         "checkpoint_file": checkpoint_file_seeds(),
         "torch_pickle": torch_pickle_seeds(),
         "server_config": server_config_seeds(),

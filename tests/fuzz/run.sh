@@ -21,7 +21,7 @@ build=$root/build-fuzz
 seconds=20
 jobs=$(nproc)
 targets=(attention_selection checkpoint_file encode_request forecast_json_request forecast_request
-         http_request_rules json_float_array oip_json_request
+         http_framing http_request_rules http_routes json_float_array oip_json_request
          observe_request oip_request series_snapshot server_config torch_pickle)
 while [ $# -gt 0 ]; do
   case $1 in
@@ -57,10 +57,11 @@ step() {  # step NAME COMMAND...: runs it, prints how long it took
   echo "== $name: $((SECONDS - start)) s"
 }
 
-# Tests and benchmarks stay configured but unbuilt: only fuzz_targets is built.
+# Tests and benchmarks stay configured but unbuilt: only the fuzz targets named (by
+# default all) are built.
 step configure cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_COMPILER="$clang" -DTSSERVE_FUZZ=ON -DTSSERVE_BUILD_BENCHMARKS=OFF >/dev/null
-step build cmake --build "$build" --target fuzz_targets -j "$jobs"
+step build cmake --build "$build" --target "${targets[@]/#/fuzz_}" -j "$jobs"
 
 # halt_on_error and abort: the first report ends the run with the input saved.
 export ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1
