@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iterator>
 
 namespace tsserve::server {
 
@@ -31,6 +32,24 @@ RepositoryScan RepositoryManager::scan_without_unloaded() {
       spdlog::error("model repository: {} (the rest is served)", refusal.message());
   }
   refusals_ = scan.refusals;
+  // The names the repository holds now: folders with a model or with a refusal of their own.
+  known_.clear();
+  bool listed = true;  // false when the directory itself could not be read
+  for (const RepositoryModel& model : scan.models) known_.insert(model.name);
+  for (const RepositoryRefusal& refusal : scan.refusals) {
+    if (refusal.model.empty()) {
+      listed = false;
+    } else {
+      known_.insert(refusal.model);
+    }
+  }
+  // A folder gone from a complete scan takes its explicit unload with it; a scan that could
+  // not list the directory (a transient error) says nothing about what is gone.
+  if (listed) {
+    for (auto it = unloaded_.begin(); it != unloaded_.end();) {
+      it = known_.count(*it) > 0 ? std::next(it) : unloaded_.erase(it);
+    }
+  }
   scan.models.erase(std::remove_if(scan.models.begin(), scan.models.end(),
                                    [&](const RepositoryModel& model) TSSERVE_REQUIRES(mutex_) {
                                      return unloaded_.count(model.name) > 0;
@@ -88,13 +107,31 @@ Status RepositoryManager::load_model(const std::string& model) {
 }
 
 bool RepositoryManager::unload_model(const std::string& model) {
+  bool remembered = false;
   {
+    // Remembered before the registry unloads, so that a poll running meanwhile cannot load
+    // it again; only a name the repository knows, so that callers cannot grow the set.
+    MutexLock lock(mutex_);
+    if (known_.count(model) > 0) {
+      unloaded_.insert(model);
+      remembered = true;
+    }
+  }
+  const bool had = registry_.unload_model(model);
+  if (had && !remembered) {
+    // Loaded, yet not in the latest scan: a poll that dropped its folder is applying now
+    // and unloads it too. Remembered all the same, so the unload holds whichever comes
+    // first; the next complete scan without the folder forgets it.
     MutexLock lock(mutex_);
     unloaded_.insert(model);
   }
-  const bool had = registry_.unload_model(model);
-  changed();
+  if (had || remembered) changed();
   return had;
+}
+
+std::set<std::string> RepositoryManager::unloaded_models() const {
+  MutexLock lock(mutex_);
+  return unloaded_;
 }
 
 std::vector<RepositoryRefusal> RepositoryManager::refusals() const {

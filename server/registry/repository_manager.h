@@ -9,6 +9,14 @@
 // loaded by name again (as Triton's explicit mode), even though its folder is still
 // there; removing the folder is the way to unload it for good.
 //
+// What is remembered is bounded by the repository, never by what callers send: unload
+// remembers a name only when the repository knows it (the latest scan lists its folder,
+// valid or refused, or a version of it is loaded); an unload of any other name is refused
+// (false) and leaves no trace, so unknown names cannot grow the set or block a model that
+// is added later. A remembered name is forgotten once a complete scan (the directory
+// itself listed) no longer holds its folder: a folder added again later is a new model
+// and is served. A scan that could not list the directory forgets nothing.
+//
 // Thread safety: every member from any thread. poll_once() is what the poller's thread
 // runs; tests call it directly instead of waiting for the poller.
 
@@ -56,8 +64,11 @@ class RepositoryManager {
   // afterwards; else NOT_FOUND (not in the repository) or FAILED_PRECONDITION (refused or
   // failed to load), the message giving the reasons.
   Status load_model(const std::string& model);
-  // Unloads every version of `model` (draining them). False when none was loaded.
+  // Unloads every version of `model` (draining them) and keeps it unloaded across polls
+  // when the repository knows it (above). False when none was loaded.
   bool unload_model(const std::string& model);
+  // The names explicitly unloaded and still remembered (for tests and diagnostics).
+  std::set<std::string> unloaded_models() const;
 
   ModelRegistry& registry() { return registry_; }
   // The refusals of the latest scan.
@@ -74,7 +85,10 @@ class RepositoryManager {
   mutable Mutex mutex_;
   std::vector<RepositoryRefusal> refusals_ TSSERVE_GUARDED_BY(mutex_);
   std::set<std::string> logged_refusals_ TSSERVE_GUARDED_BY(mutex_);
-  std::set<std::string> unloaded_ TSSERVE_GUARDED_BY(mutex_);  // explicitly unloaded names
+  // Explicitly unloaded names; a subset of known_ (or of what was loaded at the unload).
+  std::set<std::string> unloaded_ TSSERVE_GUARDED_BY(mutex_);
+  // The model folders of the latest scan, valid or refused: what an unload may remember.
+  std::set<std::string> known_ TSSERVE_GUARDED_BY(mutex_);
   bool stopping_ TSSERVE_GUARDED_BY(mutex_) = false;
   std::condition_variable stop_;
   std::thread poller_;
