@@ -24,7 +24,8 @@ LiveSeries::LiveSeries(const LiveSeriesOptions& options, prometheus::Registry* r
   if (registry != nullptr) metrics_ = std::make_unique<LiveSeriesMetrics>(*registry);
   if (options_.series_store_dir.empty()) return;
   SeriesSnapshotLoad loaded =
-      load_series_snapshot(options_.series_store_dir, static_cast<int64_t>(std::time(nullptr)));
+      load_series_snapshot(options_.series_store_dir, static_cast<int64_t>(std::time(nullptr)),
+                           series_snapshot_max_file_bytes(limits_of(options)));
   SeriesDrops drops;
   store_.restore(std::move(loaded.windows), &drops);
   if (loaded.unusable) {

@@ -8,9 +8,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -319,6 +321,9 @@ TEST(SeriesSnapshotTest, BrokenContentUnderAValidChecksumIsRefused) {
   }
 }
 
+// What a store of the default limits reads at most.
+const std::size_t kDefaultStoreCap = series_snapshot_max_file_bytes(SeriesStoreLimits{});
+
 // A fresh directory under the system temp dir, removed with the fixture.
 class SeriesSnapshotFileTest : public ::testing::Test {
  protected:
@@ -353,7 +358,8 @@ TEST_F(SeriesSnapshotFileTest, WriteThenLoadRestoresTheWindows) {
   ASSERT_TRUE(written.ok()) << written.message();
   EXPECT_THAT(entries(), ::testing::ElementsAre("series.snapshot"));  // no .tmp left behind
   EXPECT_EQ(contents(dir_ / "series.snapshot"), encode_series_snapshot(two_windows()));
-  const SeriesSnapshotLoad load = load_series_snapshot(dir_.string(), 1'700'000'000);
+  const SeriesSnapshotLoad load =
+      load_series_snapshot(dir_.string(), 1'700'000'000, kDefaultStoreCap);
   expect_same_bits(load.windows, two_windows());
   EXPECT_EQ(load.note, "restored 2 keys from " + (dir_ / "series.snapshot").string());
 }
@@ -361,7 +367,7 @@ TEST_F(SeriesSnapshotFileTest, WriteThenLoadRestoresTheWindows) {
 TEST_F(SeriesSnapshotFileTest, WriteReplacesTheOldSnapshot) {
   ASSERT_TRUE(write_series_snapshot_file(dir_.string(), two_windows()).ok());
   ASSERT_TRUE(write_series_snapshot_file(dir_.string(), {two_windows()[1]}).ok());
-  const SeriesSnapshotLoad load = load_series_snapshot(dir_.string(), 0);
+  const SeriesSnapshotLoad load = load_series_snapshot(dir_.string(), 0, kDefaultStoreCap);
   expect_same_bits(load.windows, {two_windows()[1]});
   EXPECT_THAT(entries(), ::testing::ElementsAre("series.snapshot"));
 }
@@ -369,7 +375,7 @@ TEST_F(SeriesSnapshotFileTest, WriteReplacesTheOldSnapshot) {
 TEST_F(SeriesSnapshotFileTest, WriteCreatesAMissingDirectoryButNotItsParents) {
   const fs::path sub = dir_ / "live";
   ASSERT_TRUE(write_series_snapshot_file(sub.string(), two_windows()).ok());
-  EXPECT_EQ(load_series_snapshot(sub.string(), 0).windows.size(), 2u);
+  EXPECT_EQ(load_series_snapshot(sub.string(), 0, kDefaultStoreCap).windows.size(), 2u);
   const fs::path deep = dir_ / "a" / "b";
   const Status status = write_series_snapshot_file(deep.string(), two_windows());
   EXPECT_EQ(status.code(), StatusCode::kInternal);
@@ -377,10 +383,11 @@ TEST_F(SeriesSnapshotFileTest, WriteCreatesAMissingDirectoryButNotItsParents) {
 }
 
 TEST_F(SeriesSnapshotFileTest, NoFileOrNoDirectoryStartsEmpty) {
-  const SeriesSnapshotLoad load = load_series_snapshot(dir_.string(), 0);
+  const SeriesSnapshotLoad load = load_series_snapshot(dir_.string(), 0, kDefaultStoreCap);
   EXPECT_TRUE(load.windows.empty());
   EXPECT_THAT(load.note, HasSubstr("no snapshot at " + (dir_ / "series.snapshot").string()));
-  const SeriesSnapshotLoad nowhere = load_series_snapshot((dir_ / "missing").string(), 0);
+  const SeriesSnapshotLoad nowhere =
+      load_series_snapshot((dir_ / "missing").string(), 0, kDefaultStoreCap);
   EXPECT_TRUE(nowhere.windows.empty());
   EXPECT_THAT(nowhere.note, HasSubstr("no snapshot at"));
 }
@@ -391,21 +398,80 @@ TEST_F(SeriesSnapshotFileTest, CorruptFileIsSetAsideAndTheServerStartsEmpty) {
   bytes[40] = static_cast<char>(bytes[40] ^ 1);
   std::ofstream(dir_ / "series.snapshot", std::ios::binary | std::ios::trunc) << bytes;
 
-  const SeriesSnapshotLoad load = load_series_snapshot(dir_.string(), 1'700'000'123);
+  const SeriesSnapshotLoad load =
+      load_series_snapshot(dir_.string(), 1'700'000'123, kDefaultStoreCap);
   EXPECT_TRUE(load.windows.empty());
   const fs::path aside = dir_ / "series.snapshot.corrupt-1700000123";
   EXPECT_THAT(load.note, AllOf(HasSubstr("checksum mismatch"), HasSubstr(aside.string())));
   EXPECT_THAT(entries(), ::testing::ElementsAre("series.snapshot.corrupt-1700000123"));
   EXPECT_EQ(contents(aside), bytes);  // kept as it was, for a look
-  EXPECT_THAT(load_series_snapshot(dir_.string(), 0).note, HasSubstr("no snapshot at"));
+  EXPECT_THAT(load_series_snapshot(dir_.string(), 0, kDefaultStoreCap).note,
+              HasSubstr("no snapshot at"));
 }
 
 TEST_F(SeriesSnapshotFileTest, EmptyFileIsSetAsideToo) {
   std::ofstream(dir_ / "series.snapshot").flush();
-  const SeriesSnapshotLoad load = load_series_snapshot(dir_.string(), 5);
+  const SeriesSnapshotLoad load = load_series_snapshot(dir_.string(), 5, kDefaultStoreCap);
   EXPECT_TRUE(load.windows.empty());
   EXPECT_THAT(load.note, AllOf(HasSubstr("truncated at byte 0"), HasSubstr("corrupt-5")));
   EXPECT_TRUE(fs::exists(dir_ / "series.snapshot.corrupt-5"));
+}
+
+TEST_F(SeriesSnapshotFileTest, TheSnapshotIsReadableByItsOwnerOnly) {
+  // Whatever the umask allows: the file holds every caller's series.
+  const mode_t old_umask = ::umask(0);
+  const Status written = write_series_snapshot_file(dir_.string(), two_windows());
+  ::umask(old_umask);
+  ASSERT_TRUE(written.ok()) << written.message();
+  struct stat about {};
+  ASSERT_EQ(::stat((dir_ / "series.snapshot").c_str(), &about), 0);
+  EXPECT_EQ(about.st_mode & 0777, 0600u);
+}
+
+TEST_F(SeriesSnapshotFileTest, ASymlinkPlantedAtTheTemporaryIsNotFollowed) {
+  const fs::path target = dir_ / "victim";
+  std::ofstream(target) << "untouched";
+  fs::create_symlink(target, dir_ / "series.snapshot.tmp");
+
+  const Status written = write_series_snapshot_file(dir_.string(), two_windows());
+  ASSERT_TRUE(written.ok()) << written.message();
+  EXPECT_EQ(contents(target), "untouched");
+  EXPECT_FALSE(fs::is_symlink(dir_ / "series.snapshot"));
+  EXPECT_EQ(contents(dir_ / "series.snapshot"), encode_series_snapshot(two_windows()));
+  EXPECT_THAT(entries(), ::testing::ElementsAre("series.snapshot", "victim"));
+}
+
+TEST_F(SeriesSnapshotFileTest, ALimitFollowsTheStoresBoundsAndSaturates) {
+  SeriesStoreLimits limits;
+  limits.max_bytes = 1000;
+  EXPECT_EQ(series_snapshot_max_file_bytes(limits), 2u * (1000 + 28));
+  limits.max_bytes = SIZE_MAX - 10;
+  EXPECT_EQ(series_snapshot_max_file_bytes(limits), SIZE_MAX);
+}
+
+TEST_F(SeriesSnapshotFileTest, AFileLargerThanTheLimitIsRefusedUnreadAndSetAside) {
+  ASSERT_TRUE(write_series_snapshot_file(dir_.string(), two_windows()).ok());
+  const std::size_t size = fs::file_size(dir_ / "series.snapshot");
+  // A valid snapshot one byte over: refused for its size alone, not decoded.
+  const SeriesSnapshotLoad load = load_series_snapshot(dir_.string(), 7, size - 1);
+  EXPECT_TRUE(load.windows.empty());
+  EXPECT_TRUE(load.unusable);
+  EXPECT_THAT(load.note, AllOf(HasSubstr((dir_ / "series.snapshot").string()),
+                               HasSubstr("holds " + std::to_string(size) + " bytes"),
+                               HasSubstr("limit of " + std::to_string(size - 1) + " bytes"),
+                               HasSubstr("corrupt-7")));
+  EXPECT_TRUE(fs::exists(dir_ / "series.snapshot.corrupt-7"));
+
+  // Exactly at the limit: read and restored.
+  fs::rename(dir_ / "series.snapshot.corrupt-7", dir_ / "series.snapshot");
+  EXPECT_EQ(load_series_snapshot(dir_.string(), 8, size).windows.size(), 2u);
+}
+
+TEST_F(SeriesSnapshotFileTest, SomethingOtherThanARegularFileIsSetAside) {
+  fs::create_directory(dir_ / "series.snapshot");
+  const SeriesSnapshotLoad load = load_series_snapshot(dir_.string(), 9, kDefaultStoreCap);
+  EXPECT_TRUE(load.unusable);
+  EXPECT_THAT(load.note, HasSubstr("is not a regular file"));
 }
 
 }  // namespace
