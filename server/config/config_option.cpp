@@ -436,6 +436,21 @@ std::vector<ConfigOption> make_options() {
        "A CSV the console offers as its sample window (/console/sample.csv, e.g. ETTh1.csv); "
        "\"\" none"},
       [](auto& c) -> auto& { return c.server.http_console_sample; }));
+  options.push_back(integer_option(
+      {"http_max_connections", "Server", "N",
+       "HTTP connections open at once; at the cap an idle one is closed to make room, or "
+       "else the new one is answered 503"},
+      [](auto& c) -> auto& { return c.server.http_max_connections; }, 1, 1000000));
+  options.push_back(bool_option(
+      {"http_repository_control", "Server", "BOOL",
+       "Allow loading and unloading models over HTTP (/v2/repository/models/M/load|unload) "
+       "without a token (with a token set, its holders may)"},
+      [](auto& c) -> auto& { return c.server.http_repository_control; }));
+  options.push_back(text_option(
+      {"http_allowed_hosts", "Server", "HOSTS",
+       "Host names the HTTP door answers to, comma-separated (against DNS rebinding; health "
+       "checks pass); \"\" any"},
+      [](auto& c) -> auto& { return c.server.http_allowed_hosts; }));
   options.push_back(text_option(
       {"metrics_address", "Server", "HOST:PORT",
        "Prometheus /metrics listen address; \"\" disables metrics"},

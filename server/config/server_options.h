@@ -95,6 +95,15 @@ struct NetworkOptions {
   // CSV it offers as a sample ("" none).
   bool http_console = true;
   std::string http_console_sample;
+  // HTTP connections open at once; at the cap an idle one is closed, or else the new one
+  // answered 503 (httpd/http_server.h). Below the file-descriptor limit, so gRPC, the
+  // metrics page and model files still get descriptors when HTTP clients hold many.
+  int http_max_connections = 512;
+  // Loading and unloading models over HTTP (/v2/repository/models/M/load|unload): off
+  // unless this is set or a token is (http/http_admission.h).
+  bool http_repository_control = false;
+  // Host names the HTTP door answers to (comma-separated; "" any): against DNS rebinding.
+  std::string http_allowed_hosts;
   // "" disables the Prometheus endpoint. Port 0 picks a free port.
   std::string metrics_address = "0.0.0.0:9464";
   int max_message_bytes = 16 * 1024 * 1024;

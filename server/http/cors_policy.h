@@ -28,9 +28,10 @@ class CorsPolicy {
   std::optional<HttpResponse> preflight(const HttpRequest& request) const;
   // The headers an answer to `request` carries (none when its Origin is not allowed).
   std::vector<std::pair<std::string, std::string>> answer_headers(const HttpRequest& request) const;
+  // Whether browser apps from `origin` may call the server.
+  bool allows(const std::string& origin) const;
 
  private:
-  bool allows(const std::string& origin) const;
 
   bool any_ = false;
   std::vector<std::string> origins_;

@@ -174,6 +174,12 @@ void ForecastJsonRoutes::forecast(HttpRequest& request, HttpResponder respond,
         }
         return refusal(in_forecast_json_terms(status), unsupported_media);
       });
+  // The model before the body: a body for a model not served is not worth its parse.
+  ModelRoute route;
+  if (admitted.ok()) {
+    route = route_call(service_, Status(), model, version);
+    admitted = route.status;
+  }
   if (admitted.ok()) admitted = parse_forecast_json_request(request.body, &exchange->request);
   if (!admitted.ok()) {
     call->end(admitted);
@@ -183,7 +189,7 @@ void ForecastJsonRoutes::forecast(HttpRequest& request, HttpResponder respond,
   message.set_model(model);
   message.set_model_version(version);
   BatchedCall<KeepingForecastCodec>::start(forecast_, call, message, &exchange->response,
-                                           route_call(service_, Status(), model, version),
+                                           std::move(route),
                                            KeepingForecastCodec{service_.accuracy});
 }
 

@@ -1,20 +1,91 @@
 #include "server/http/http_door.h"
 
+#include <spdlog/spdlog.h>
+
+#include <exception>
+#include <utility>
+#include <vector>
+
+#include "server/codec/common/request_id.h"
+#include "server/http/http_request_rules.h"
 #include "server/httpd/http_status.h"
 
 namespace tsserve::server {
+namespace {
+
+HttpServerOptions with_admission(HttpServerOptions options, const HttpAdmission& admission,
+                                 HttpDoorMetrics* metrics) {
+  options.head_check = [&admission](const HttpRequest& head) { return admission.admit(head); };
+  if (metrics != nullptr) {
+    options.on_connection_refused = [metrics] {
+      metrics->count_refusal(HttpRefusal::kConnections);
+    };
+  }
+  return options;
+}
+
+// Whether `request` could hold an I/O thread long: a large body to parse, a model to load
+// or unload, an observation (windows, a forecast, flags).
+bool runs_long(const HttpRequest& request) {
+  if (request.body.size() > kLargeHttpBody) return true;
+  std::vector<std::string> path;
+  if (!path_segments(request.path, &path).ok()) return false;
+  const std::size_t n = path.size();
+  return (n == 5 && path[0] == "v2" && path[1] == "repository" && path[2] == "models") ||
+         (n == 4 && path[0] == "v1" && path[1] == "series" && path[3] == "observe");
+}
+
+}  // namespace
 
 HttpDoor::HttpDoor(const HttpServerOptions& options, const ServiceContext& service,
                    const OipServerInfo& server, const HttpDoorOptions& door)
-    : oip_(service, server),
+    : service_(service),
+      oip_(service, server),
       forecasts_(service),
       console_(door.console, door.console_sample),
       cors_(door.cors_origins),
-      server_(options, [this](HttpRequest&& request, HttpResponder respond) {
-        handle(std::move(request), std::move(respond));
-      }) {}
+      metrics_(service.metrics != nullptr
+                   ? std::make_unique<HttpDoorMetrics>(*service.metrics->registry())
+                   : nullptr),
+      admission_(service_, cors_, door.admission, metrics_.get()),
+      work_(options.threads > 0 ? options.threads : 1),
+      server_(with_admission(options, admission_, metrics_.get()),
+              [this](HttpRequest&& request, HttpResponder respond) {
+                handle(std::move(request), std::move(respond));
+              }) {}
 
 void HttpDoor::handle(HttpRequest&& request, HttpResponder respond) const {
+  if (runs_long(request)) {
+    auto held = std::make_shared<HttpRequest>(std::move(request));
+    work_.post([this, held, respond = std::move(respond)] { serve(*held, respond); });
+    return;
+  }
+  serve(request, std::move(respond));
+}
+
+void HttpDoor::serve(HttpRequest& request, HttpResponder respond) const {
+  // The server's responder sends only its first answer, so a route that answered and
+  // then threw keeps its answer; a copy, since the route may move `respond` away.
+  const HttpResponder fallback = respond;
+  try {
+    route(request, respond);
+    return;
+  } catch (const std::exception& e) {
+    const std::string id = generate_request_id();
+    spdlog::error("HTTP {} request {} failed: {}", request.method, id, e.what());
+    if (metrics_) metrics_->count_failure();
+    fallback(error_response({StatusCode::kInternal,
+                            "the server failed on this request; its log names request " + id}));
+  } catch (...) {
+    const std::string id = generate_request_id();
+    spdlog::error("HTTP {} request {} failed: an unknown exception", request.method, id);
+    if (metrics_) metrics_->count_failure();
+    fallback(error_response({StatusCode::kInternal,
+                            "the server failed on this request; its log names request " + id}));
+  }
+}
+
+void HttpDoor::route(HttpRequest& request, HttpResponder& respond) const {
   if (cors_.enabled()) {
     if (auto preflight = cors_.preflight(request)) return respond(std::move(*preflight));
     auto headers = cors_.answer_headers(request);

@@ -6,26 +6,37 @@
 // with the CORS policy of --http-cors-origins (cors_policy.h); any other path is 404 with a
 // JSON body.
 //
+// Each request is judged on its headers first (http_admission.h: host, token, origin,
+// media type, repository control), before its body is read. Loads, unloads, Observe and
+// large bodies run on a pool of their own (http_work_pool.h), not on the I/O threads. A
+// request whose handling throws is answered 500 with a request id that its log line
+// carries, and counted (tsserve_http_failures_total); the door goes on.
+//
 // Lifetime: constructed once the models are loaded; a drain first closes connections after
 // their answers, then waits for them (bounded); the destructor stops the server's threads
-// before the routes go.
+// before the pool and the routes go.
 
 #include <chrono>
+#include <memory>
 #include <string>
 
 #include "server/http/console_routes.h"
 #include "server/http/cors_policy.h"
 #include "server/http/forecast_json_routes.h"
+#include "server/http/http_admission.h"
+#include "server/http/http_door_metrics.h"
+#include "server/http/http_work_pool.h"
 #include "server/http/oip_rest_routes.h"
 #include "server/httpd/http_server.h"
 
 namespace tsserve::server {
 
-// What the door serves besides the APIs.
+// What the door serves besides the APIs, and whom it admits.
 struct HttpDoorOptions {
   std::string cors_origins;    // --http-cors-origins
   bool console = true;         // --http-console
   std::string console_sample;  // --http-console-sample
+  HttpAdmissionOptions admission;  // --http-repository-control, --http-allowed-hosts
 };
 
 class HttpDoor {
@@ -45,11 +56,18 @@ class HttpDoor {
 
  private:
   void handle(HttpRequest&& request, HttpResponder respond) const;
+  // Routes `request`, answering 500 if that throws.
+  void serve(HttpRequest& request, HttpResponder respond) const;
+  void route(HttpRequest& request, HttpResponder& respond) const;
 
+  const ServiceContext service_;
   const OipRestRoutes oip_;
   const ForecastJsonRoutes forecasts_;
   const ConsoleRoutes console_;
   const CorsPolicy cors_;
+  const std::unique_ptr<HttpDoorMetrics> metrics_;  // null without server metrics
+  const HttpAdmission admission_;
+  mutable HttpWorkPool work_;
   HttpServer server_;  // last: destroyed first, so no request reaches a gone route
 };
 

@@ -44,12 +44,17 @@ Status request_deadline(const HttpRequest& request,
   const auto given = request.header("request-timeout-ms");
   if (!given) return {};
   long long milliseconds = 0;
-  const auto [end, error] =
-      std::from_chars(given->data(), given->data() + given->size(), milliseconds);
+  auto [end, error] = std::from_chars(given->data(), given->data() + given->size(), milliseconds);
+  // More digits than a long long holds: a positive number all the same, clamped below.
+  if (error == std::errc::result_out_of_range && given->front() != '-') {
+    error = std::errc();
+    milliseconds = kMaxRequestTimeoutMs;
+  }
   if (error != std::errc() || end != given->data() + given->size() || milliseconds <= 0) {
     return invalid_argument("request-timeout-ms: \"" + std::string(*given) +
                             "\"; expected a positive number of milliseconds");
   }
+  milliseconds = std::min(milliseconds, kMaxRequestTimeoutMs);
   *deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(milliseconds);
   return {};
 }

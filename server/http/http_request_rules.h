@@ -19,7 +19,12 @@ Status authenticate_http(const ServiceContext& service, const HttpRequest& reque
 // INVALID_ARGUMENT naming the header otherwise (the routes answer it 415).
 Status check_content_type(const HttpRequest& request, const char* type);
 
-// The request's deadline: now + `Request-Timeout-Ms` (a positive integer), or none.
+// The longest Request-Timeout-Ms honoured: a day. A larger one (up to 2^63 - 1, which
+// would overflow the clock) is clamped to it.
+inline constexpr long long kMaxRequestTimeoutMs = 24LL * 60 * 60 * 1000;
+
+// The request's deadline: now + `Request-Timeout-Ms` (a positive integer, clamped to
+// kMaxRequestTimeoutMs), or none.
 Status request_deadline(const HttpRequest& request,
                         std::chrono::steady_clock::time_point* deadline);
 

@@ -238,6 +238,12 @@ void OipRestRoutes::infer(HttpRequest& request, HttpResponder respond, const std
                         if (unsupported_media) response.status = 415;
                         return response;
                       });
+  // The model before the body: a body for a model not served is not worth its parse.
+  ModelRoute route;
+  if (admitted.ok()) {
+    route = route_call(service_, Status(), model, version, "model_name", "model_version");
+    admitted = route.status;
+  }
   if (admitted.ok()) {
     admitted = parse_oip_rest_request(request.body, header_length, &exchange->request);
   }
@@ -248,9 +254,8 @@ void OipRestRoutes::infer(HttpRequest& request, HttpResponder respond, const std
   inference::ModelInferRequest& message = exchange->request.message;
   message.set_model_name(model);
   message.set_model_version(version);
-  BatchedCall<ModelInferCodec>::start(
-      infer_, call, message, &exchange->response,
-      route_call(service_, Status(), model, version, "model_name", "model_version"));
+  BatchedCall<ModelInferCodec>::start(infer_, call, message, &exchange->response,
+                                      std::move(route));
 }
 
 }  // namespace tsserve::server

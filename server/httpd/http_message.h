@@ -67,5 +67,9 @@ using HttpResponder = std::function<void(HttpResponse)>;
 // Answers one request, now or later (the responder may be kept and called on another
 // thread, e.g. the batcher's worker).
 using HttpHandler = std::function<void(HttpRequest&& request, HttpResponder respond)>;
+// Sees a request's header block (method, path, query, headers; the body still unread)
+// and returns the answer that refuses it, or nullopt to read the body and handle it.
+// Called on the server's thread; must not block.
+using HttpHeadCheck = std::function<std::optional<HttpResponse>(const HttpRequest& head)>;
 
 }  // namespace tsserve::server

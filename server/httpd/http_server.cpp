@@ -1,5 +1,6 @@
 #include "server/httpd/http_server.h"
 
+#include <algorithm>
 #include <atomic>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -33,6 +34,39 @@ namespace {
 
 constexpr std::size_t kHeaderRoom = 4096;
 constexpr std::size_t kKeptRoom = std::size_t{64} << 10;
+// How long the accept loop pauses after a failed accept (EMFILE, ENFILE, ENOBUFS): the
+// pending connection stays queued, so an immediate retry fails again and spins a core.
+constexpr std::chrono::milliseconds kAcceptBackoff{100};
+
+// The request's method, target and header fields, its body not yet read. Trailer fields
+// (after a chunked body) are never among them: nothing decided on the head can change.
+HttpRequest request_head(const http::request_header<>& message) {
+  HttpRequest request;
+  request.method = std::string(message.method_string());
+  const beast::string_view target = message.target();
+  const std::size_t question = target.find('?');
+  request.path = std::string(target.substr(0, question));
+  if (question != beast::string_view::npos) {
+    request.query = std::string(target.substr(question + 1));
+  }
+  request.headers.reserve(8);
+  for (const auto& field : message) {
+    std::string name(field.name_string());
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    request.headers.emplace_back(std::move(name), std::string(field.value()));
+  }
+  return request;
+}
+
+// The answer to a connection over the cap, written straight to its socket (plaintext).
+std::string busy_answer(std::size_t max_connections) {
+  const std::string body = json_error_body("the server holds its maximum of " +
+                                           std::to_string(max_connections) +
+                                           " connections (http_max_connections); retry later");
+  return "HTTP/1.1 503 Service Unavailable\r\nServer: tsserve\r\nContent-Type: "
+         "application/json\r\nRetry-After: 1\r\nConnection: close\r\nContent-Length: " +
+         std::to_string(body.size()) + "\r\n\r\n" + body;
+}
 
 // "HOST:PORT" -> an endpoint; throws std::runtime_error naming what is wrong.
 tcp::endpoint parse_endpoint(const std::string& address) {
@@ -71,6 +105,8 @@ namespace {
 class SessionBase {
  public:
   virtual ~SessionBase() = default;
+  // Waiting for a request with nothing of it received: the first to go at the cap.
+  std::atomic<bool> idle{false};
   // Closes the connection if it waits for a request with nothing received (a drain).
   virtual void close_if_idle() = 0;
   // Closes the connection from the thread that stopped the server's threads.
@@ -109,6 +145,9 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
   Impl(const HttpServerOptions& opts, HttpHandler h) : options(opts), handler(std::move(h)) {}
 
   void accept();
+  void on_accept(tcp::socket socket);
+  // At the connection cap: closes an idle connection to make room; false when none is.
+  bool make_room();
   void remember(const std::shared_ptr<SessionBase>& session);
   void forget(SessionBase* session);
 
@@ -116,6 +155,8 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
   const HttpHandler handler;
   asio::io_context io;
   tcp::acceptor acceptor{io};
+  asio::steady_timer accept_pause{io};  // after a failed accept
+  const std::string busy = busy_answer(options.max_connections);
   std::unique_ptr<asio::ssl::context> tls;  // null: plaintext
   std::vector<std::thread> threads;
   std::atomic<bool> closing{false};  // a drain: close each connection after its answer
@@ -144,6 +185,9 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
     // Beast reads no more than the buffer's free room (512 bytes at first): room for a
     // header block makes it one read.
     buffer_.reserve(kHeaderRoom);
+    // The buffer holds a header block and then only framing: body bytes stream through it
+    // into the body. So an endless chunk-size line or trailer stops at this bound.
+    buffer_.max_size(server_->options.max_header_bytes + server_->options.max_framing_bytes);
   }
   ~Session() override { server_->forget(this); }
 
@@ -171,8 +215,11 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
   void close_stopped() override { close(); }
 
   // Posts the answer to this connection; once the server has stopped it is dropped.
+  // Called more than once (a handler that answered, then threw), it sends the first.
   HttpResponder responder() {
-    return [self = this->shared_from_this()](HttpResponse response) {
+    auto answered = std::make_shared<std::atomic<bool>>(false);
+    return [self = this->shared_from_this(), answered](HttpResponse response) {
+      if (answered->exchange(true)) return;
       MutexLock lock(self->server_->mutex);
       if (self->server_->stopped) return;
       asio::post(self->socket_.get_executor(), [self, response = std::move(response)]() mutable {
@@ -206,6 +253,8 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
 
   void read_header() {
     reading_ = true;
+    idle.store(buffer_.size() == 0, std::memory_order_relaxed);
+    head_method_ = false;
     parser_.emplace();
     parser_->header_limit(server_->options.max_header_bytes);
     parser_->body_limit(server_->options.max_body_bytes);
@@ -217,15 +266,31 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
   }
 
   void on_header(beast::error_code ec) {
+    idle.store(false, std::memory_order_relaxed);
     if (ec) return on_read_error(ec);
     auto& request = parser_->get();
     keep_alive_ = request.keep_alive();
+    head_method_ = request.method() == http::verb::head;
+    head_ = request_head(request);
+    // Who asks and what they send is judged on the headers: a refused request costs no
+    // body (nor a 100-continue that would invite it).
+    if (server_->options.head_check) {
+      std::optional<HttpResponse> refusal;
+      try {
+        refusal = server_->options.head_check(head_);
+      } catch (const std::exception& e) {
+        refusal = failure_answer(e.what());
+      }
+      if (refusal) return refuse_unread(std::move(*refusal));
+    }
     // A declared body over max_body_bytes never gets here: the parser refuses it with the
     // header (body_limit, 413 below), before a byte of it is read.
-    // Room for the whole body: it then arrives in a few large reads, not dozens of small
-    // ones (measured: a 20 KB request's HTTP cost 164 -> 63 us, BENCHMARKS.md).
+    // Room for the body, up to the buffer's bound: it then arrives in a few large reads,
+    // not dozens of small ones (measured: a 20 KB request's HTTP cost 164 -> 63 us,
+    // BENCHMARKS.md).
     if (const auto length = parser_->content_length()) {
-      buffer_.reserve(buffer_.size() + static_cast<std::size_t>(*length));
+      buffer_.reserve(std::min<std::size_t>(buffer_.size() + static_cast<std::size_t>(*length),
+                                            buffer_.max_size()));
     }
     const auto expect = request.find(http::field::expect);
     if (expect != request.end() && beast::iequals(expect->value(), "100-continue")) {
@@ -263,6 +328,10 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
       return refuse(431, "the request's header block is over " +
                              std::to_string(server_->options.max_header_bytes) + " bytes");
     }
+    if (ec == http::error::buffer_overflow) {
+      return refuse(400, "a chunk-size line, chunk extension or trailer is over " +
+                             std::to_string(server_->options.max_framing_bytes) + " bytes");
+    }
     if (ec == http::error::body_limit) {
       const auto length = parser_->content_length();
       return refuse(413, "the body is " +
@@ -283,29 +352,35 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
     disarm();  // the handler's own deadline bounds the answer
     reading_ = false;
     http::request<http::string_body> message = parser_->release();
+    parser_.reset();
     // A large body's room is not kept for the connection's next, likely small, request.
     if (buffer_.capacity() > kKeptRoom) buffer_.shrink_to_fit();
-    HttpRequest request;
-    request.method = std::string(message.method_string());
-    const beast::string_view target = message.target();
-    const std::size_t question = target.find('?');
-    request.path = std::string(target.substr(0, question));
-    if (question != beast::string_view::npos) {
-      request.query = std::string(target.substr(question + 1));
-    }
-    request.headers.reserve(8);
-    for (const auto& field : message) {
-      std::string name(field.name_string());
-      for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      request.headers.emplace_back(std::move(name), std::string(field.value()));
-    }
+    HttpRequest request = std::move(head_);
     request.body = std::move(message.body());
     if constexpr (std::is_same_v<Stream, tcp::socket>) {
       watch_ = std::make_shared<ClientWatch>();
       request.client = watch_;
     }
-    server_->handler(std::move(request), responder());
+    // One request's failure is its own: a throwing handler (bad_alloc included) gets a
+    // 500, never the process's end. The door reports its own failures better (a request
+    // id, a metric); this is the last line.
+    const HttpResponder respond = responder();
+    try {
+      server_->handler(std::move(request), respond);
+    } catch (const std::exception& e) {
+      respond(failure_answer(e.what()));
+    } catch (...) {
+      respond(failure_answer("an unknown exception"));
+    }
     watch_for_close();
+  }
+
+  static HttpResponse failure_answer(const char* what) {
+    std::fprintf(stderr, "tsserve: an HTTP request failed: %s\n", what);
+    HttpResponse response;
+    response.status = 500;
+    response.body = json_error_body("the server failed on this request (an internal error)");
+    return response;
   }
 
   // While the handler works on the request, notices the client closing the connection
@@ -346,12 +421,56 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
     message->keep_alive(keep_alive_ && !server_->closing.load(std::memory_order_acquire));
     message->prepare_payload();
     arm(server_->options.write_timeout);
-    http::async_write(
-        socket_, *message,
-        [self = this->shared_from_this(), message](beast::error_code ec, std::size_t) {
-          self->disarm();
-          if (ec || !message->keep_alive()) return self->close();
-          self->read_header();
+    const auto written = [self = this->shared_from_this(), message](beast::error_code ec,
+                                                                     std::size_t) {
+      self->disarm();
+      if (ec || !message->keep_alive()) {
+        return self->body_unread_ && !ec ? self->drop_then_close() : self->close();
+      }
+      self->read_header();
+    };
+    if (head_method_) {
+      // HEAD: the headers a GET would carry (its Content-Length included), no body: a
+      // body here would be read as the start of the next answer (RFC 9110 9.3.2).
+      auto serializer = std::make_shared<http::response_serializer<http::string_body>>(*message);
+      http::async_write_header(socket_, *serializer,
+                               [written, serializer](beast::error_code ec, std::size_t n) {
+                                 written(ec, n);
+                               });
+      return;
+    }
+    http::async_write(socket_, *message, written);
+  }
+
+  // Answers a request refused on its head; its body stays unread.
+  void refuse_unread(HttpResponse response) {
+    keep_alive_ = false;
+    body_unread_ = true;
+    reading_ = false;
+    disarm();
+    answer(std::move(response));
+  }
+
+  // After refusing a request whose body may still be on its way: closing with unread
+  // bytes makes the kernel reset the connection, and the client may lose the answer
+  // (RFC 9112 9.6). So stop sending, then read and drop what comes until the client
+  // closes, within the request deadline and the largest body a request could have.
+  void drop_then_close() {
+    beast::error_code ignored;
+    beast::get_lowest_layer(socket_).shutdown(tcp::socket::shutdown_send, ignored);
+    drop_budget_ = server_->options.max_body_bytes + server_->options.max_framing_bytes;
+    drop_buffer_.resize(16 * 1024);
+    arm(server_->options.request_timeout);
+    drop_some();
+  }
+
+  void drop_some() {
+    beast::get_lowest_layer(socket_).async_read_some(
+        asio::buffer(drop_buffer_),
+        [self = this->shared_from_this()](beast::error_code ec, std::size_t n) {
+          if (ec || n >= self->drop_budget_) return self->close();
+          self->drop_budget_ -= n;
+          self->drop_some();
         });
   }
 
@@ -379,7 +498,12 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   const std::shared_ptr<HttpServer::Impl> server_;
+  HttpRequest head_;  // the request being read: its head, until its body arrives
   bool keep_alive_ = true;
+  bool head_method_ = false;    // a HEAD request: its answer goes without a body
+  bool body_unread_ = false;    // refused on its head: drop what the client still sends
+  std::uint64_t drop_budget_ = 0;
+  std::vector<char> drop_buffer_;
   bool reading_ = false;        // waiting for a request (for close_if_idle)
   bool answering_ = false;      // writing an answer
   std::shared_ptr<ClientWatch> watch_;  // the request's, until its answer
@@ -392,24 +516,66 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
 void HttpServer::Impl::accept() {
   acceptor.async_accept(asio::make_strand(io), [this](beast::error_code ec, tcp::socket socket) {
     if (ec == asio::error::operation_aborted || !acceptor.is_open()) return;
-    if (!ec) {
-      beast::error_code ignored;
-      socket.set_option(tcp::no_delay(true), ignored);
-      // The session co-owns this Impl (its io_context) so that a socket never outlives it.
-      if (tls) {
-        auto session =
-            std::make_shared<Session<TlsStream>>(shared_from_this(), std::move(socket), *tls);
-        remember(session);
-        session->start();
-      } else {
-        auto session =
-            std::make_shared<Session<tcp::socket>>(shared_from_this(), std::move(socket));
-        remember(session);
-        session->start();
-      }
+    if (ec) {
+      // Out of descriptors or buffers: the connection stays queued; retry after a pause.
+      accept_pause.expires_after(kAcceptBackoff);
+      accept_pause.async_wait([this](beast::error_code wait_ec) {
+        if (!wait_ec) accept();
+      });
+      return;
     }
+    on_accept(std::move(socket));
     accept();
   });
+}
+
+void HttpServer::Impl::on_accept(tcp::socket socket) {
+  beast::error_code ignored;
+  std::size_t open = 0;
+  {
+    MutexLock lock(mutex);
+    open = sessions.size();
+  }
+  if (open >= options.max_connections && !make_room()) {
+    // Answered, not dropped: a client (or a probe) learns why. Non-blocking: the answer
+    // fits a fresh socket's send buffer, and is lost rather than waited for if not.
+    if (!tls) {
+      socket.non_blocking(true, ignored);
+      socket.send(asio::buffer(busy), 0, ignored);
+    }
+    socket.shutdown(tcp::socket::shutdown_both, ignored);
+    socket.close(ignored);
+    if (options.on_connection_refused) options.on_connection_refused();
+    return;
+  }
+  socket.set_option(tcp::no_delay(true), ignored);
+  // The session co-owns this Impl (its io_context) so that a socket never outlives it.
+  if (tls) {
+    auto session = std::make_shared<Session<TlsStream>>(shared_from_this(), std::move(socket), *tls);
+    remember(session);
+    session->start();
+  } else {
+    auto session = std::make_shared<Session<tcp::socket>>(shared_from_this(), std::move(socket));
+    remember(session);
+    session->start();
+  }
+}
+
+bool HttpServer::Impl::make_room() {
+  std::shared_ptr<SessionBase> idle;
+  {
+    MutexLock lock(mutex);
+    for (auto& [raw, weak] : sessions) {
+      if (!raw->idle.load(std::memory_order_relaxed)) continue;
+      idle = weak.lock();
+      if (idle) break;
+    }
+  }
+  if (!idle) return false;
+  // Closed on its own strand; until then the cap is exceeded by one.
+  idle->idle.store(false, std::memory_order_relaxed);
+  idle->close_if_idle();
+  return true;
 }
 
 void HttpServer::Impl::remember(const std::shared_ptr<SessionBase>& session) {
@@ -437,7 +603,20 @@ HttpServer::HttpServer(const HttpServerOptions& options, HttpHandler handler)
   impl_->accept();
   const int threads = options.threads > 0 ? options.threads : 1;
   for (int i = 0; i < threads; ++i) {
-    impl_->threads.emplace_back([impl = impl_.get()] { impl->io.run(); });
+    impl_->threads.emplace_back([impl = impl_.get()] {
+      // A handler that throws past its session's own catch ends run(), not the thread:
+      // run() is resumed, so one request's failure never stops the door.
+      for (;;) {
+        try {
+          impl->io.run();
+          return;
+        } catch (const std::exception& e) {
+          std::fprintf(stderr, "tsserve: an HTTP thread's handler failed: %s\n", e.what());
+        } catch (...) {
+          std::fprintf(stderr, "tsserve: an HTTP thread's handler failed\n");
+        }
+      }
+    });
   }
 }
 

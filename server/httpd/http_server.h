@@ -10,6 +10,17 @@
 //   (a slow-loris client sending a byte a second is cut off by the same deadline; an idle
 //   kept-alive connection is closed after it)
 //   malformed HTTP                                               400, connection closed
+//   a chunk-size line, chunk extension or trailer over           400, connection closed
+//     max_framing_bytes (the read buffer's room past the header block)
+//   a refusal by the head check (auth, media type, origin...)    its answer, the body
+//     unread, connection closed (the bytes the client still sends are read and dropped,
+//     bounded by the deadline, so it sees the answer instead of a reset)
+//   a connection over max_connections                            an idle connection is
+//     closed to make room, or else the new one is answered 503 and closed
+//   a handler that throws                                        500, the server lives
+//
+// An accept that fails (EMFILE: no file descriptors left) is retried after a pause, not at
+// once, so the loop never spins. A HEAD request's answer carries its headers only.
 //
 // Every request that arrives whole goes to the handler, on one of the server's threads;
 // the handler may answer at once or later from any thread (the responder posts the write
@@ -25,7 +36,9 @@
 // are dropped) and joins the threads; a responder called after that does nothing.
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -38,6 +51,11 @@ struct HttpServerOptions {
   int threads = 1;
   std::uint64_t max_body_bytes = std::uint64_t{16} << 20;  // 16 MiB
   std::uint32_t max_header_bytes = 16 * 1024;
+  // The read buffer's room past the header block: a chunk-size line with its extensions,
+  // or a trailer, longer than this is refused (the body itself streams through it).
+  std::size_t max_framing_bytes = 64 * 1024;
+  // Connections open at once (each holds a file descriptor and its buffers).
+  std::size_t max_connections = 512;
   // From a connection's first byte (or its previous answer) to the request's last byte.
   std::chrono::milliseconds request_timeout{30'000};
   // How long a client may take to read an answer.
@@ -45,6 +63,11 @@ struct HttpServerOptions {
   // HTTPS with the gRPC port's files (PEM): a certificate chain and its key; with a CA,
   // clients must show a certificate it signed (mutual TLS). Empty: plaintext. TLS 1.2+.
   std::string tls_cert, tls_key, tls_ca;
+  // Checks each request on its header block, before its body is read or a 100-continue
+  // is sent (http_message.h). Null: every request is read whole.
+  HttpHeadCheck head_check;
+  // Told of each connection refused over max_connections (for a metric); any thread.
+  std::function<void()> on_connection_refused;
 };
 
 class HttpServer {

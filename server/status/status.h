@@ -22,6 +22,7 @@ enum class StatusCode {
   kInvalidArgument = 3,
   kDeadlineExceeded = 4,
   kNotFound = 5,
+  kPermissionDenied = 7,
   kResourceExhausted = 8,
   kFailedPrecondition = 9,
   kOutOfRange = 11,

@@ -58,6 +58,15 @@ bool RawHttpConnection::fill(std::chrono::steady_clock::time_point deadline) {
 }
 
 std::optional<HttpReply> RawHttpConnection::read_reply(std::chrono::milliseconds limit) {
+  return read(limit, true);
+}
+
+std::optional<HttpReply> RawHttpConnection::read_head_reply(std::chrono::milliseconds limit) {
+  return read(limit, false);
+}
+
+std::optional<HttpReply> RawHttpConnection::read(std::chrono::milliseconds limit,
+                                                 bool with_body) {
   const auto deadline = std::chrono::steady_clock::now() + limit;
   std::size_t end;
   while ((end = buffer_.find("\r\n\r\n")) == std::string::npos) {
@@ -87,6 +96,7 @@ std::optional<HttpReply> RawHttpConnection::read_reply(std::chrono::milliseconds
     reply.headers.emplace_back(std::move(name), std::move(value));
   }
   buffer_.erase(0, end + 4);
+  if (!with_body) return reply;
   while (buffer_.size() < length) {
     if (!fill(deadline)) return std::nullopt;
   }

@@ -32,12 +32,16 @@ class RawHttpConnection {
   // `limit`; nullopt when the connection closed or the time ran out first. An interim
   // "100 Continue" is a reply of its own.
   std::optional<HttpReply> read_reply(std::chrono::milliseconds limit = std::chrono::seconds(30));
+  // The same for the answer to a HEAD request: its Content-Length names a body never sent.
+  std::optional<HttpReply> read_head_reply(
+      std::chrono::milliseconds limit = std::chrono::seconds(30));
   // Whether the server closed the connection: reads until end of stream, at most `limit`.
   bool closed_by_server(std::chrono::milliseconds limit = std::chrono::seconds(30));
 
  private:
   // Waits for bytes at most until `deadline`; false on end of stream or timeout.
   bool fill(std::chrono::steady_clock::time_point deadline);
+  std::optional<HttpReply> read(std::chrono::milliseconds limit, bool with_body);
 
   int fd_ = -1;
   std::string buffer_;
