@@ -169,6 +169,10 @@ class InferenceServerImpl final : public InferenceServer {
     grpc::reflection::InitProtoReflectionServerBuilderPlugin();
     grpc::ServerBuilder builder;
     builder.AddListeningPort(config.server.grpc_address, credentials(config), &grpc_port_);
+    // gRPC binds with SO_REUSEPORT by default: a second tsserve on a port in use would
+    // start, say it listens, and silently take half the connections. Without it the bind
+    // fails and the start-up error below names the address.
+    builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
     builder.SetMaxReceiveMessageSize(static_cast<int>(config.server.max_message_bytes));
     builder.SetMaxSendMessageSize(static_cast<int>(config.server.max_message_bytes));
     builder.RegisterService(service_.get());
@@ -179,7 +183,8 @@ class InferenceServerImpl final : public InferenceServer {
     server_ = builder.BuildAndStart();
     if (!server_ || grpc_port_ == 0) {
       throw std::runtime_error("grpc_address " + config.server.grpc_address +
-                               ": cannot listen there (in use, or not an address)");
+                               ": cannot listen there (the port is in use, by another tsserve "
+                               "or another process, or it is not an address this host has)");
     }
     set_serving(true);
     if (!single && config.repository.repository_poll_s > 0)
