@@ -155,9 +155,13 @@ class InferenceServerImpl final : public InferenceServer {
       http.tls_cert = config.server.tls_cert;
       http.tls_key = config.server.tls_key;
       http.tls_ca = config.server.tls_ca;
+      http.max_connections = static_cast<std::size_t>(config.server.http_max_connections);
       try {
-        const HttpDoorOptions door{config.server.http_cors_origins, config.server.http_console,
-                                   config.server.http_console_sample};
+        const HttpDoorOptions door{
+            config.server.http_cors_origins,
+            config.server.http_console,
+            config.server.http_console_sample,
+            {config.server.http_repository_control, config.server.http_allowed_hosts}};
         http_ = std::make_unique<HttpDoor>(http, context, server_info, door);
       } catch (const std::exception& e) {
         throw std::runtime_error("http_address " + config.server.http_address + ": " + e.what());

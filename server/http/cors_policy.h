@@ -32,7 +32,6 @@ class CorsPolicy {
   bool allows(const std::string& origin) const;
 
  private:
-
   bool any_ = false;
   std::vector<std::string> origins_;
 };

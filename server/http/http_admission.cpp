@@ -85,15 +85,15 @@ HttpAdmission::HttpAdmission(const ServiceContext& service, const CorsPolicy& co
   while (start <= hosts.size()) {
     const std::size_t comma = std::min(hosts.find(',', start), hosts.size());
     std::string host = lower(hosts.substr(start, comma - start));
-    host.erase(std::remove_if(host.begin(), host.end(), [](char c) { return c == ' ' || c == '\t'; }),
-               host.end());
+    host.erase(
+        std::remove_if(host.begin(), host.end(), [](char c) { return c == ' ' || c == '\t'; }),
+        host.end());
     if (!host.empty()) allowed_hosts_.push_back(std::move(host));
     start = comma + 1;
   }
 }
 
-std::optional<HttpResponse> HttpAdmission::refuse(HttpRefusal reason,
-                                                  HttpResponse response) const {
+std::optional<HttpResponse> HttpAdmission::refuse(HttpRefusal reason, HttpResponse response) const {
   if (metrics_ != nullptr) metrics_->count_refusal(reason);
   return response;
 }
@@ -147,12 +147,12 @@ std::optional<HttpResponse> HttpAdmission::admit(const HttpRequest& head) const 
                             head.header("inference-header-content-length").has_value() &&
                             media == "application/octet-stream";
   if (media != "application/json" && !binary_infer) {
-    return refuse(HttpRefusal::kMediaType,
-                  refusal(StatusCode::kInvalidArgument,
-                          "content-type: \"" +
-                              std::string(head.header("content-type").value_or("")) +
-                              "\"; a " + head.method + " takes application/json",
-                          415));
+    return refuse(
+        HttpRefusal::kMediaType,
+        refusal(StatusCode::kInvalidArgument,
+                "content-type: \"" + std::string(head.header("content-type").value_or("")) +
+                    "\"; a " + head.method + " takes application/json",
+                415));
   }
   if (parsed && is_repository_control(path) && !repository_control_ && service_.auth == nullptr) {
     return refuse(HttpRefusal::kRepositoryControl,

@@ -42,8 +42,8 @@ bool open_without_token(const HttpRequest& head);
 class HttpAdmission {
  public:
   // `service`, `cors` and `metrics` (may be null) outlive this object.
-  HttpAdmission(const ServiceContext& service, const CorsPolicy& cors,
-                HttpAdmissionOptions options, HttpDoorMetrics* metrics);
+  HttpAdmission(const ServiceContext& service, const CorsPolicy& cors, HttpAdmissionOptions options,
+                HttpDoorMetrics* metrics);
 
   // The refusal of `head` (a request without its body), or nullopt to read it whole.
   std::optional<HttpResponse> admit(const HttpRequest& head) const;

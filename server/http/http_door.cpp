@@ -9,6 +9,7 @@
 #include "server/codec/common/request_id.h"
 #include "server/http/http_request_rules.h"
 #include "server/httpd/http_status.h"
+#include "server/observability/log_text.h"
 
 namespace tsserve::server {
 namespace {
@@ -72,16 +73,17 @@ void HttpDoor::serve(HttpRequest& request, HttpResponder respond) const {
     return;
   } catch (const std::exception& e) {
     const std::string id = generate_request_id();
-    spdlog::error("HTTP {} request {} failed: {}", request.method, id, e.what());
+    spdlog::error("HTTP {} request {} failed: {}", log_text(request.method), id,
+                  log_text(e.what()));
     if (metrics_) metrics_->count_failure();
-    fallback(error_response({StatusCode::kInternal,
-                            "the server failed on this request; its log names request " + id}));
+    fallback(error_response(
+        {StatusCode::kInternal, "the server failed on this request; its log names request " + id}));
   } catch (...) {
     const std::string id = generate_request_id();
-    spdlog::error("HTTP {} request {} failed: an unknown exception", request.method, id);
+    spdlog::error("HTTP {} request {} failed: an unknown exception", log_text(request.method), id);
     if (metrics_) metrics_->count_failure();
-    fallback(error_response({StatusCode::kInternal,
-                            "the server failed on this request; its log names request " + id}));
+    fallback(error_response(
+        {StatusCode::kInternal, "the server failed on this request; its log names request " + id}));
   }
 }
 

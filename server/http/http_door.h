@@ -33,9 +33,9 @@ namespace tsserve::server {
 
 // What the door serves besides the APIs, and whom it admits.
 struct HttpDoorOptions {
-  std::string cors_origins;    // --http-cors-origins
-  bool console = true;         // --http-console
-  std::string console_sample;  // --http-console-sample
+  std::string cors_origins;        // --http-cors-origins
+  bool console = true;             // --http-console
+  std::string console_sample;      // --http-console-sample
   HttpAdmissionOptions admission;  // --http-repository-control, --http-allowed-hosts
 };
 

@@ -254,8 +254,7 @@ void OipRestRoutes::infer(HttpRequest& request, HttpResponder respond, const std
   inference::ModelInferRequest& message = exchange->request.message;
   message.set_model_name(model);
   message.set_model_version(version);
-  BatchedCall<ModelInferCodec>::start(infer_, call, message, &exchange->response,
-                                      std::move(route));
+  BatchedCall<ModelInferCodec>::start(infer_, call, message, &exchange->response, std::move(route));
 }
 
 }  // namespace tsserve::server

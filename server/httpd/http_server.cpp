@@ -60,9 +60,9 @@ HttpRequest request_head(const http::request_header<>& message) {
 
 // The answer to a connection over the cap, written straight to its socket (plaintext).
 std::string busy_answer(std::size_t max_connections) {
-  const std::string body = json_error_body("the server holds its maximum of " +
-                                           std::to_string(max_connections) +
-                                           " connections (http_max_connections); retry later");
+  const std::string body =
+      json_error_body("the server holds its maximum of " + std::to_string(max_connections) +
+                      " connections (http_max_connections); retry later");
   return "HTTP/1.1 503 Service Unavailable\r\nServer: tsserve\r\nContent-Type: "
          "application/json\r\nRetry-After: 1\r\nConnection: close\r\nContent-Length: " +
          std::to_string(body.size()) + "\r\n\r\n" + body;
@@ -422,7 +422,7 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
     message->prepare_payload();
     arm(server_->options.write_timeout);
     const auto written = [self = this->shared_from_this(), message](beast::error_code ec,
-                                                                     std::size_t) {
+                                                                    std::size_t) {
       self->disarm();
       if (ec || !message->keep_alive()) {
         return self->body_unread_ && !ec ? self->drop_then_close() : self->close();
@@ -433,10 +433,9 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
       // HEAD: the headers a GET would carry (its Content-Length included), no body: a
       // body here would be read as the start of the next answer (RFC 9110 9.3.2).
       auto serializer = std::make_shared<http::response_serializer<http::string_body>>(*message);
-      http::async_write_header(socket_, *serializer,
-                               [written, serializer](beast::error_code ec, std::size_t n) {
-                                 written(ec, n);
-                               });
+      http::async_write_header(
+          socket_, *serializer,
+          [written, serializer](beast::error_code ec, std::size_t n) { written(ec, n); });
       return;
     }
     http::async_write(socket_, *message, written);
@@ -500,15 +499,15 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
   const std::shared_ptr<HttpServer::Impl> server_;
   HttpRequest head_;  // the request being read: its head, until its body arrives
   bool keep_alive_ = true;
-  bool head_method_ = false;    // a HEAD request: its answer goes without a body
-  bool body_unread_ = false;    // refused on its head: drop what the client still sends
+  bool head_method_ = false;  // a HEAD request: its answer goes without a body
+  bool body_unread_ = false;  // refused on its head: drop what the client still sends
   std::uint64_t drop_budget_ = 0;
   std::vector<char> drop_buffer_;
-  bool reading_ = false;        // waiting for a request (for close_if_idle)
-  bool answering_ = false;      // writing an answer
+  bool reading_ = false;                // waiting for a request (for close_if_idle)
+  bool answering_ = false;              // writing an answer
   std::shared_ptr<ClientWatch> watch_;  // the request's, until its answer
-  bool timed_out_ = false;      // the armed deadline passed
-  std::uint64_t deadline_ = 0;  // which arm() the timer serves
+  bool timed_out_ = false;              // the armed deadline passed
+  std::uint64_t deadline_ = 0;          // which arm() the timer serves
 };
 
 }  // namespace
@@ -551,7 +550,8 @@ void HttpServer::Impl::on_accept(tcp::socket socket) {
   socket.set_option(tcp::no_delay(true), ignored);
   // The session co-owns this Impl (its io_context) so that a socket never outlives it.
   if (tls) {
-    auto session = std::make_shared<Session<TlsStream>>(shared_from_this(), std::move(socket), *tls);
+    auto session =
+        std::make_shared<Session<TlsStream>>(shared_from_this(), std::move(socket), *tls);
     remember(session);
     session->start();
   } else {

@@ -7,7 +7,6 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
 
@@ -65,9 +64,9 @@ TEST(HttpAdmissionTest, OnlyHealthTheDocumentTheConsoleAndPreflightsAreOpenWitho
   EXPECT_EQ(door.status(head_of("GET", "/openapi.json")), 0);
   EXPECT_EQ(door.status(head_of("GET", "/console/")), 0);
   EXPECT_EQ(door.status(head_of("HEAD", "/console/console.js")), 0);
-  EXPECT_EQ(door.status(head_of("OPTIONS", "/v1/actuals",
-                                {{"access-control-request-method", "POST"}})),
-            0);
+  EXPECT_EQ(
+      door.status(head_of("OPTIONS", "/v1/actuals", {{"access-control-request-method", "POST"}})),
+      0);
   for (const auto& [method, path] : std::vector<std::pair<std::string, std::string>>{
            {"GET", "/v2"},
            {"GET", "/v2/models/m"},

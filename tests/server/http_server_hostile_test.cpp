@@ -64,9 +64,9 @@ TEST(HttpServerHostileTest, RefusesOnTheHeadersBeforeAContinueOrTheBody) {
   options.head_check = deny_marked;
   HttpServer server(options, handler.handler());
   RawHttpConnection connection(server.port());
-  ASSERT_TRUE(connection.send(
-      "POST /x HTTP/1.1\r\nHost: t\r\nX-Deny: 1\r\nContent-Length: 90000\r\n"
-      "Expect: 100-continue\r\n\r\n"));
+  ASSERT_TRUE(
+      connection.send("POST /x HTTP/1.1\r\nHost: t\r\nX-Deny: 1\r\nContent-Length: 90000\r\n"
+                      "Expect: 100-continue\r\n\r\n"));
   // The refusal, not a 100 Continue: the body is never invited.
   auto reply = connection.read_reply(std::chrono::seconds(5));
   ASSERT_TRUE(reply);
@@ -109,8 +109,9 @@ TEST(HttpServerHostileTest, AnEndlessChunkSizeLineStopsAtTheFramingBound) {
   CountingHandler handler;
   HttpServer server(hostile_test_options(), handler.handler());
   RawHttpConnection connection(server.port());
-  ASSERT_TRUE(connection.send("POST /c HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n1;" +
-                              std::string(3000, 'e')));
+  ASSERT_TRUE(
+      connection.send("POST /c HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n1;" +
+                      std::string(3000, 'e')));
   // Still within the bound: the server waits for the rest of the line.
   EXPECT_FALSE(connection.read_reply(std::chrono::milliseconds(200)));
   connection.send(std::string(20'000, 'e'));
@@ -126,8 +127,9 @@ TEST(HttpServerHostileTest, AHeadAnswerCarriesNoBodySoTheNextAnswerStaysInStep) 
   CountingHandler handler;
   HttpServer server(hostile_test_options(), handler.handler());
   RawHttpConnection connection(server.port());
-  ASSERT_TRUE(connection.send("HEAD /page HTTP/1.1\r\nHost: t\r\n\r\n"
-                              "GET /page HTTP/1.1\r\nHost: t\r\n\r\n"));
+  ASSERT_TRUE(
+      connection.send("HEAD /page HTTP/1.1\r\nHost: t\r\n\r\n"
+                      "GET /page HTTP/1.1\r\nHost: t\r\n\r\n"));
   auto head = connection.read_head_reply();
   ASSERT_TRUE(head);
   EXPECT_EQ(head->status, 200);

@@ -65,8 +65,7 @@ std::optional<HttpReply> RawHttpConnection::read_head_reply(std::chrono::millise
   return read(limit, false);
 }
 
-std::optional<HttpReply> RawHttpConnection::read(std::chrono::milliseconds limit,
-                                                 bool with_body) {
+std::optional<HttpReply> RawHttpConnection::read(std::chrono::milliseconds limit, bool with_body) {
   const auto deadline = std::chrono::steady_clock::now() + limit;
   std::size_t end;
   while ((end = buffer_.find("\r\n\r\n")) == std::string::npos) {

@@ -164,8 +164,25 @@ TEST(OipRest, RestAndGrpcRequestsShareABatchAndEachEqualsItsAloneAnswer) {
   EXPECT_EQ(output_floats(grpc_response, 0), output_floats(grpc_infer(alone, grpc_request), 0));
 }
 
-TEST(OipRest, TheRepositoryExtensionListsUnloadsAndLoadsAModel) {
+TEST(OipRest, RepositoryControlOverHttpIsOffByDefault) {
   ServerHarness harness;
+  const int port = harness.server().http_port();
+  const HttpReply refused =
+      http_call(port, "POST", "/v2/repository/models/patchtst-etth1/unload", "", kJsonHeaders);
+  EXPECT_EQ(refused.status, 403);
+  EXPECT_THAT(refused.body, HasSubstr("--http-repository-control"));
+  EXPECT_EQ(http_call(port, "GET", "/v2/models/patchtst-etth1/ready").status, 200);
+  // Listing changes nothing: it stays open.
+  EXPECT_EQ(http_call(port, "POST", "/v2/repository/index", "", kJsonHeaders).status, 200);
+  EXPECT_EQ(
+      metric_total(harness.scrape(), "tsserve_http_refused_total{reason=\"repository_control\"}"),
+      1);
+}
+
+TEST(OipRest, TheRepositoryExtensionListsUnloadsAndLoadsAModel) {
+  ServerConfig config = test_config();
+  config.server.http_repository_control = true;
+  ServerHarness harness(config);
   const int port = harness.server().http_port();
   const auto post = [&](const std::string& path, const std::string& body = "") {
     return http_call(port, "POST", path, body, kJsonHeaders);
@@ -266,7 +283,9 @@ TEST(OipRest, BadRequestsAreRefusedByFieldAndTheServerServesOn) {
   EXPECT_EQ(metric_total(metrics,
                          "tsserve_requests_total{code=\"INVALID_ARGUMENT\",method="
                          "\"ModelInfer\",protocol=\"http\"}"),
-            10);
+            9);
+  // The media type is refused on the headers, before the call starts.
+  EXPECT_EQ(metric_total(metrics, "tsserve_http_refused_total{reason=\"media_type\"}"), 1);
   EXPECT_EQ(metric_total(metrics, "tsserve_requests_total{method=\"ModelInfer\",protocol=\"oip\"}"),
             0);
 }
