@@ -67,7 +67,10 @@ class ForecastStore {
 
   // Scores every finite point of `report` against the key's covering forecasts, calling
   // `score` once per (forecast, point) pair not scored before, and says what became of
-  // each point. Drops expired entries first (added to *drops).
+  // each point. Drops expired entries first (added to *drops). The cost is linear in the
+  // report and in the key's kept forecasts (their names and steps), never their product;
+  // the report's names and times are indexed before the lock is taken.
+  // REQUIRES: report.variable_names unique, report.timestamps distinct.
   ActualsOutcome match(const ActualsReport& report, const ScoreSink& score, StoreDrops* drops);
 
   std::size_t entries() const;

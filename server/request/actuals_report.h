@@ -9,6 +9,14 @@
 
 namespace tsserve::server {
 
+// Bounds on one report, checked by both doors as it is read, before anything is matched.
+// A report scores kept forecasts, each of at most max_batch_rows variables (448 by
+// default) and pred_len steps, so real reports are far below them; they keep what one
+// report holds (its names, and T x N doubles copied on their way to the store) to a few
+// MB. More points go in several reports.
+inline constexpr int64_t kMaxReportedVariables = 65'536;
+inline constexpr int64_t kMaxReportedPoints = int64_t{1} << 20;  // T x N
+
 struct ActualsReport {
   std::string series_key;
   std::vector<std::string> variable_names;  // N unique names

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
 
 namespace tsserve::server {
 namespace {
@@ -77,6 +78,41 @@ TEST(ReportActualsCodec, EachBrokenRuleNamesItsField) {
   r = valid_request();
   r.add_values(5);
   expect_invalid(r, "values", "5 entries; expected T * N = 2 * 2 = 4");
+}
+
+// A report's size is bounded before anything is copied or matched: its names, and its
+// points (T x N), each refused naming the field and the bound; at the bounds it is taken.
+TEST(ReportActualsCodec, TooManyNamesOrPointsAreRefusedNamingTheBound) {
+  v1::ReportActualsRequest wide;
+  wide.set_series_key("site-7");
+  wide.add_timestamps(3600);
+  for (int64_t n = 0; n < kMaxReportedVariables; ++n) {
+    wide.add_variable_names("v" + std::to_string(n));
+    wide.add_values(1.0);
+  }
+  EXPECT_TRUE(decode(wide).ok()) << decode(wide).message();
+  wide.add_variable_names("one-more");
+  wide.add_values(1.0);
+  expect_invalid(wide, "variable_names",
+                 std::to_string(kMaxReportedVariables + 1) + " names; a report names at most " +
+                     std::to_string(kMaxReportedVariables));
+
+  v1::ReportActualsRequest tall;
+  tall.set_series_key("site-7");
+  tall.add_variable_names("a");
+  tall.add_variable_names("b");
+  for (int64_t t = 0; t < kMaxReportedPoints / 2; ++t) {
+    tall.add_timestamps(t);
+    tall.add_values(1.0);
+    tall.add_values(2.0);
+  }
+  EXPECT_TRUE(decode(tall).ok()) << decode(tall).message();
+  tall.add_timestamps(kMaxReportedPoints);
+  tall.add_values(1.0);
+  tall.add_values(2.0);
+  expect_invalid(tall, "timestamps",
+                 "= " + std::to_string(kMaxReportedPoints + 2) +
+                     " points; a report carries at most " + std::to_string(kMaxReportedPoints));
 }
 
 TEST(ReportActualsCodec, OutcomeFieldsAreCopiedOneToOne) {

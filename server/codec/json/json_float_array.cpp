@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 
 #include "server/codec/json/json_numbers.h"
 
@@ -58,6 +59,20 @@ const char* scan_array(const char* p, const char* end, int depth, int max_depth,
 }
 
 }  // namespace
+
+void JsonFloatArray::clear_keeping(std::size_t max_bytes) {
+  const std::size_t held = values.capacity() * sizeof(float) +
+                           tokens.capacity() * sizeof(std::string_view) +
+                           lengths.capacity() * sizeof(lengths.front());
+  if (held <= max_bytes) {
+    clear();
+    return;
+  }
+  JsonFloatArray empty;
+  empty.overflow_ok = overflow_ok;
+  empty.keep_tokens = keep_tokens;
+  *this = std::move(empty);
+}
 
 std::size_t scan_json_float_array(std::string_view text, int max_depth, JsonFloatArray* out) {
   const char* begin = text.data();

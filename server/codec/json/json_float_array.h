@@ -38,6 +38,10 @@ struct JsonFloatArray {
     scalar_depth = -1;
     lengths.clear();
   }
+
+  // clear(), and the vectors' memory given back when it exceeds `max_bytes`: a scan
+  // reused from array to array keeps no buffer sized for one huge array.
+  void clear_keeping(std::size_t max_bytes);
 };
 
 // `text` starts at the array's '[' and may run on past its ']'. Returns the bytes read up

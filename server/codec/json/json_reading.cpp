@@ -27,6 +27,11 @@ Status json_duplicate(const std::string& path, std::string_view key) {
   return invalid_argument(json_member(path, key) + ": given twice; each field once");
 }
 
+Status JsonNames::add(const std::string& path, std::string_view name) {
+  if (!seen_.insert(name).second) return json_duplicate(path, name);
+  return {};
+}
+
 Status open_json_object(std::string& body, json_od::parser& parser, json_od::document* document,
                         json_od::object* root, const char* expectation) {
   const std::size_t length = body.size();

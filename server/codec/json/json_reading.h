@@ -11,6 +11,7 @@
 
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <utility>
 
 #include "server/codec/json/json_float_array.h"
@@ -33,8 +34,21 @@ std::string json_member(const std::string& path, std::string_view key);
 // "<path>.<key>: given twice; each field once" ("<key>: ..." at the top, path empty).
 Status json_duplicate(const std::string& path, std::string_view key);
 
+// The field names of one object met so far (the columns of a series, say), so that a
+// repeat is found at any distance at a constant cost per name: a body of n columns costs
+// O(n), not the O(n^2) of comparing each name with every earlier one. The views point
+// into the parser's buffer (for_each_json_field's keys), valid while the document is.
+class JsonNames {
+ public:
+  // json_duplicate(path, name) when `name` was met before; remembers it otherwise.
+  Status add(const std::string& path, std::string_view name);
+
+ private:
+  std::unordered_set<std::string_view> seen_;
+};
+
 // Starts reading `body` as one JSON object (`expectation` names it in the error).
-// `parser` must outlive `document`; one per thread keeps its buffers warm.
+// `parser` must outlive `document`: a ReusedJsonParser's (reused_json_parser.h).
 Status open_json_object(std::string& body, json_od::parser& parser, json_od::document* document,
                         json_od::object* root, const char* expectation);
 

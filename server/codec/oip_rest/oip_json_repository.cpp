@@ -4,6 +4,7 @@
 
 #include "server/codec/json/json_reading.h"
 #include "server/codec/json/json_writer.h"
+#include "server/codec/json/reused_json_parser.h"
 
 namespace tsserve::server {
 namespace {
@@ -30,11 +31,11 @@ bool blank(const std::string& body) {
 Status parse_repository_index_request(std::string& body, bool* ready_only) {
   *ready_only = false;
   if (blank(body)) return {};
-  thread_local json_od::parser parser;
+  ReusedJsonParser parser;
   json_od::document document;
   json_od::object root;
   TSSERVE_RETURN_IF_ERROR(
-      open_json_object(body, parser, &document, &root, "a JSON object: {\"ready\": bool}"));
+      open_json_object(body, parser.get(), &document, &root, "a JSON object: {\"ready\": bool}"));
   bool ready = false;
   TSSERVE_RETURN_IF_ERROR(
       for_each_json_field(root, "", [&](std::string_view key, json_od::value& value) -> Status {
@@ -67,10 +68,11 @@ std::string oip_json_repository_index(const v1::ListModelsResponse& models, bool
 
 Status check_repository_load_body(std::string& body) {
   if (blank(body)) return {};
-  thread_local json_od::parser parser;
+  ReusedJsonParser parser;
   json_od::document document;
   json_od::object root;
-  TSSERVE_RETURN_IF_ERROR(open_json_object(body, parser, &document, &root, "an empty object"));
+  TSSERVE_RETURN_IF_ERROR(
+      open_json_object(body, parser.get(), &document, &root, "an empty object"));
   TSSERVE_RETURN_IF_ERROR(
       for_each_json_field(root, "", [&](std::string_view key, json_od::value&) -> Status {
         return invalid_argument(std::string(key) +

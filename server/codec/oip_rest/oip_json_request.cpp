@@ -11,6 +11,7 @@
 
 #include "server/codec/json/json_numbers.h"
 #include "server/codec/json/json_reading.h"
+#include "server/codec/json/reused_json_parser.h"
 
 namespace tsserve::server {
 namespace {
@@ -460,12 +461,11 @@ Status parse_output(od::value& value, const std::string& path,
 }  // namespace
 
 Status parse_oip_json_request(std::string& body, inference::ModelInferRequest* request) {
-  // One parser per thread: its buffers are reused from request to request.
-  thread_local od::parser parser;
+  ReusedJsonParser parser;
   od::document document;
   od::object root;
-  TSSERVE_RETURN_IF_ERROR(
-      open_json_object(body, parser, &document, &root, "a JSON object (an inference request)"));
+  TSSERVE_RETURN_IF_ERROR(open_json_object(body, parser.get(), &document, &root,
+                                           "a JSON object (an inference request)"));
   bool has_id = false, has_parameters = false, has_inputs = false, has_outputs = false;
   TSSERVE_RETURN_IF_ERROR(
       for_each_json_field(root, "", [&](std::string_view key, od::value& value) -> Status {

@@ -17,6 +17,11 @@ Status decode_report_actuals(const v1::ReportActualsRequest& request, ActualsRep
   const int n = request.variable_names_size();
   if (n == 0)
     return invalid_argument("variable_names: required: the name of each reported variable");
+  if (n > kMaxReportedVariables) {
+    return invalid_argument("variable_names: " + std::to_string(n) +
+                            " names; a report names at most " +
+                            std::to_string(kMaxReportedVariables) + " variables");
+  }
   std::unordered_map<std::string, int> seen;
   for (int i = 0; i < n; ++i) {
     const auto [at, added] = seen.emplace(request.variable_names(i), i);
@@ -28,6 +33,12 @@ Status decode_report_actuals(const v1::ReportActualsRequest& request, ActualsRep
   }
   const int t = request.timestamps_size();
   if (t == 0) return invalid_argument("timestamps: required: the time of each observation");
+  if (static_cast<int64_t>(t) * n > kMaxReportedPoints) {
+    return invalid_argument("timestamps: " + std::to_string(t) + " x " + std::to_string(n) +
+                            " variables = " + std::to_string(static_cast<int64_t>(t) * n) +
+                            " points; a report carries at most " +
+                            std::to_string(kMaxReportedPoints) + ": send them in several reports");
+  }
   std::unordered_map<int64_t, int> times;
   for (int i = 0; i < t; ++i) {
     const auto [at, added] = times.emplace(request.timestamps(i), i);

@@ -7,17 +7,25 @@
 #include "server/codec/json/json_numbers.h"
 #include "server/codec/json/json_reading.h"
 #include "server/codec/json/json_writer.h"
+#include "server/codec/json/reused_json_parser.h"
 #include "server/codec/v1_json/json_timestamps.h"
+#include "server/request/actuals_report.h"
 
 namespace tsserve::server {
 namespace {
 
 // One column of observations; null (a gap) reads as NaN, which is counted, not scored.
+// *read counts the report's values so far, refused past kMaxReportedPoints as they come.
 Status read_observations(json_od::value& value, const std::string& path,
-                         std::vector<double>* column) {
+                         std::vector<double>* column, int64_t* read) {
   return for_each_json_element(
       value, path, "an array of numbers or nulls (gaps)",
       [&](json_od::value& item, const JsonElementPath& at) -> Status {
+        if (++*read > kMaxReportedPoints) {
+          return invalid_argument(at.text() + ": more than " + std::to_string(kMaxReportedPoints) +
+                                  " values in one report (timestamps x columns); send them in "
+                                  "several reports");
+        }
         json_od::json_type type;
         if (auto error = item.type().get(type)) return json_malformed(error, at.text());
         if (type == json_od::json_type::null) {
@@ -37,13 +45,15 @@ Status read_observations(json_od::value& value, const std::string& path,
 }  // namespace
 
 Status parse_actuals_json_request(std::string& body, v1::ReportActualsRequest* request) {
-  thread_local json_od::parser parser;
+  ReusedJsonParser parser;
   json_od::document document;
   json_od::object root;
-  TSSERVE_RETURN_IF_ERROR(
-      open_json_object(body, parser, &document, &root, "a JSON object (a report of actuals)"));
+  TSSERVE_RETURN_IF_ERROR(open_json_object(body, parser.get(), &document, &root,
+                                           "a JSON object (a report of actuals)"));
   bool key = false, timestamps = false, actuals = false, text = false;
   std::vector<std::vector<double>> columns;
+  JsonNames names;
+  int64_t values_read = 0;
   TSSERVE_RETURN_IF_ERROR(
       for_each_json_field(root, "", [&](std::string_view name, json_od::value& value) -> Status {
         if (name == "series_key") {
@@ -61,13 +71,17 @@ Status parse_actuals_json_request(std::string& body, v1::ReportActualsRequest* r
             return json_expected(error, "actuals", "an object of columns: {\"name\": [numbers]}");
           }
           return for_each_json_field(
-              object, "actuals", [&](std::string_view column, json_od::value& points) -> Status {
-                for (const std::string& seen : request->variable_names()) {
-                  if (seen == column) return json_duplicate("actuals", column);
+              object, "actuals", [&](std::string_view column, json_od::value& values) -> Status {
+                TSSERVE_RETURN_IF_ERROR(names.add("actuals", column));
+                if (request->variable_names_size() == kMaxReportedVariables) {
+                  return invalid_argument(json_member("actuals", column) + ": more than " +
+                                          std::to_string(kMaxReportedVariables) +
+                                          " columns; a report names at most that many variables");
                 }
                 request->add_variable_names(std::string(column));
                 columns.emplace_back();
-                return read_observations(points, json_member("actuals", column), &columns.back());
+                return read_observations(values, json_member("actuals", column), &columns.back(),
+                                         &values_read);
               });
         }
         return invalid_argument(std::string(name) +

@@ -2,11 +2,13 @@
 
 #include <cstdint>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "server/codec/json/json_numbers.h"
 #include "server/codec/json/json_reading.h"
+#include "server/codec/json/reused_json_parser.h"
 #include "server/codec/v1_json/json_request_fields.h"
 #include "server/codec/v1_json/json_timestamps.h"
 
@@ -22,15 +24,19 @@ constexpr char kFields[] =
 Status read_column(json_od::value& value, std::string_view body, const std::string& path,
                    google::protobuf::RepeatedField<float>* values, std::size_t* length) {
   *length = 0;
+  // One scan per thread, its vectors reused from column to column (given back after a
+  // huge column, as the parser's buffers are).
   thread_local JsonFloatArray scan;
   scan.clear();
   bool scanned = false;
-  TSSERVE_RETURN_IF_ERROR(scan_json_floats(value, body, path, 0, &scan, &scanned));
-  if (scanned) {
+  const Status status = scan_json_floats(value, body, path, 0, &scan, &scanned);
+  if (status.ok() && scanned) {
     values->Add(scan.values.begin(), scan.values.end());
     *length = scan.values.size();
-    return {};
   }
+  scan.clear_keeping(kKeptJsonCapacity);
+  TSSERVE_RETURN_IF_ERROR(status);
+  if (scanned) return {};
   return for_each_json_element(
       value, path, "an array of numbers (the column's points, oldest first)",
       [&](json_od::value& point, const JsonElementPath& at) -> Status {
@@ -61,12 +67,11 @@ Status read_series(json_od::value& value, std::string_view body, v1::ForecastReq
   v1::Tensor* series = message->mutable_series();
   std::size_t points = 0;
   std::string first;
+  JsonNames names;
   TSSERVE_RETURN_IF_ERROR(for_each_json_field(
       columns, "series", [&](std::string_view name, json_od::value& column) -> Status {
+        TSSERVE_RETURN_IF_ERROR(names.add("series", name));
         const std::string at = json_member("series", name);
-        for (const std::string& seen : message->variable_names()) {
-          if (seen == name) return json_duplicate("series", name);
-        }
         std::size_t length = 0;
         TSSERVE_RETURN_IF_ERROR(read_column(column, body, at, series->mutable_values(), &length));
         if (message->variable_names_size() == 0) {
@@ -149,17 +154,21 @@ Status read_attention(json_od::value& value, v1::AttentionOptions* options,
       });
 }
 
+// By a map of the columns, so that many names against many columns cost their sum.
 Status resolve_variables(const std::vector<std::string>& names, v1::ForecastRequest* message) {
+  if (names.empty()) return {};
+  std::unordered_map<std::string_view, int> column;
+  column.reserve(static_cast<std::size_t>(message->variable_names_size()));
+  for (int n = 0; n < message->variable_names_size(); ++n) {
+    column.emplace(message->variable_names(n), n);  // names are unique (read_series)
+  }
   for (std::size_t i = 0; i < names.size(); ++i) {
-    int index = 0;
-    while (index < message->variable_names_size() && message->variable_names(index) != names[i]) {
-      ++index;
-    }
-    if (index == message->variable_names_size()) {
+    const auto found = column.find(names[i]);
+    if (found == column.end()) {
       return invalid_argument(json_element("attention.variables", i) + ": \"" + names[i] +
                               "\" is not a column of series");
     }
-    message->mutable_attention()->add_variables(index);
+    message->mutable_attention()->add_variables(found->second);
   }
   return {};
 }
@@ -167,11 +176,11 @@ Status resolve_variables(const std::vector<std::string>& names, v1::ForecastRequ
 }  // namespace
 
 Status parse_forecast_json_request(std::string& body, ForecastJsonRequest* request) {
-  thread_local json_od::parser parser;
+  ReusedJsonParser parser;
   json_od::document document;
   json_od::object root;
   TSSERVE_RETURN_IF_ERROR(
-      open_json_object(body, parser, &document, &root, "a JSON object (a forecast request)"));
+      open_json_object(body, parser.get(), &document, &root, "a JSON object (a forecast request)"));
   v1::ForecastRequest& message = request->message;
   bool series = false, timestamps = false, intervals = false, attention = false, scaler = false,
        key = false, id = false;

@@ -6,6 +6,7 @@
 #include "server/codec/json/json_numbers.h"
 #include "server/codec/json/json_reading.h"
 #include "server/codec/json/json_writer.h"
+#include "server/codec/json/reused_json_parser.h"
 #include "server/codec/v1_json/forecast_json_response.h"
 #include "server/codec/v1_json/json_request_fields.h"
 #include "server/codec/v1_json/json_timestamps.h"
@@ -44,11 +45,10 @@ Status read_values(json_od::value& value, v1::ObserveRequest* message) {
     return json_expected(error, "values", "an object of columns: {\"name\": [numbers], ...}");
   }
   std::vector<std::vector<double>> columns;
+  JsonNames names;
   TSSERVE_RETURN_IF_ERROR(for_each_json_field(
       object, "values", [&](std::string_view name, json_od::value& column) -> Status {
-        for (const std::string& seen : message->variable_names()) {
-          if (seen == name) return json_duplicate("values", name);
-        }
+        TSSERVE_RETURN_IF_ERROR(names.add("values", name));
         message->add_variable_names(std::string(name));
         columns.emplace_back();
         return read_points(column, json_member("values", name), &columns.back());
@@ -98,11 +98,11 @@ void write_point(JsonWriter& json, const v1::ObservedPoint& point) {
 
 Status parse_observe_json_request(std::string& body, const std::string& series_key,
                                   ObserveJsonRequest* request) {
-  thread_local json_od::parser parser;
+  ReusedJsonParser parser;
   json_od::document document;
   json_od::object root;
   TSSERVE_RETURN_IF_ERROR(
-      open_json_object(body, parser, &document, &root, "a JSON object (an observation)"));
+      open_json_object(body, parser.get(), &document, &root, "a JSON object (an observation)"));
   v1::ObserveRequest& message = request->message;
   message.set_series_key(series_key);
   bool timestamps = false, values = false, forecast = false, intervals = false, model = false,
