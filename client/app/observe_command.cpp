@@ -1,5 +1,6 @@
 // tsserve-client observe: feeds a CSV to a live series point by point, as a meter would.
-// The rows before --start go in one Observe call (the history a forecast needs); then each
+// The rows before --start go first (the history a forecast needs), in calls of at most
+// seq_len + pred_len rows, the most one Observe call may carry; then each
 // row is one Observe call with `forecast` set, so every row is flagged against the
 // forecast made one row before it. Prints each anomaly (outside the highest level's
 // interval) and a summary; --out writes every point's flags (JSON lines) for an offline
@@ -70,6 +71,7 @@ int run_observe_walk(const ObserveWalk& flags) {
   grpc::Status status = client.model_info(flags.model, &info);
   if (!status.ok()) return report_call_failure("GetModelInfo", status, client, target);
   const auto seq_len = static_cast<std::size_t>(info.seq_len());
+  const std::size_t most_rows = seq_len + static_cast<std::size_t>(info.pred_len());
 
   CsvSelection selection;
   selection.columns = flags.columns;
@@ -94,7 +96,8 @@ int run_observe_walk(const ObserveWalk& flags) {
 
   int64_t calls = 0, points = 0, scored = 0, anomalies = 0;
   std::size_t first = 0;
-  for (std::size_t last = start; last <= rows; ++last) {
+  for (;;) {
+    const std::size_t last = first < start ? std::min(start, first + most_rows) : first + 1;
     v1::ObserveResponse response;
     status = client.observe(rows_request(table, *times, first, last, flags), &response);
     if (!status.ok()) return report_call_failure("Observe", status, client, target);
@@ -116,7 +119,7 @@ int run_observe_walk(const ObserveWalk& flags) {
                 << " (score " << point.score() << ")\n";
     }
     first = last;
-    if (last == rows) break;
+    if (last >= rows) break;
   }
   std::cout << "observe: " << calls << " Observe calls, " << points << " points, " << scored
             << " scored against a kept forecast, " << anomalies << " anomalies\n";

@@ -19,9 +19,22 @@ static_assert(sizeof(SeriesWindow) + 2 * sizeof(void*) + sizeof(std::string) + 4
 
 std::string quoted(const std::string& text) { return "\"" + text + "\""; }
 
+// The first names, each cut short (at a UTF-8 character's start): enough to correct a
+// call, and a message that stays small whatever a caller named its columns.
 std::string name_list(const std::vector<std::string>& names) {
+  constexpr std::size_t kShownNames = 12;
+  constexpr std::size_t kShownBytes = 64;
   std::string out = "[";
-  for (std::size_t i = 0; i < names.size(); ++i) out += (i > 0 ? ", " : "") + quoted(names[i]);
+  for (std::size_t i = 0; i < names.size() && i < kShownNames; ++i) {
+    std::string name = names[i];
+    if (name.size() > kShownBytes) {
+      std::size_t cut = kShownBytes;
+      while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) --cut;
+      name = name.substr(0, cut) + "...";
+    }
+    out += (i > 0 ? ", " : "") + quoted(name);
+  }
+  if (names.size() > kShownNames) out += ", ... (" + std::to_string(names.size()) + " names)";
   return out + "]";
 }
 

@@ -156,6 +156,12 @@ void serve_observe(const ServiceContext& service, const BatchedMethod& forecast,
   }
   const ModelShape& shape = route.lease->shape();
   call->set_model(shape.name);
+  // Its size against the model before anything is kept, flagged or forecast.
+  if (const Status fits = check_observation_fits(observation, shape, route.lease->limits());
+      !fits.ok()) {
+    call->end(fits);
+    return;
+  }
   SeriesWindow window;
   if (const Status appended = append_points(service, observation, shape, &window); !appended.ok()) {
     call->end(appended);

@@ -231,6 +231,22 @@ TEST_F(SeriesStoreTest, KnownKeyKeepsItsModelVersionNamesAndN) {
   EXPECT_EQ(window.accepted_total, 3);
 }
 
+// Names in a refusal are the first few, each cut short: the message stays small whatever
+// the names (here 20 of 10,000 bytes each).
+TEST_F(SeriesStoreTest, ARefusalNamesAFewNamesEachCutShort) {
+  SeriesAppend first = hourly_points("k", kT0, 1, 8, 20);
+  for (int n = 0; n < 20; ++n) {
+    first.binding.variable_names.push_back(std::to_string(n) + std::string(10'000, 'x'));
+  }
+  ASSERT_TRUE(add(first).ok());
+  SeriesAppend other = hourly_points("k", kT0 + kHour, 1, 8, 20);
+  other.binding.variable_names = first.binding.variable_names;
+  other.binding.variable_names[19] = "other";
+  const std::string message = refused(other).message();
+  EXPECT_LT(message.size(), 4000u);
+  EXPECT_THAT(message, AllOf(HasSubstr("\"0xxxx"), HasSubstr("x...\""), HasSubstr("(20 names)")));
+}
+
 TEST_F(SeriesStoreTest, KeyOfTheDefaultVersionRefusesAPinAndNamelessKeyRefusesNames) {
   ASSERT_TRUE(add(hourly_points("k", kT0, 1, 8)).ok());
   SeriesAppend pinned = hourly_points("k", kT0 + kHour, 1, 8);

@@ -98,4 +98,30 @@ Status decode_observe_request(const v1::ObserveRequest& request, Observation* ou
   return Status();
 }
 
+Status check_observation_fits(const Observation& observation, const ModelShape& model,
+                              const RequestLimits& limits) {
+  const std::string of_model = "model \"" + model.name + "\"";
+  const int64_t variables = observation.variables;
+  if (model.fixes_variable_count() && variables != model.enc_in) {
+    return invalid_argument("values: " + std::to_string(variables) + " columns; " + of_model +
+                            " takes exactly " + std::to_string(model.enc_in) +
+                            " variables (enc_in: those it was trained on, in training order)");
+  }
+  if (variables > limits.max_series_rows) {
+    return invalid_argument("values: " + std::to_string(variables) + " columns; " + of_model +
+                            " takes at most " + std::to_string(limits.max_series_rows) +
+                            " variables (max_batch_rows in GetModelInfo: a forecast from the "
+                            "window has one row per variable)");
+  }
+  const int64_t most = model.seq_len + model.pred_len;
+  if (observation.steps() > most) {
+    return invalid_argument("timestamps: " + std::to_string(observation.steps()) +
+                            " points in one call; " + of_model + " takes at most " +
+                            std::to_string(most) + " (seq_len " + std::to_string(model.seq_len) +
+                            " + pred_len " + std::to_string(model.pred_len) +
+                            "); send more in several calls, oldest first");
+  }
+  return Status();
+}
+
 }  // namespace tsserve::server

@@ -54,6 +54,18 @@ TEST_F(ObserveCliTest, FeedsACsvPointByPointAndFlagsEachRowAgainstTheLibrarysFor
   }
 }
 
+// A history longer than one Observe call may carry (seq_len + pred_len rows) goes in
+// several calls, oldest first; then each row in its own.
+TEST_F(ObserveCliTest, AHistoryLongerThanOneCallGoesInSeveralCalls) {
+  write_ett_csv(path("long.csv"), 500, 3);
+  const auto result =
+      client({"observe", path("long.csv"), "--series-key", "long", "--start", "440", "--quiet"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  // 440 rows of history: 432 and 8; then 60 rows one by one.
+  EXPECT_NE(result.out.find("observe: 62 Observe calls, 3500 points"), std::string::npos)
+      << result.out;
+}
+
 // One hourly point of `variables` values for key "k".
 v1::ObserveRequest point_request(int64_t index, int variables) {
   v1::ObserveRequest request;

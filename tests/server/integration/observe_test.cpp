@@ -285,6 +285,30 @@ TEST(Observe, BadInputIsRefusedNamingTheFieldAndTheWindowStaysAsItWas) {
   EXPECT_EQ(observe_expecting_ok(harness, next).window_points(), 6);
 }
 
+// An observation's size is checked against the model before anything is kept: 2,000
+// columns (more than a forecast from the window could carry, max_batch_rows) or more
+// timestamps than seq_len + pred_len are refused, and neither key comes to exist.
+TEST(Observe, TooManyColumnsOrTimestampsAreRefusedBeforeTheKeyIsKept) {
+  ServerHarness harness;
+  v1::ObserveRequest wide;
+  wide.set_series_key("wide");
+  for (int64_t t = 0; t < 100; ++t) {
+    wide.add_timestamps(kStart + t * kHour);
+    for (int n = 0; n < 2000; ++n) wide.add_values(1.0 + n % 7);
+  }
+  expect_refused(harness, wide, "values", "2000 columns");
+  const Series series = make_series(kSeqLen + 800, 4);
+  expect_refused(harness, observe_request("long", series, 0, kSeqLen + 800, false), "timestamps",
+                 "at most");
+  // A first call for either key is a new key's: 7 named columns, from its first point.
+  EXPECT_EQ(
+      observe_expecting_ok(harness, observe_request("wide", series, 0, 3, false)).window_points(),
+      3);
+  EXPECT_EQ(
+      observe_expecting_ok(harness, observe_request("long", series, 0, 3, false)).window_points(),
+      3);
+}
+
 TEST(Observe, AKeyLargerThanTheStoreIsRefusedNamingTheLimit) {
   ServerConfig config = test_config();
   config.live.series_store_max_bytes = 4096;
