@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "server/codec/json/json_writer.h"
+#include "server/httpd/http_read_limits.h"
 #include "server/sync/mutex.h"
 
 namespace tsserve::server {
@@ -37,6 +38,10 @@ constexpr std::size_t kKeptRoom = std::size_t{64} << 10;
 // How long the accept loop pauses after a failed accept (EMFILE, ENFILE, ENOBUFS): the
 // pending connection stays queued, so an immediate retry fails again and spins a core.
 constexpr std::chrono::milliseconds kAcceptBackoff{100};
+// The framing bound of `options` (http_read_limits.h).
+std::size_t framing_bound_of(const HttpServerOptions& options) {
+  return framing_bound(options.max_header_bytes, options.max_framing_bytes);
+}
 
 // The request's method, target and header fields, its body not yet read. Trailer fields
 // (after a chunked body) are never among them: nothing decided on the head can change.
@@ -187,7 +192,7 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
     buffer_.reserve(kHeaderRoom);
     // The buffer holds a header block and then only framing: body bytes stream through it
     // into the body. So an endless chunk-size line or trailer stops at this bound.
-    buffer_.max_size(server_->options.max_header_bytes + server_->options.max_framing_bytes);
+    buffer_.max_size(server_->options.max_header_bytes + framing_bound_of(server_->options));
   }
   ~Session() override { server_->forget(this); }
 
@@ -208,7 +213,7 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
 
   void close_if_idle() override {
     asio::dispatch(socket_.get_executor(), [self = this->shared_from_this()] {
-      if (self->reading_ && self->buffer_.size() == 0) self->close();
+      if (self->reading_ && self->nothing_received()) self->close();
     });
   }
 
@@ -251,6 +256,9 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
     timer_.cancel();
   }
 
+  // Waiting for a request of which no byte has arrived.
+  bool nothing_received() const { return buffer_.size() == 0 && header_bytes_ == 0; }
+
   void read_header() {
     reading_ = true;
     idle.store(buffer_.size() == 0, std::memory_order_relaxed);
@@ -258,11 +266,40 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
     parser_.emplace();
     parser_->header_limit(server_->options.max_header_bytes);
     parser_->body_limit(server_->options.max_body_bytes);
+    header_bytes_ = 0;
     arm(server_->options.request_timeout);
-    http::async_read_header(socket_, buffer_, *parser_,
-                            [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
-                              self->on_header(ec);
-                            });
+    read_header_some();
+  }
+
+  // The header block is read by hand, not with http::async_read_header, so that its size
+  // is counted put by put (http_read_limits.h).
+  void read_header_some() {
+    beast::error_code ec;
+    if (parse_header_bytes(*parser_, buffer_, server_->options.max_header_bytes, &header_bytes_,
+                           &ec)) {
+      return on_header(ec);
+    }
+    const std::size_t room = buffer_.max_size() - buffer_.size();
+    if (room == 0) return on_header(http::error::header_limit);
+    socket_.async_read_some(
+        buffer_.prepare(std::min<std::size_t>(room, kKeptRoom)),
+        [self = this->shared_from_this()](beast::error_code read_ec, std::size_t received) {
+          self->buffer_.commit(received);
+          if (received > 0) self->idle.store(false, std::memory_order_relaxed);
+          if (read_ec == asio::error::eof) {
+            // As Beast's read: nothing of a request yet is the end of the stream; a part of
+            // one is a partial message.
+            if (!self->parser_->got_some()) {
+              read_ec = self->buffer_.size() == 0 ? beast::error_code(http::error::end_of_stream)
+                                                  : beast::error_code(http::error::partial_message);
+            } else {
+              self->parser_->put_eof(read_ec);
+              if (!read_ec) read_ec = http::error::partial_message;
+            }
+          }
+          if (read_ec) return self->on_header(read_ec);
+          self->read_header_some();
+        });
   }
 
   void on_header(beast::error_code ec) {
@@ -320,7 +357,7 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
     reading_ = false;
     if (timed_out_) {
       // Nothing received: an idle kept-alive connection, closed quietly.
-      if (buffer_.size() == 0 && !parser_->is_header_done()) return close();
+      if (nothing_received() && !parser_->is_header_done()) return close();
       return refuse(408, "the request did not arrive whole within " +
                              std::to_string(server_->options.request_timeout.count()) + " ms");
     }
@@ -330,7 +367,7 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
     }
     if (ec == http::error::buffer_overflow) {
       return refuse(400, "a chunk-size line, chunk extension or trailer is over " +
-                             std::to_string(server_->options.max_framing_bytes) + " bytes");
+                             std::to_string(framing_bound_of(server_->options)) + " bytes");
     }
     if (ec == http::error::body_limit) {
       const auto length = parser_->content_length();
@@ -457,7 +494,7 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
   void drop_then_close() {
     beast::error_code ignored;
     beast::get_lowest_layer(socket_).shutdown(tcp::socket::shutdown_send, ignored);
-    drop_budget_ = server_->options.max_body_bytes + server_->options.max_framing_bytes;
+    drop_budget_ = server_->options.max_body_bytes + framing_bound_of(server_->options);
     drop_buffer_.resize(16 * 1024);
     arm(server_->options.request_timeout);
     drop_some();
@@ -497,7 +534,8 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   const std::shared_ptr<HttpServer::Impl> server_;
-  HttpRequest head_;  // the request being read: its head, until its body arrives
+  HttpRequest head_;              // the request being read: its head, until its body arrives
+  std::size_t header_bytes_ = 0;  // of the header block being read
   bool keep_alive_ = true;
   bool head_method_ = false;  // a HEAD request: its answer goes without a body
   bool body_unread_ = false;  // refused on its head: drop what the client still sends

@@ -52,8 +52,9 @@ struct HttpServerOptions {
   std::uint64_t max_body_bytes = std::uint64_t{16} << 20;  // 16 MiB
   std::uint32_t max_header_bytes = 16 * 1024;
   // The read buffer's room past the header block: a chunk-size line with its extensions,
-  // or a trailer, longer than this is refused (the body itself streams through it).
-  std::size_t max_framing_bytes = 64 * 1024;
+  // or a trailer, longer than this is refused (the body itself streams through it). With
+  // max_header_bytes at most 65535 (a header field's most, in Beast).
+  std::size_t max_framing_bytes = 32 * 1024;
   // Connections open at once (each holds a file descriptor and its buffers).
   std::size_t max_connections = 512;
   // From a connection's first byte (or its previous answer) to the request's last byte.

@@ -73,6 +73,7 @@ def main():
     parser.add_argument("--seconds", type=int, default=5)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--bound", type=float, default=2.0)
+    parser.add_argument("--json", help="also write the runs and the ratio here")
     args = parser.parse_args()
     work = tempfile.mkdtemp(prefix="http-under-attack-")
     window = {c: [float(v + (t % 24)) for t in range(336)] for v, c in enumerate(COLUMNS)}
@@ -112,6 +113,14 @@ def main():
     print("median p99: unattacked %.2f ms, attacked %.2f ms; attacked / unattacked: %.2f (bound %.2f)"
           % (median["unattacked"], median["attacked"], ratio, args.bound))
     ok = ratio <= args.bound and errors == 0 and len(answers) > 0
+    if args.json:
+        with open(args.json, "w") as out:
+            json.dump({"body_bytes": len(body), "columns": columns, "hostile_sent": len(answers),
+                       "seconds": args.seconds, "bound": args.bound, "ratio": ratio,
+                       "runs": {name: [{"p50_ms": p[50], "p90_ms": p[90], "p99_ms": p[99],
+                                        "rps": rate, "non_2xx": non_2xx}
+                                       for p, rate, non_2xx in results]
+                                for name, results in runs.items()}}, out)
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1
 

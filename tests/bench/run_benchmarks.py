@@ -127,6 +127,17 @@ class Bench:
                 runs.append(json.loads(out))
         return runs
 
+    def http_under_attack(self):
+        """Legitimate JSON forecasts (wrk, concurrency 8) with and without 4 connections
+        sending 16 MiB hostile bodies, alternating (tests/bench/http_under_attack.py)."""
+        log("HTTP under attack: %d rounds" % 3)
+        out = os.path.join(self.build, "http_under_attack.json")
+        subprocess.run([PYTHON, os.path.join(ROOT, "tests", "bench", "http_under_attack.py"),
+                        "--tsserve", self.tsserve, "--seconds", str(max(1, int(self.args.duration))),
+                        "--rounds", "3", "--json", out], check=False, capture_output=True, text=True)
+        with open(out) as f:
+            return json.load(f)
+
     def bench_env(self, count_memory=False):
         # Counting allocations (for the attention benchmarks' peak memory) slows a forward
         # by 15-30 %: the limit is measured with LibTorch's own allocator, as the server runs.
@@ -343,6 +354,7 @@ class Bench:
         r["itr_beside"] = self.run_model_bench("BM_ITransformerForwardBesideAnother")
         r["inf_forward"] = self.run_model_bench("BM_EncoderDecoderForward/")
         r["live_series"] = self.live_series()
+        r["http_under_attack"] = self.http_under_attack()
 
 
 def measuring_options(argv):
@@ -578,6 +590,27 @@ def live_series_section(runs):
                 run["concurrency"], run["keys"], p["name"], p["calls_per_s"], p["points_per_s"],
                 p["p50_ms"], p["p99_ms"], p["errors"]))
     out.append("")
+    return out
+
+
+def http_under_attack_section(run):
+    """Legitimate calls' latency with and without hostile bodies (http_under_attack.py)."""
+    if not run:
+        return []
+    out = ["## The HTTP door under attack (JSON forecasts at concurrency 8, `wrk`; %d s per run)" % run["seconds"], "",
+           "Legitimate calls: the bundled PatchTST's 336 x 7 window, closed loop, 8 connections. "
+           "Attack: 4 connections each sending, over and over, a %.1f MiB forecast body of %d "
+           "one-point columns (the largest body allowed; refused 400 after its parse), %d sent in "
+           "all. Unattacked and attacked runs alternate. Target: the attacked median p99 within "
+           "%.1fx of the unattacked." % (run["body_bytes"] / 2**20, run["columns"], run["hostile_sent"],
+                                        run["bound"]), "",
+           "| run | p50 ms | p90 ms | p99 ms | requests/s | non-2xx |", "|---|---:|---:|---:|---:|---:|"]
+    for name in ("unattacked", "attacked"):
+        for r in run["runs"][name]:
+            out.append("| %s | %.2f | %.2f | %.2f | %.0f | %d |" % (
+                name, r["p50_ms"], r["p90_ms"], r["p99_ms"], r["rps"], r["non_2xx"]))
+    out += ["", "Median p99 attacked / unattacked: **%.2f** (%s)." % (
+        run["ratio"], verdict(run["ratio"] <= run["bound"])), ""]
     return out
 
 
@@ -1179,6 +1212,7 @@ def report(results, args, images_rel):
         out += itransformer_section(results)
         out += informer_section(results)
     out += live_series_section(results.get("live_series", []))
+    out += http_under_attack_section(results.get("http_under_attack"))
 
     notes = os.path.join(ROOT, "tests", "bench", "benchmark_notes.md")
     if os.path.exists(notes):

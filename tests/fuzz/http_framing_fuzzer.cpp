@@ -2,21 +2,23 @@
 // one connection's stream, cut into reads at the fuzzer's points, read the way the server
 // reads it: Beast's request_parser<string_body> with header_limit(max_header_bytes) and
 // body_limit(max_body_bytes), into one flat_buffer (4 KiB reserved, max_size =
-// max_header_bytes + max_framing_bytes) kept across the connection's requests, through
-// http::read_header then http::read (the synchronous twins of the server's async_read_header
-// and async_read: the same read_some loop, Beast's impl/read.hpp), with the server's room
-// for a declared body and its release of a large buffer after each request. Requests
-// follow one another on the connection (keep-alive, pipelined bytes left in the buffer)
-// until one is refused, the stream ends or one is not kept alive.
+// max_header_bytes + the framing bound) kept across the connection's requests; the header
+// block through the server's own parse_header_bytes (http_read_limits.h, its consumed
+// bytes counted), the body through http::read (the synchronous twin of the server's
+// async_read: the same read_some loop, Beast's impl/read.hpp), with the server's room for
+// a declared body and its release of a large buffer after each request. Requests follow
+// one another on the connection (keep-alive, pipelined bytes left in the buffer) until one
+// is refused, the stream ends or one is not kept alive.
 //
 // TSSERVE_FUZZ_TRACE=1 prints each request's fate (handed on, or the answer refusing it).
 //
 // Mirrors of the server's code (anonymous there, so copied): Session's constructor,
-// read_header(), on_header() (the reserve), on_request() (shrink_to_fit past 64 KiB),
-// request_head() and on_read_error()'s mapping of errors to answers. Keep them in step.
+// read_header_some()'s read loop around parse_header_bytes, on_header() (the reserve),
+// on_request() (shrink_to_fit past 64 KiB), request_head() and on_read_error()'s mapping
+// of errors to answers. Keep them in step.
 //
 // Input: byte 0 chooses the limits: even, HttpServerOptions' defaults (16 KiB headers,
-// 16 MiB body, 64 KiB framing); odd, small ones from the next 4 bytes (headers 16-1036
+// 16 MiB body, 32 KiB framing); odd, small ones from the next 4 bytes (headers 16-1036
 // bytes, framing 1-256, body 0-65535), so that every limit is in reach of short inputs.
 // Then a byte n (n % 17 reads sizes of 2 bytes each: 1-65536; none: each read fills the
 // buffer's free room), then the stream. In the stream, 0xFE b1 b2 c stands for the byte c
@@ -47,6 +49,7 @@
 
 #include "fuzz_input.h"
 #include "fuzz_target.h"
+#include "server/httpd/http_read_limits.h"
 #include "server/httpd/http_server.h"
 
 namespace {
@@ -82,8 +85,8 @@ class PieceStream {
     const std::size_t room = net::buffer_size(buffers);
     FUZZ_CHECK(room > 0, "a read with no room asked (the server's loop would spin)");
     FUZZ_CHECK(buffer_.size() + room <= max_size_,
-               "a read prepared past the buffer's max: " + std::to_string(buffer_.size()) +
-                   " + " + std::to_string(room) + " > " + std::to_string(max_size_));
+               "a read prepared past the buffer's max: " + std::to_string(buffer_.size()) + " + " +
+                   std::to_string(room) + " > " + std::to_string(max_size_));
     if (position_ == bytes_.size()) {
       ec = net::error::eof;
       return 0;
@@ -122,8 +125,9 @@ std::string stream_of(tsserve::fuzz::FuzzInput& input) {
   for (std::size_t i = 0; i < raw.size() && out.size() < kMaxStream; ++i) {
     const auto c = static_cast<unsigned char>(raw[i]);
     if (c == kRepeat && i + 3 < raw.size()) {
-      const std::size_t count = 1 + (static_cast<unsigned char>(raw[i + 1]) |
-                                     (static_cast<std::size_t>(static_cast<unsigned char>(raw[i + 2])) << 8));
+      const std::size_t count =
+          1 + (static_cast<unsigned char>(raw[i + 1]) |
+               (static_cast<std::size_t>(static_cast<unsigned char>(raw[i + 2])) << 8));
       out.append(std::min(count, kMaxStream - out.size()), raw[i + 3]);
       i += 3;
     } else {
@@ -135,17 +139,6 @@ std::string stream_of(tsserve::fuzz::FuzzInput& input) {
 
 // TSSERVE_FUZZ_TRACE=1: each request's fate on stderr, to read what an input does.
 const bool kTrace = std::getenv("TSSERVE_FUZZ_TRACE") != nullptr;
-
-// TSSERVE_FUZZ_KNOWN_FAULTS=1: the two faults found here and not yet fixed in the server
-// are let through, so that a run looks past them (each has its inputs in
-// regressions/http_framing/, which fail until it is fixed):
-//  - header_*: Beast 1.74 applies header_limit to each read's unparsed bytes, not to the
-//    whole block, so a client whose reads each end one byte into the next field sends a
-//    header block without bound (431 promised past max_header_bytes);
-//  - trailer_*: a trailer field over 65,535 bytes (within max_framing_bytes) makes Beast's
-//    fields throw std::length_error out of the read: the server's io.run() catch drops the
-//    connection without an answer (400 promised).
-const bool kKnownFaults = std::getenv("TSSERVE_FUZZ_KNOWN_FAULTS") != nullptr;
 
 // The server's answer to a read error (Session::on_read_error); 0: closed without one.
 int answer_to(const beast::error_code& ec) {
@@ -172,8 +165,8 @@ bool read_or_throw(int request, const char* phase, Read read) {
     return true;
   } catch (const std::exception& e) {
     if (kTrace) std::fprintf(stderr, "request %d: %s: threw %s\n", request, phase, e.what());
-    FUZZ_CHECK(kKnownFaults, std::string("the ") + phase + " read threw (" + e.what() +
-                                 "): the server drops the connection unanswered");
+    FUZZ_CHECK(false, std::string("the ") + phase + " read threw (" + e.what() +
+                          "): the server drops the connection unanswered");
     return false;
   }
 }
@@ -190,7 +183,8 @@ void serve_connection(const Limits& limits, const std::string& bytes,
   // Session's constructor.
   beast::flat_buffer buffer;
   buffer.reserve(kHeaderRoom);
-  const std::size_t max_size = limits.header + limits.framing;
+  const std::size_t max_size =
+      limits.header + tsserve::server::framing_bound(limits.header, limits.framing);
   buffer.max_size(max_size);
   PieceStream stream(bytes, std::move(reads), buffer, max_size);
 
@@ -198,9 +192,9 @@ void serve_connection(const Limits& limits, const std::string& bytes,
     FUZZ_CHECK(buffer.size() <= max_size, std::string(when) + ": the buffer holds " +
                                               std::to_string(buffer.size()) + " bytes, over " +
                                               std::to_string(max_size));
-    FUZZ_CHECK(buffer.capacity() <= std::max(kHeaderRoom, max_size),
-               std::string(when) + ": the buffer's capacity is " +
-                   std::to_string(buffer.capacity()));
+    FUZZ_CHECK(
+        buffer.capacity() <= std::max(kHeaderRoom, max_size),
+        std::string(when) + ": the buffer's capacity is " + std::to_string(buffer.capacity()));
   };
 
   for (int request = 0;; ++request) {
@@ -212,9 +206,32 @@ void serve_connection(const Limits& limits, const std::string& bytes,
     parser->header_limit(limits.header);
     parser->body_limit(limits.body);
     beast::error_code ec;
-    if (!read_or_throw(request, "header", [&] { http::read_header(stream, buffer, *parser, ec); })) {
-      return;
-    }
+    // read_header_some(): the server's own header parse (http_read_limits.h), fed by reads
+    // of at most the buffer's room.
+    std::size_t consumed = 0;
+    const auto read_header = [&] {
+      while (!tsserve::server::parse_header_bytes(*parser, buffer, limits.header, &consumed, &ec)) {
+        const std::size_t room = buffer.max_size() - buffer.size();
+        if (room == 0) {
+          ec = http::error::header_limit;
+          return;
+        }
+        const std::size_t received =
+            stream.read_some(buffer.prepare(std::min<std::size_t>(room, kKeptRoom)), ec);
+        buffer.commit(received);
+        if (ec == net::error::eof) {
+          if (!parser->got_some()) {
+            ec = buffer.size() == 0 ? beast::error_code(http::error::end_of_stream)
+                                    : beast::error_code(http::error::partial_message);
+          } else {
+            parser->put_eof(ec);
+            if (!ec) ec = http::error::partial_message;
+          }
+        }
+        if (ec) return;
+      }
+    };
+    if (!read_or_throw(request, "header", read_header)) return;
     check_buffer("after the header");
     if (ec) {
       // on_read_error(): header_limit 431, buffer_overflow 400 (framing), body_limit 413
@@ -229,7 +246,7 @@ void serve_connection(const Limits& limits, const std::string& bytes,
     const auto& head = parser->get();
     const std::size_t start_line = head.method_string().size() + head.target().size();
     const std::size_t header_bytes = fields_bytes(head.base());
-    FUZZ_CHECK(start_line + header_bytes <= limits.header || kKnownFaults,
+    FUZZ_CHECK(start_line + header_bytes <= limits.header,
                "a header block of " + std::to_string(start_line + header_bytes) +
                    " bytes passed header_limit " + std::to_string(limits.header));
     const bool keep_alive = head.keep_alive();

@@ -139,7 +139,7 @@ def row_observe(server, port):
 
 
 def row_endless_chunk_line(server, port):
-    """A chunk-size line that never ends: refused at the framing bound (64 KiB)."""
+    """A chunk-size line that never ends: refused at the framing bound (32 KiB)."""
     def probe():
         with socket.create_connection(("127.0.0.1", port), timeout=30) as conn:
             conn.sendall(b"POST /v1/actuals HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
@@ -162,7 +162,7 @@ def row_endless_chunk_line(server, port):
                 pass
             return parse_reply(data), sent
     ((status, _, body), sent), _, rss = measured(server, probe)
-    check("endless chunk-size line", status == 400 and b"over 65536 bytes" in body and rss <= 8,
+    check("endless chunk-size line", status == 400 and b"over 32768 bytes" in body and rss <= 8,
           "%d after %d KiB sent, RSS +%.1f MB: %s" % (status, sent >> 10, rss, body[:100]))
 
 

@@ -123,6 +123,46 @@ TEST(HttpServerHostileTest, AnEndlessChunkSizeLineStopsAtTheFramingBound) {
   EXPECT_EQ(handler.seen, 0);
 }
 
+TEST(HttpServerHostileTest, AHeaderBlockSentAFieldAtATimeStillStopsAtTheLimit) {
+  CountingHandler handler;
+  HttpServer server(hostile_test_options(), handler.handler());  // 2048 header bytes
+  RawHttpConnection connection(server.port());
+  // Each write ends one byte into the next field, so no read holds more than one field:
+  // the limit must be on the block, not on each read.
+  std::string pending = "GET /h HTTP/1.1\r\nHost: t\r\nX";
+  std::optional<tsserve::testing::HttpReply> reply;
+  for (int field = 0; field < 40 && !reply; ++field) {
+    if (!connection.send(pending + "-" + std::to_string(field) + ": " + std::string(300, 'v') +
+                         "\r\nX")) {
+      break;
+    }
+    pending.clear();
+    // The wait is for the server's answer (it comes once the block is over the limit).
+    reply = connection.read_reply(std::chrono::milliseconds(20));
+  }
+  if (!reply) reply = connection.read_reply(std::chrono::seconds(5));
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->status, 431);
+  EXPECT_EQ(handler.seen, 0);
+}
+
+TEST(HttpServerHostileTest, ATrailerOverABeastFieldsMostIsRefusedNotDropped) {
+  CountingHandler handler;
+  HttpServerOptions options = hostile_test_options();
+  options.max_framing_bytes = 100'000;  // over what a field can hold: bounded below it
+  HttpServer server(options, handler.handler());
+  RawHttpConnection connection(server.port());
+  ASSERT_TRUE(connection.send(
+      "POST /t HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\n0\r\n"
+      "X-Trailer: " +
+      std::string(70'000, 'v') + "\r\n\r\n"));
+  auto reply = connection.read_reply(std::chrono::seconds(5));
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->status, 400);
+  EXPECT_THAT(reply->body, HasSubstr("trailer is over 63487 bytes"));
+  EXPECT_EQ(handler.seen, 0);
+}
+
 TEST(HttpServerHostileTest, AHeadAnswerCarriesNoBodySoTheNextAnswerStaysInStep) {
   CountingHandler handler;
   HttpServer server(hostile_test_options(), handler.handler());
