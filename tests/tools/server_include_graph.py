@@ -20,10 +20,16 @@ with a checkout that has them, and each old file counts in the folder its name m
 
   tests/tools/server_include_graph.py [--root DIR] [--folders-from DIR] [--check]
 
---check (CTest server_layering): exit 1 when a lower layer reaches a protobuf header, an
-arrow runs upward or sideways, includes form a loop, or codec/common names a protocol.
+  - every folder of server/ that LAYERS does not name (nor a folder above it, as families/
+    holds one folder per family): each folder must be given its rank here, so a new folder
+    cannot slip past the arrow check.
+
+--check (CTest server_layering): exit 3 (FINDINGS) when a folder of server/ is not in
+LAYERS, a layer of NO_PROTOBUF reaches a protobuf header, an arrow runs upward or sideways,
+includes form a loop, or codec/common names a protocol; 0 when there is none. Any other
+exit (2: a usage error; 1: a Python traceback) is the checker failing, not a finding.
 --root may be any directory with a server/ folder (server_include_graph_selftest.py plants
-broken trees to prove each check can fail).
+broken trees to prove each check can fail, and that a crash is told from a finding).
 """
 import argparse
 import os
@@ -40,12 +46,23 @@ LAYERS = {
     "codec/v1_json": 1,
     "codec/v1": 2, "codec/oip": 2, "config": 2,  # config checks the batcher's row limits
     "accuracy": 2,  # the forecast store's clock is the batcher's
+    # repository/: a model repository's directory and each model's settings, over status/
+    # only (no gRPC, no LibTorch); registry/ and service/ and app/ read it.
+    "repository": 0,
+    # registry/: the loaded versions and their batchers, over batching/, request/ and
+    # repository/ (and the generated message types); service/ and app/ resolve through it.
+    "registry": 2,
     "live": 2.5,  # the series windows and each point's flag, over the forecast store
     "runtime": 3, "service": 3,
     "families": 4,  # one folder per model family, over the runtime they share
     "http": 4,  # the HTTP door, over the call path of service/
     "app": 5,
 }
+# The layers that never see a generated protobuf header, directly or through includes: the
+# request path below the protocols, and repository/ (its CMakeLists: no gRPC).
+NO_PROTOBUF = ("sync", "status", "codec/json", "request", "batching", "runtime", "repository")
+# --check's exit status when it found something (1 is Python's for a traceback, 2 argparse's).
+FINDINGS = 3
 # Files whose name changed in the move (old name -> new name).
 RENAMED = {"forecast_task.h": "request_task.h"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
@@ -67,6 +84,23 @@ def folder_of_new(root, path):
     while rel and rel not in LAYERS:  # families/patchtst/ is in families/'s layer
         rel = os.path.dirname(rel)
     return rel or None
+
+
+def unknown_folders(root):
+    """server/'s folders that hold a file but are not in LAYERS, nor under a folder that is
+    (families/patchtst/ is families/'s); a .h/.cpp directly in server/ counts as ".". A
+    folder holding only folders (codec/) is not a layer: each of its folders is judged."""
+    server = os.path.join(root, "server")
+    out = []
+    for folder, _, names in os.walk(server):
+        rel = os.path.relpath(folder, server)
+        if rel == ".":
+            if any(n.endswith((".h", ".cpp")) for n in names):
+                out.append(".")
+            continue
+        if names and folder_of_new(root, os.path.join(folder, names[0])) is None:
+            out.append(rel)
+    return sorted(out)
 
 
 def folder_map(new_root):
@@ -139,7 +173,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--root", default=default_root())
     parser.add_argument("--folders-from", help="a checkout with server/'s folders")
-    parser.add_argument("--check", action="store_true", help="exit 1 on any layering fault")
+    parser.add_argument("--check", action="store_true",
+                        help=f"exit {FINDINGS} on any layering fault")
     args = parser.parse_args()
     root = os.path.abspath(args.root)
     names = folder_map(os.path.abspath(args.folders_from)) if args.folders_from else None
@@ -158,6 +193,15 @@ def main():
         includes[path] = INCLUDE.findall(texts[path])
 
     rel = lambda p: os.path.relpath(p, root)
+    # The folders are judged in the tree that has them (--folders-from's, for an old tree).
+    layout_root = os.path.abspath(args.folders_from) if args.folders_from else root
+    unknown = unknown_folders(layout_root)
+    print(f"{len(unknown)} folders of server/ not in LAYERS (give each its rank in "
+          f"tests/tools/server_include_graph.py){':' if unknown else ''}")
+    for u in unknown:
+        print(f"  server/{u}: folder not in LAYERS" if u != "." else
+              "  server/: a source outside every layer folder")
+
     direct = [p for p in files if any(n.endswith(".pb.h") for n in includes[p])]
     print(f"{len(direct)} of {len(files)} files in server/ include a generated protobuf header:")
     for p in direct:
@@ -175,12 +219,12 @@ def main():
                 return True
         return False
 
-    low = [p for p in files if folder(p) in ("request", "batching", "runtime")]
+    low = [p for p in files if folder(p) in NO_PROTOBUF]
     reached = [p for p in low if reaches_pb(p, set())]
-    print(f"{len(reached)} files of request/, batching/, runtime/ reach one through their "
-          f"includes{':' if reached else ''}")
+    print(f"{len(reached)} files of {', '.join(f + '/' for f in NO_PROTOBUF)} reach one "
+          f"through their includes{':' if reached else ''}")
     for p in reached:
-        print(f"  {rel(p)} [{folder(p)}]")
+        print(f"  {rel(p)} [{folder(p)}] reaches a protobuf header")
 
     wrong = []
     for path in files:
@@ -197,7 +241,9 @@ def main():
     print(f"{len(wrong)} arrows from a layer to a higher or sibling one"
           f"{':' if wrong else ''}")
     for path, source, target, dest in wrong:
-        print(f"  {path} [{source}] -> {target} [{dest}]")
+        how = (f"upward: rank {LAYERS[source]} -> {LAYERS[dest]}" if LAYERS[dest] > LAYERS[source]
+               else f"sideways: both rank {LAYERS[source]}")
+        print(f"  {path} [{source}] -> {target} [{dest}] ({how})")
 
     resolved = {p: [t for t in (resolve(root, p, n) for n in includes[p]) if t in includes]
                 for p in files}
@@ -214,7 +260,8 @@ def main():
           f"{':' if naming else ''}")
     for p, names in naming:
         print(f"  {rel(p)}  ({', '.join(names)})")
-    return 1 if args.check and (reached or wrong or loops or naming) else 0
+    found = unknown or reached or wrong or loops or naming
+    return FINDINGS if args.check and found else 0
 
 
 if __name__ == "__main__":
