@@ -1,5 +1,7 @@
 #include "server/httpd/http_server.h"
 
+#include <sys/socket.h>
+
 #include <algorithm>
 #include <atomic>
 #include <boost/asio/dispatch.hpp>
@@ -10,6 +12,7 @@
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <cerrno>
 #include <condition_variable>
 #include <cstdio>
 #include <optional>
@@ -427,15 +430,23 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
   void watch_for_close() {
     if constexpr (std::is_same_v<Stream, tcp::socket>) {
       if (!watch_ || answering_) return;
-      socket_.async_wait(tcp::socket::wait_read,
-                         [self = this->shared_from_this()](beast::error_code ec) {
-                           // Cancelled, or late: the answer came first.
-                           if (ec || self->answering_ || !self->watch_) return;
-                           beast::error_code available_ec;
-                           const std::size_t pending = self->socket_.available(available_ec);
-                           // Bytes waiting are the client's next request: it is still there.
-                           if (available_ec || pending == 0) self->watch_->notify_gone();
-                         });
+      socket_.async_wait(
+          tcp::socket::wait_read, [self = this->shared_from_this()](beast::error_code ec) {
+            // Cancelled, or late: the answer came first.
+            if (ec || self->answering_ || !self->watch_) return;
+            // A peek tells: 0 bytes is the client's close, bytes are its next
+            // request (it is still there), and EAGAIN a readiness already
+            // spent (an edge from the body's last bytes, reported after the
+            // body was read): wait again.
+            char byte = 0;
+            const ssize_t peeked =
+                ::recv(self->socket_.native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+            if (peeked > 0) return;
+            if (peeked < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+              return self->watch_for_close();
+            }
+            self->watch_->notify_gone();
+          });
     }
   }
 
@@ -574,6 +585,8 @@ void HttpServer::Impl::on_accept(tcp::socket socket) {
     open = sessions.size();
   }
   if (open >= options.max_connections && !make_room()) {
+    // Counted first: by the time the client reads the answer, the count is there.
+    if (options.on_connection_refused) options.on_connection_refused();
     // Answered, not dropped: a client (or a probe) learns why. Non-blocking: the answer
     // fits a fresh socket's send buffer, and is lost rather than waited for if not.
     if (!tls) {
@@ -582,7 +595,6 @@ void HttpServer::Impl::on_accept(tcp::socket socket) {
     }
     socket.shutdown(tcp::socket::shutdown_both, ignored);
     socket.close(ignored);
-    if (options.on_connection_refused) options.on_connection_refused();
     return;
   }
   socket.set_option(tcp::no_delay(true), ignored);
