@@ -127,6 +127,24 @@ def row_many_columns(server, port):
           "%d after %.2f s of CPU" % (s3, cpu_absent))
 
 
+def row_largest_body(server, port):
+    """Maximum-size bodies parsed whole (one column of 4 million numbers): what they freed
+    goes back to the system once answered, so memory stays within 4x the largest body,
+    however many come."""
+    body = b'{"series":{"OT":[' + b",".join([b"1.5"] * (((16 << 20) - 64) // 4)) + b"]}}"
+    path = "/v1/models/%s/forecast" % MODEL
+    request(port, "POST", path, body, JSON)  # the first: what a first call of any size grows
+    rss0 = rss_mb(server.pid)
+    statuses = [request(port, "POST", path, body, JSON)[0] for _ in range(4)]
+    bound = 4 * len(body) / 2**20
+    deadline = time.monotonic() + 5
+    while rss_mb(server.pid) - rss0 > bound and time.monotonic() < deadline:
+        time.sleep(0.05)  # a bounded wait for the pages given back after the last answer
+    rss = rss_mb(server.pid) - rss0
+    check("4 more bodies of 16 MiB keep <= 4x one", set(statuses) == {200} and rss <= bound,
+          "statuses %s, RSS +%.1f MB (bound %.0f MB)" % (sorted(set(statuses)), rss, bound))
+
+
 def row_observe(server, port):
     """100 timestamps x 2,000 columns: refused before any work, a small answer."""
     body = json.dumps({"timestamps": list(range(1700000000, 1700000000 + 3600 * 100, 3600)),
@@ -358,7 +376,8 @@ def main():
     resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 4096)), hard))
     port = ports["http_port"]
     try:
-        for name, row in [("many columns", row_many_columns), ("observe", row_observe),
+        for name, row in [("many columns", row_many_columns), ("largest body", row_largest_body),
+                          ("observe", row_observe),
                           ("chunk line", row_endless_chunk_line), ("cross origin", row_cross_origin),
                           ("request timeout", row_request_timeout), ("HEAD", row_head_then_get),
                           ("kept x names", row_kept_forecasts_by_names)]:
