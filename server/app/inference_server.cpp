@@ -175,8 +175,8 @@ class InferenceServerImpl final : public InferenceServer {
     builder.AddListeningPort(config.server.grpc_address, credentials(config), &grpc_port_);
     // gRPC binds with SO_REUSEPORT by default: a second tsserve on a port in use would
     // start, say it listens, and silently take half the connections. Without it the bind
-    // fails and the start-up error below names the address.
-    builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+    // fails and the start-up error below names the address; --grpc-reuse-port asks for it.
+    builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, config.server.grpc_reuse_port ? 1 : 0);
     builder.SetMaxReceiveMessageSize(static_cast<int>(config.server.max_message_bytes));
     builder.SetMaxSendMessageSize(static_cast<int>(config.server.max_message_bytes));
     builder.RegisterService(service_.get());

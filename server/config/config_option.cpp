@@ -414,6 +414,11 @@ std::vector<ConfigOption> make_options() {
   options.push_back(text_option(
       {"grpc_address", "Server", "HOST:PORT", "gRPC listen address (port 0 = any free port)"},
       [](auto& c) -> auto& { return c.server.grpc_address; }, check_grpc_address));
+  options.push_back(bool_option(
+      {"grpc_reuse_port", "Server", "BOOL",
+       "Share the gRPC port with other processes (SO_REUSEPORT; off: a port in use is a "
+       "start-up error)"},
+      [](auto& c) -> auto& { return c.server.grpc_reuse_port; }));
   options.push_back(text_option(
       {"http_address", "Server", "HOST:PORT",
        "HTTP/JSON listen address (the Open Inference Protocol's REST binding, the JSON API "

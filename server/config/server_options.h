@@ -83,6 +83,9 @@ struct BatchingOptions {
 
 struct NetworkOptions {
   std::string grpc_address = "0.0.0.0:50051";
+  // Share the gRPC port with other processes (SO_REUSEPORT): off, so a second server on
+  // a port in use fails to start instead of taking half its connections.
+  bool grpc_reuse_port = false;
   // The HTTP door (the Open Inference Protocol's REST binding); "" turns it off. 8000 as
   // Triton's. Port 0 picks a free port.
   std::string http_address = "0.0.0.0:8000";

@@ -34,5 +34,14 @@ TEST_F(GrpcPortTakenTest, ASecondServerOnTheSameGrpcPortFailsToStartNamingTheAdd
   EXPECT_EQ(info.exit_code, 0) << info.out << info.err;
 }
 
+TEST_F(GrpcPortTakenTest, TwoServersAskingForAPortSharedBothServeOnIt) {
+  const auto first = start_server({"--grpc-reuse-port", "true"});
+  const std::string address = "127.0.0.1:" + std::to_string(first->grpc_port());
+  const auto second = start_server({"--grpc-reuse-port", "true", "--grpc-address", address});
+  EXPECT_EQ(second->grpc_port(), first->grpc_port());
+  const CommandResult info = client({"info", "--target", second->target()});
+  EXPECT_EQ(info.exit_code, 0) << info.out << info.err;
+}
+
 }  // namespace
 }  // namespace tsserve::testing
