@@ -48,7 +48,7 @@ LiveSeries::~LiveSeries() { stop(); }
 
 void LiveSeries::stop() {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    const MutexLock lock(mutex_);
     if (stopped_) return;
     stopped_ = true;
     stopping_ = true;
@@ -66,12 +66,13 @@ void LiveSeries::write_snapshot() {
 
 void LiveSeries::snapshot_loop() {
   const auto period = std::chrono::duration<double>(options_.series_snapshot_s);
-  std::unique_lock<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   while (!stopping_) {
-    if (wake_.wait_for(lock, period, [this] { return stopping_; })) break;
-    lock.unlock();
-    write_snapshot();
-    lock.lock();
+    if (wake_.wait_for(lock.native(), period,
+                       [this]() TSSERVE_REQUIRES(mutex_) { return stopping_; })) {
+      break;
+    }
+    lock.run_unlocked([this] { write_snapshot(); });
   }
 }
 

@@ -15,12 +15,12 @@
 
 #include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <thread>
 
 #include "server/config/server_options.h"
 #include "server/live/live_series_metrics.h"
 #include "server/live/series_store.h"
+#include "server/sync/mutex.h"
 
 namespace tsserve::server {
 
@@ -47,10 +47,10 @@ class LiveSeries {
   const LiveSeriesOptions options_;
   SeriesStore store_;
   std::unique_ptr<LiveSeriesMetrics> metrics_;
-  std::mutex mutex_;  // with wake_: the thread's stop flag
+  Mutex mutex_;  // with wake_: the thread's stop flag
   std::condition_variable wake_;
-  bool stopping_ = false;
-  bool stopped_ = false;
+  bool stopping_ TSSERVE_GUARDED_BY(mutex_) = false;
+  bool stopped_ TSSERVE_GUARDED_BY(mutex_) = false;
   std::thread thread_;
 };
 
