@@ -10,19 +10,13 @@
 namespace tsserve::server {
 namespace {
 
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // "Host: name:port" or "[v6]:port" -> "name" / "[v6]" (lower-case).
 std::string host_name(std::string_view host) {
   if (!host.empty() && host.front() == '[') {
     const std::size_t close = host.find(']');
-    return lower(host.substr(0, close == std::string_view::npos ? host.size() : close + 1));
+    return ascii_lower(host.substr(0, close == std::string_view::npos ? host.size() : close + 1));
   }
-  return lower(host.substr(0, host.find(':')));
+  return ascii_lower(host.substr(0, host.find(':')));
 }
 
 bool changes_state(const std::string& method) {
@@ -41,17 +35,6 @@ bool is_repository_control(const std::vector<std::string>& path) {
 
 bool is_infer(const std::vector<std::string>& path) {
   return path.size() >= 4 && path[0] == "v2" && path[1] == "models" && path.back() == "infer";
-}
-
-// The media type of Content-Type, lower-case, without parameters or spaces; "" if absent.
-std::string media_type(const HttpRequest& head) {
-  const auto given = head.header("content-type");
-  if (!given) return "";
-  std::string media = lower(given->substr(0, given->find(';')));
-  media.erase(
-      std::remove_if(media.begin(), media.end(), [](char c) { return c == ' ' || c == '\t'; }),
-      media.end());
-  return media;
 }
 
 HttpResponse refusal(StatusCode code, std::string message, int http_status = 0) {
@@ -84,7 +67,7 @@ HttpAdmission::HttpAdmission(const ServiceContext& service, const CorsPolicy& co
   std::size_t start = 0;
   while (start <= hosts.size()) {
     const std::size_t comma = std::min(hosts.find(',', start), hosts.size());
-    std::string host = lower(hosts.substr(start, comma - start));
+    std::string host = ascii_lower(hosts.substr(start, comma - start));
     host.erase(
         std::remove_if(host.begin(), host.end(), [](char c) { return c == ' ' || c == '\t'; }),
         host.end());
@@ -113,8 +96,8 @@ bool HttpAdmission::origin_allowed(const HttpRequest& head) const {
   // The server's own pages (the console) send their own origin: scheme://Host.
   const auto host = head.header("host");
   if (!host) return false;
-  const std::string given = lower(*origin);
-  const std::string own = lower(*host);
+  const std::string given = ascii_lower(*origin);
+  const std::string own = ascii_lower(*host);
   return given == "http://" + own || given == "https://" + own;
 }
 

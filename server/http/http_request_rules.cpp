@@ -7,12 +7,6 @@
 namespace tsserve::server {
 namespace {
 
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 int hex_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -22,20 +16,44 @@ int hex_value(char c) {
 
 }  // namespace
 
+std::string ascii_lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
 Status authenticate_http(const ServiceContext& service, const HttpRequest& request) {
   return authenticate(service, request.header("authorization"),
                       request.header_count("authorization"));
 }
 
-Status check_content_type(const HttpRequest& request, const char* type) {
+std::string media_type(const HttpRequest& request) {
   const auto given = request.header("content-type");
-  if (!given) return {};
-  std::string media = lower(given->substr(0, given->find(';')));
+  if (!given) return "";
+  std::string media = ascii_lower(given->substr(0, given->find(';')));
   media.erase(
       std::remove_if(media.begin(), media.end(), [](char c) { return c == ' ' || c == '\t'; }),
       media.end());
-  if (media == type) return {};
+  return media;
+}
+
+Status check_content_type(const HttpRequest& request, const char* type) {
+  const auto given = request.header("content-type");
+  if (!given || media_type(request) == type) return {};
   return invalid_argument("content-type: \"" + std::string(*given) + "\"; send " + type);
+}
+
+Status inference_header_length(const HttpRequest& request, std::optional<std::size_t>* length) {
+  const auto given = request.header("inference-header-content-length");
+  if (!given) return {};
+  std::size_t value = 0;
+  const auto [end, error] = std::from_chars(given->data(), given->data() + given->size(), value);
+  if (error != std::errc() || end != given->data() + given->size()) {
+    return invalid_argument("inference-header-content-length: \"" + std::string(*given) +
+                            "\"; expected the JSON header's length in bytes");
+  }
+  *length = value;
+  return {};
 }
 
 Status request_deadline(const HttpRequest& request,

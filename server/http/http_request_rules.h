@@ -3,7 +3,10 @@
 // Status naming the header and the expectation.
 
 #include <chrono>
+#include <cstddef>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "server/httpd/http_message.h"
@@ -18,6 +21,17 @@ Status authenticate_http(const ServiceContext& service, const HttpRequest& reque
 // OK when Content-Type is absent or `type` (parameters such as charset allowed);
 // INVALID_ARGUMENT naming the header otherwise (the routes answer it 415).
 Status check_content_type(const HttpRequest& request, const char* type);
+
+// `text` with A-Z as a-z (header values and names compare so).
+std::string ascii_lower(std::string_view text);
+
+// The media type of Content-Type, lower-case, without parameters or spaces ("application/
+// json" of "Application/JSON; charset=utf-8"); "" when absent.
+std::string media_type(const HttpRequest& request);
+
+// Inference-Header-Content-Length (the binary tensor extension: the JSON header's bytes)
+// into *length, left unset when absent; INVALID_ARGUMENT naming the header otherwise.
+Status inference_header_length(const HttpRequest& request, std::optional<std::size_t>* length);
 
 // The longest Request-Timeout-Ms honoured: a day. A larger one (up to 2^63 - 1, which
 // would overflow the clock) is clamped to it.

@@ -25,7 +25,7 @@ namespace tsserve::server {
 
 // Bodies over this many bytes are parsed on the pool (a parse runs ~ 0.1 - 1 GB/s: up to
 // a few hundred microseconds on an I/O thread below it).
-inline constexpr std::size_t kLargeHttpBody = 64 * 1024;
+inline constexpr std::size_t kLargeHttpBody = std::size_t{64} * 1024;
 
 class HttpWorkPool {
  public:

@@ -49,20 +49,6 @@ HttpResponse infer_answer(const InferExchange& exchange) {
   return response;
 }
 
-// Inference-Header-Content-Length: the JSON header's bytes (the binary tensor extension).
-Status header_length_of(const HttpRequest& request, std::optional<std::size_t>* length) {
-  const auto given = request.header("inference-header-content-length");
-  if (!given) return {};
-  std::size_t value = 0;
-  const auto [end, error] = std::from_chars(given->data(), given->data() + given->size(), value);
-  if (error != std::errc() || end != given->data() + given->size()) {
-    return invalid_argument("inference-header-content-length: \"" + std::string(*given) +
-                            "\"; expected the JSON header's length in bytes");
-  }
-  *length = value;
-  return {};
-}
-
 }  // namespace
 
 OipRestRoutes::OipRestRoutes(ServiceContext service, OipServerInfo server)
@@ -219,7 +205,7 @@ void OipRestRoutes::infer(HttpRequest& request, HttpResponder respond, const std
   std::optional<std::size_t> header_length;
   // Who asks comes first, then what the headers say, then the body.
   Status admitted = authenticate_http(service_, request);
-  if (admitted.ok()) admitted = header_length_of(request, &header_length);
+  if (admitted.ok()) admitted = inference_header_length(request, &header_length);
   bool unsupported_media = false;
   if (admitted.ok()) {
     // With the binary extension the body is not JSON alone.

@@ -506,7 +506,7 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
     beast::error_code ignored;
     beast::get_lowest_layer(socket_).shutdown(tcp::socket::shutdown_send, ignored);
     drop_budget_ = server_->options.max_body_bytes + framing_bound_of(server_->options);
-    drop_buffer_.resize(16 * 1024);
+    drop_buffer_.resize(std::size_t{16} * 1024);
     arm(server_->options.request_timeout);
     drop_some();
   }

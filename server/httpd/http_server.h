@@ -54,7 +54,7 @@ struct HttpServerOptions {
   // The read buffer's room past the header block: a chunk-size line with its extensions,
   // or a trailer, longer than this is refused (the body itself streams through it). With
   // max_header_bytes at most 65535 (a header field's most, in Beast).
-  std::size_t max_framing_bytes = 32 * 1024;
+  std::size_t max_framing_bytes = std::size_t{32} * 1024;
   // Connections open at once (each holds a file descriptor and its buffers).
   std::size_t max_connections = 512;
   // From a connection's first byte (or its previous answer) to the request's last byte.

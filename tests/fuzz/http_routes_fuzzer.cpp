@@ -35,8 +35,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <chrono>
 #include <charconv>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -85,9 +85,8 @@ std::string percent_escaped(const std::string& text) {
 
 std::string method_of(FuzzInput& in) {
   const uint8_t choice = in.byte();
-  static const char* const kMethods[] = {"GET",     "POST",  "HEAD", "OPTIONS", "PUT",
-                                         "DELETE",  "PATCH", "get",  "post",    "CONNECT",
-                                         "TRACE"};
+  static const char* const kMethods[] = {"GET",   "POST", "HEAD", "OPTIONS", "PUT",  "DELETE",
+                                         "PATCH", "get",  "post", "CONNECT", "TRACE"};
   constexpr std::size_t kCount = sizeof kMethods / sizeof kMethods[0];
   if (choice % (kCount + 1) == kCount) return in.text(8);
   return kMethods[choice % (kCount + 1)];
@@ -97,10 +96,10 @@ std::string path_of(FuzzInput& in) {
   const uint8_t choice = in.byte();
   if (choice % 8 == 7) return in.text(96);
   static const char* const kWords[] = {
-      "v1",       "v2",     "health", "live",    "ready",      "models",       "versions",
-      "infer",    "forecast", "observe", "series", "actuals",  "repository", "index",
-      "load",     "unload", "console", "openapi.json", "accuracy", "patchtst-etth1", "1",
-      "",         ".",      ".."};
+      "v1",    "v2",       "health",  "live",         "ready",    "models",         "versions",
+      "infer", "forecast", "observe", "series",       "actuals",  "repository",     "index",
+      "load",  "unload",   "console", "openapi.json", "accuracy", "patchtst-etth1", "1",
+      "",      ".",        ".."};
   constexpr std::size_t kCount = sizeof kWords / sizeof kWords[0];
   std::string path;
   const int segments = 1 + in.byte() % 7;
@@ -124,8 +123,8 @@ std::pair<std::string, std::string> header_of(FuzzInput& in) {
   };
   static const std::vector<Header> kHeaders = {
       {"authorization",
-       {"Bearer s3cret-token", "bearer  s3cret-token ", "Bearer wrong", "s3cret-token", "Basic eDp5",
-        "Bearer", "Bearer s3cret-token2", ""}},
+       {"Bearer s3cret-token", "bearer  s3cret-token ", "Bearer wrong", "s3cret-token",
+        "Basic eDp5", "Bearer", "Bearer s3cret-token2", ""}},
       {"content-type",
        {"application/json", "application/json; charset=utf-8", "Application/JSON ", "text/plain",
         "application/x-www-form-urlencoded", "multipart/form-data; boundary=x",
@@ -171,21 +170,23 @@ struct Facts {
   bool get = false, head = false;
   bool changes_state = false;
   bool health = false;
-  bool open = false;                  // open_without_token, as documented
-  bool carries_token = false;         // some Authorization field holds the token
-  bool json = false;                  // Content-Type application/json (any case, parameters)
-  bool binary_infer = false;          // octet-stream on .../infer with a header length
-  bool repository_control = false;    // .../repository/models/M/load or unload
+  bool open = false;                // open_without_token, as documented
+  bool carries_token = false;       // some Authorization field holds the token
+  bool json = false;                // Content-Type application/json (any case, parameters)
+  bool binary_infer = false;        // octet-stream on .../infer with a header length
+  bool repository_control = false;  // .../repository/models/M/load or unload
   std::optional<std::string> origin, host;
 };
 
-// The first value's media type: lower-case, no parameters, no spaces or tabs.
-std::string media_type(const HttpRequest& request) {
+// The first value's media type: lower-case, no parameters, no spaces or tabs (the
+// fuzzer's own reading, to judge the door's by).
+std::string expected_media_type(const HttpRequest& request) {
   const auto given = request.header("content-type");
   if (!given) return "";
   std::string media = lower(std::string(given->substr(0, given->find(';'))));
-  media.erase(std::remove_if(media.begin(), media.end(), [](char c) { return c == ' ' || c == '\t'; }),
-              media.end());
+  media.erase(
+      std::remove_if(media.begin(), media.end(), [](char c) { return c == ' ' || c == '\t'; }),
+      media.end());
   return media;
 }
 
@@ -197,15 +198,15 @@ Facts facts_of(const HttpRequest& request) {
   f.get = request.method == "GET";
   f.head = request.method == "HEAD";
   f.changes_state = !(f.get || f.head || request.method == "OPTIONS");
-  f.health = f.parsed && n == 3 && p[0] == "v2" && p[1] == "health" &&
-             (p[2] == "live" || p[2] == "ready");
+  f.health =
+      f.parsed && n == 3 && p[0] == "v2" && p[1] == "health" && (p[2] == "live" || p[2] == "ready");
   const bool console = request.path == "/console" || request.path.rfind("/console/", 0) == 0;
   f.open = (request.method == "OPTIONS" && request.header("access-control-request-method")) ||
            ((f.get || f.head) && console) || (f.get && request.path == "/openapi.json") ||
            (f.get && f.health);
   for (const auto& [name, value] : request.headers)
     if (name == "authorization" && value.find(kToken) != std::string::npos) f.carries_token = true;
-  const std::string media = media_type(request);
+  const std::string media = expected_media_type(request);
   f.json = media == "application/json";
   const bool infer = f.parsed && n >= 4 && p[0] == "v2" && p[1] == "models" && p.back() == "infer";
   f.binary_infer = infer && media == "application/octet-stream" &&
@@ -256,8 +257,8 @@ void check_admission(const std::optional<HttpResponse>& refusal, const HttpReque
                    refusal->body.front() == '{',
                "a refusal without a JSON body: " + context);
     FUZZ_CHECK(token || refusal->status != 401, "401 with no token set: " + context);
-    FUZZ_CHECK(!(f.get && f.health), "a GET health check refused " +
-                                         std::to_string(refusal->status) + ": " + context);
+    FUZZ_CHECK(!(f.get && f.health),
+               "a GET health check refused " + std::to_string(refusal->status) + ": " + context);
     return;
   }
   FUZZ_CHECK(!token || f.carries_token || f.open,
@@ -278,7 +279,8 @@ void check_admission(const std::optional<HttpResponse>& refusal, const HttpReque
       server::check_content_type(request, "application/json").ok() ||
       (request.header("inference-header-content-length") &&
        server::check_content_type(request, "application/octet-stream").ok());
-  FUZZ_CHECK(route_media_ok, "admitted, then refused by the route's Content-Type check: " + context);
+  FUZZ_CHECK(route_media_ok,
+             "admitted, then refused by the route's Content-Type check: " + context);
 }
 
 void check_refused(const Status& status, const char* what, const HttpRequest& request) {
@@ -301,19 +303,6 @@ void check_deadline(const HttpRequest& request) {
   FUZZ_CHECK(deadline <= std::chrono::steady_clock::now() +
                              std::chrono::milliseconds(server::kMaxRequestTimeoutMs),
              "a deadline more than a day away: " + describe(request));
-}
-
-// oip_rest_routes.cpp's header_length_of (anonymous there).
-Status header_length_of(const HttpRequest& request, std::optional<std::size_t>* length) {
-  const auto given = request.header("inference-header-content-length");
-  if (!given) return {};
-  std::size_t value = 0;
-  const auto [end, error] = std::from_chars(given->data(), given->data() + given->size(), value);
-  if (error != std::errc() || end != given->data() + given->size()) {
-    return server::invalid_argument("inference-header-content-length");
-  }
-  *length = value;
-  return {};
 }
 
 // The route's own header checks and its body parser, for a POST the routes would parse.
@@ -343,9 +332,9 @@ void route_body(const HttpRequest& request, const Facts& f) {
       const Status parsed = server::parse_forecast_json_request(body, &forecast);
       if (!parsed.ok()) return check_refused(parsed, "parse_forecast_json_request", request);
       const auto& series = forecast.message.series();
-      FUZZ_CHECK(series.shape_size() == 2 &&
-                     series.shape(0) * series.shape(1) == series.values_size(),
-                 "accepted a series that is not [N, T]");
+      FUZZ_CHECK(
+          series.shape_size() == 2 && series.shape(0) * series.shape(1) == series.values_size(),
+          "accepted a series that is not [N, T]");
     }
     return;
   }
@@ -364,7 +353,7 @@ void route_body(const HttpRequest& request, const Facts& f) {
   server::ModelPath target;
   if (!server::parse_model_path(p, 1, &target) || target.action != "infer") return;
   std::optional<std::size_t> header_length;
-  const Status length = header_length_of(request, &header_length);
+  const Status length = server::inference_header_length(request, &header_length);
   if (!length.ok()) return;
   check_deadline(request);
   server::OipRestRequest infer;
