@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <atomic>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -16,6 +17,7 @@
 #include "server/auth/bearer_token.h"
 #include "server/config/server_config.h"
 #include "server/http/http_door.h"
+#include "server/live/live_series_metrics.h"
 #include "server/observability/model_version_metrics.h"
 #include "server/observability/server_metrics.h"
 #include "server/registry/repository_manager.h"
@@ -82,8 +84,12 @@ class RegistryMetrics final : public RegistryObserver {
                          status.resident_bytes);
     if (status.state == VersionState::kFailed) metrics_.count_load_failure(status.model);
     // A served version's accuracy series exist from the start, at 0, for dashboards.
-    if (status.state == VersionState::kReady)
+    if (status.state == VersionState::kReady) {
       accuracy_.prepare(status.model, std::to_string(status.version));
+      if (LiveSeriesMetrics* live = live_.load()) {
+        live->serve_version(status.model, std::to_string(status.version));
+      }
+    }
   }
   void on_removed(const std::string& model, int64_t version) override {
     metrics_.remove_version(model, version);
@@ -91,12 +97,20 @@ class RegistryMetrics final : public RegistryObserver {
     // must not keep its series in the exposition.
     server_metrics_.remove_version(model, std::to_string(version));
     accuracy_.remove(model, std::to_string(version));
+    // The live series' counters of the version too (tsserve_observed_*); none exist before
+    // the live series do, so a version removed earlier has nothing to remove.
+    if (LiveSeriesMetrics* live = live_.load()) {
+      live->remove_version(model, std::to_string(version));
+    }
   }
+  // Set once the live series exist (they are made after the first repository scan).
+  void set_live(LiveSeriesMetrics* live) { live_.store(live); }
 
  private:
   ServerMetrics& server_metrics_;
   AccuracyMetrics& accuracy_;
   ModelVersionMetrics metrics_;
+  std::atomic<LiveSeriesMetrics*> live_{nullptr};
 };
 
 class InferenceServerImpl final : public InferenceServer {
@@ -133,6 +147,7 @@ class InferenceServerImpl final : public InferenceServer {
     AccuracyTracker* accuracy = make_accuracy_tracker(config.accuracy);
     live_ =
         std::make_unique<LiveSeries>(config.live, metrics_ ? metrics_->registry().get() : nullptr);
+    if (registry_metrics_) registry_metrics_->set_live(live_->metrics());
 
     ServiceContext context;
     context.repository = repository_.get();

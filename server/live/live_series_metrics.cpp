@@ -33,6 +33,7 @@ LiveSeriesMetrics::LiveSeriesMetrics(prometheus::Registry& registry)
 void LiveSeriesMetrics::record_observed(const std::string& model, const std::string& version,
                                         int64_t points) {
   const MutexLock lock(mutex_);
+  if (removed_.count({model, version}) != 0) return;
   prometheus::Counter*& counter = observed_by_version_[{model, version}];
   if (counter == nullptr) counter = &observed_.Add({{"model", model}, {"version", version}});
   counter->Increment(static_cast<double>(points));
@@ -41,6 +42,7 @@ void LiveSeriesMetrics::record_observed(const std::string& model, const std::str
 LiveSeriesMetrics::LevelCounters* LiveSeriesMetrics::level_locked(const std::string& model,
                                                                   const std::string& version,
                                                                   double level) {
+  if (removed_.count({model, version}) != 0) return nullptr;
   const auto key = std::make_tuple(model, version, level);
   const auto found = levels_.find(key);
   if (found != levels_.end()) return &found->second;
@@ -66,6 +68,31 @@ void LiveSeriesMetrics::record_flags(const std::vector<PointFlag>& flags) {
       if (interval.outside) level->outside->Increment();
     }
   }
+}
+
+void LiveSeriesMetrics::remove_version(const std::string& model, const std::string& version) {
+  const MutexLock lock(mutex_);
+  const auto observed = observed_by_version_.find({model, version});
+  if (observed != observed_by_version_.end()) {
+    observed_.Remove(observed->second);
+    observed_by_version_.erase(observed);
+  }
+  for (auto it = levels_.begin(); it != levels_.end();) {
+    if (std::get<0>(it->first) == model && std::get<1>(it->first) == version) {
+      checked_.Remove(it->second.checked);
+      outside_.Remove(it->second.outside);
+      it = levels_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  level_count_.erase({model, version});
+  removed_.insert({model, version});
+}
+
+void LiveSeriesMetrics::serve_version(const std::string& model, const std::string& version) {
+  const MutexLock lock(mutex_);
+  removed_.erase({model, version});
 }
 
 void LiveSeriesMetrics::set_store(std::size_t keys, std::size_t bytes) {

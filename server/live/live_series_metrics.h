@@ -25,6 +25,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -47,13 +48,19 @@ class LiveSeriesMetrics {
   void set_store(std::size_t keys, std::size_t bytes);
   void record_evicted(int64_t keys);
   void record_snapshot(bool ok);
+  // An unloaded version's series leave the exposition (observed, checked and outside at
+  // every level), as its request and accuracy series do, and stay out: a point checked
+  // later against a forecast that version made (a key's kept forecast) is not counted,
+  // until serve_version() says the version is served again.
+  void remove_version(const std::string& model, const std::string& version);
+  void serve_version(const std::string& model, const std::string& version);
 
  private:
   struct LevelCounters {
     prometheus::Counter* checked = nullptr;
     prometheus::Counter* outside = nullptr;
   };
-  // Null when the version already has kMaxIntervalLevels levels.
+  // Null when the version already has kMaxIntervalLevels levels, or was removed.
   LevelCounters* level_locked(const std::string& model, const std::string& version, double level)
       TSSERVE_REQUIRES(mutex_);
 
@@ -73,6 +80,7 @@ class LiveSeriesMetrics {
       TSSERVE_GUARDED_BY(mutex_);
   std::map<std::pair<std::string, std::string>, std::size_t> level_count_
       TSSERVE_GUARDED_BY(mutex_);
+  std::set<std::pair<std::string, std::string>> removed_ TSSERVE_GUARDED_BY(mutex_);
 };
 
 }  // namespace tsserve::server

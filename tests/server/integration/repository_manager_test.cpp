@@ -683,6 +683,40 @@ TEST(RepositoryManager, ALiveSeriesFollowsItsModelAndNewestVersionAcrossASeqLenC
   EXPECT_EQ(status.error_message().rfind("model_version", 0), 0u) << status.error_message();
 }
 
+// The live series' counters (tsserve_observed_*) of an unloaded version leave /metrics as
+// its request and accuracy series do: a key observed on a/1 counts there, and once a/2
+// replaces a/1 no tsserve_observed_* sample names version 1.
+TEST(RepositoryManager, AnUnloadedVersionsObservedSeriesLeave) {
+  TempRepository repository;
+  repository.add("a", 1, "patchtst_etth1");
+  ServerHarness harness(repository_config(repository.root()));
+  v1::ObserveResponse response;
+  // A window and a forecast, then points the forecast is checked against.
+  ASSERT_TRUE(observe(harness, observe_points("k", 0, 336, "a", true), &response).ok());
+  ASSERT_TRUE(observe(harness, observe_points("k", 336, 4, "a", true), &response).ok());
+  std::string metrics = harness.scrape();
+  ASSERT_GT(metric_value(metrics, "tsserve_observed_points_total{model=\"a\",version=\"1\"}")
+                .value_or(0),
+            0)
+      << "nothing counted before the unload: the check below would prove nothing";
+
+  repository.add("a", 2, "patchtst_etth1");
+  harness.server().poll_repository();  // serves a/2, unloads a/1
+  ASSERT_TRUE(observe(harness, observe_points("k", 340, 1, "a"), &response).ok());
+  ASSERT_EQ(response.model_version(), "2");
+  metrics = harness.scrape();
+  std::istringstream lines(metrics);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind("tsserve_observed_", 0) != 0) continue;
+    EXPECT_EQ(line.find("version=\"1\""), std::string::npos)
+        << "a series of the unloaded version stayed: " << line;
+  }
+  EXPECT_GT(metric_value(metrics, "tsserve_observed_points_total{model=\"a\",version=\"2\"}")
+                .value_or(0),
+            0);
+}
+
 TEST(RepositoryManager, AModelsMaxBatchRowsIsTheMostRowsItsRequestsMayCarry) {
   TempRepository repository;
   repository.add("wide", 1, "patchtst_etth1");
