@@ -55,7 +55,8 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
 
   const int signal_number = wait_for_stop_signal();
-  spdlog::info("received {}; draining for at most {} s", strsignal(signal_number),
+  spdlog::info("received {}; draining every admitted request (exit 1 if it takes over {} s)",
+               strsignal(signal_number),
                config.server.drain_timeout_s);
   const bool drained = server->shutdown(std::chrono::milliseconds(
       static_cast<int64_t>(config.server.drain_timeout_s * 1000)));

@@ -261,8 +261,8 @@ defaults:
   out << example_config();
   out << R"(```
 
-A relative path, such as the default checkpoint's, is read from the directory tsserve
-starts in.
+A relative path is read from the directory tsserve starts in. The default checkpoint's
+path is absolute, fixed at build time (below), so it does not depend on that directory.
 
 )";
 }
@@ -298,8 +298,10 @@ void print_reference(std::ostream& out) {
     out << "\n";
     if (group == "Model") {
       out << "The default `--model` is the checkpoint chosen at build time (CMake's\n"
-             "`TSSERVE_DEFAULT_MODEL`): the bundled model in the source tree, shown above\n"
-             "relative to it, or the image's own copy in the container image. `auto` is\n"
+             "`TSSERVE_DEFAULT_MODEL`), an absolute path compiled into the binary: the\n"
+             "bundled model in the source tree the build was made from (shown above relative\n"
+             "to the tree, since the build machine's checkout is nobody else's), or the\n"
+             "image's own copy in the container image. `auto` is\n"
              "resolved at start: `--threads auto` is 1, and `--instances auto` is the number\n"
              "of CPU cores this process may use divided by the threads per instance (1 on a\n"
              "GPU).\n\n";
