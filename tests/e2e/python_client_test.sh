@@ -21,4 +21,19 @@ grep -q "scaler applied: True" <<<"$out" || { echo "FAIL: scaler not applied" >&
 
 /usr/bin/python3 "$root/tests/e2e/reflection_check.py" "127.0.0.1:$port" "$work"
 
+# The /v1 JSON example (client/python/json_forecast.py): the same window by column, with
+# timestamps and both bands; 96 steps of the 7 columns, the forecast's times following the
+# CSV's last hour, and the 0.8 band inside the 0.95 one.
+v1=$(/usr/bin/python3 "$root/client/python/json_forecast.py" --url "http://127.0.0.1:$http_port" \
+       --intervals "$work/window.csv")
+head -3 <<<"$v1"
+grep -q "^model patchtst-etth1 version .*: 96 steps of HUFL, HULL, MUFL, MULL, LUFL, LULL, OT$" <<<"$v1" ||
+  { echo "FAIL: /v1 example: unexpected header" >&2; exit 1; }
+[ "$(grep -cE '^ +[0-9]+ 2018-01-' <<<"$v1")" = 96 ] ||
+  { echo "FAIL: /v1 example: expected 96 timestamped rows" >&2; exit 1; }
+grep -q "^ *1 2018-01-17T16:00:00" <<<"$v1" ||
+  { echo "FAIL: /v1 example: the first step is not the hour after the CSV's last" >&2; exit 1; }
+grep -q "^0.8 interval, step 1: \[" <<<"$v1" && grep -q "^0.95 interval, step 1: \[" <<<"$v1" ||
+  { echo "FAIL: /v1 example: missing interval bands" >&2; exit 1; }
+
 stop_tsserve
