@@ -18,9 +18,19 @@ if [ ! -x "$chromium" ]; then
   echo "FAIL: no browser at $chromium (Debian: apt-get install chromium)" >&2
   exit 1
 fi
-mkdir -p "$work"
+mkdir -p "$work/node"
+work=$(cd "$work" && pwd)
+root=$(cd "$here/../.." && pwd)
+# The check's Node packages, pinned by package-lock.json, installed in the work folder, not
+# in the source tree (which may be read-only): the check runs from there, told the tree.
+cp "$here/console/package.json" "$here/console/package-lock.json" \
+   "$here/console/console_check.js" "$work/node/"
 # shellcheck source=../support/npm_ci.sh
 source "$here/../support/npm_ci.sh"
-npm_ci_or_skip "$here/console" "the console check"
-[ -z "$npm_skipped" ] || exit 77
-CHROMIUM=$chromium node "$here/console/console_check.js" "$tsserve" "$work" "$csv" "$shots"
+npm_ci_or_skip "$work/node" "the console check"
+if [ -n "$npm_skipped" ]; then
+  echo "SKIPPED: $npm_skipped"
+  exit 77
+fi
+CHROMIUM=$chromium TSSERVE_SOURCE_ROOT=$root \
+  node "$work/node/console_check.js" "$tsserve" "$work" "$csv" "$shots"

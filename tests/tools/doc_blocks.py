@@ -72,10 +72,13 @@ DEFAULT_ADDRESS_OPTION = re.compile(
     + r"):(\d+)[\"']")
 SERVER_IN_BLOCK = re.compile(r"(?<![\w/.$-])(?:\./)?build/server/tsserve(?![\w./-])")
 
-# What may change between runs: numbers (forecasts, timings, ports, dates) and long hex
-# ids (request ids, hashes).
+# What may change between runs: measured numbers (forecasts, scores, timings: a fraction
+# or an exponent), long integers (ports, byte counts, ids, dates: 4 digits or more) and
+# long hex ids (request ids, hashes). Short integers are shape, never masked: the 96 steps
+# and 7 variables of a forecast, counts, status codes, exit codes.
 HEX_ID = re.compile(r"\b(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{8,}\b")
-NUMBER = re.compile(r"-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
+NUMBER = re.compile(r"-?(?:\d+\.\d*|\.\d+|\d+(?=[eE][-+]?\d)|\d{4,})(?:[eE][-+]?\d+)?"
+                    r"|(?<![\w.])-?\d{1,3}(?=[eE][-+]?\d)")
 
 # One runnable block: the 0-based indices of its fence lines, and of its output block's
 # (None when it shows no output).

@@ -55,7 +55,9 @@ def plant(root, path, text):
 with tempfile.TemporaryDirectory() as root:
     no_server = ["--run", "--no-server"]
     # Lines:        1      2-5                         6-10
-    plant(root, "README.md", "# ok\n" + block("echo 3 apples", "5 apples")
+    # Measured numbers (a fraction, 4 digits or more) are masked; short integers are not.
+    plant(root, "README.md", "# ok\n" + block("echo 3 apples at 0.25 ms on port 50051",
+                                             "3 apples at 1.75 ms on port 8000")
           + "\n" + block("seq 1 3 | wc -l"))
     expect("passing blocks, numbers aside", root, ["README.md"], no_server, 0, "0 problem(s)")
     expect("the listing", root, [], [], 0, "README.md:3: runnable, with output", "README.md:13: runnable")
@@ -70,6 +72,10 @@ with tempfile.TemporaryDirectory() as root:
     plant(root, "docs/shape.md", "# shape\n" + block("echo 3 apples; echo 4 apples", "3 apples\n3 pears"))
     expect("an output of another shape", root, ["docs/shape.md"], no_server, 1,
            "docs/shape.md:10: the output differs", "documented: 3 pears", "run:        4 apples")
+    # A count is shape: 5 documented where 3 ran is a difference, not a masked number.
+    plant(root, "docs/count.md", "# count\n" + block("echo 3 apples at 0.25 ms", "5 apples at 0.25 ms"))
+    expect("a count that differs", root, ["docs/count.md"], no_server, 1,
+           "docs/count.md:9: the output differs", "documented: 5 apples", "run:        3 apples")
     plant(root, "docs/short.md", "# short\n" + block("echo 3 apples; echo 4 apples", "3 apples"))
     expect("an output with a line less", root, ["docs/short.md"], no_server, 1,
            "docs/short.md:10: the output differs", "(no line)")

@@ -26,7 +26,9 @@ const readline = require("node:readline");
 const puppeteer = require("puppeteer-core");
 
 const [tsserve, work, csvPath, shots] = process.argv.slice(2);
-const ROOT = path.resolve(__dirname, "..", "..", "..");
+// console_test.sh runs a copy of this file beside its npm install in the work folder (the
+// source tree may be read-only) and names the source tree in TSSERVE_SOURCE_ROOT.
+const ROOT = process.env.TSSERVE_SOURCE_ROOT || path.resolve(__dirname, "..", "..", "..");
 const TOKEN = "console-test-token";
 const XSS = "<img src=x onerror=alert(1)>";
 
