@@ -33,8 +33,9 @@ a Python script of the tree whose option defaults to one of those addresses give
 option (client/python/rest_forecast.py --url) when the command names none. Blocks run in file
 order, each in its own bash, so files one writes are there for the next. It fails naming
 FILE:LINE and the block's stderr when a block exits non-zero, and FILE:LINE of an output
-block whose shape differs from the run's: every number is masked (forecasts and timings may
-change, the lines and words may not), runs of spaces count as one, and a line ending in
+block whose shape differs from the run's: measured numbers are masked (a fraction or an
+exponent: forecasts, timings; 4 digits or more: ports, bytes, dates), while short integers
+(steps, counts, codes), the lines and words may not change; runs of spaces count as one, and a line ending in
 "..." matches any line that starts as it does.
 --write replaces each output block with the run's stdout instead (ports shown as the docs
 write them; more than MAX_LINES lines keep the head and end with "...").

@@ -343,6 +343,7 @@ class Tree:
         texts = {f: read(root, f) for f in self.files if f.endswith((".py", ".sh"))}
         # path -> the options it parses (None: not known)
         self.scripts = {path: script_options(path, texts) for path in texts}
+        self.names = None  # set by main: Names(self)
         self.all_options = set().union(*self.commands.values(),
                                        *(o for o in self.scripts.values() if o))
 
@@ -428,7 +429,9 @@ def check_root_path(tree, token):
     if BUILD_PATH.match(token):
         return check_build_path(tree, token)
     first = token.split("/")[0]
-    if first not in tree.top_level or (first == token and first not in tree.files):
+    if first not in tree.top_level:
+        return check_unknown_top_level(tree, token)
+    if first == token and first not in tree.files:
         return None  # not a path of ours (a bare folder name is a word, e.g. `model`)
     if tree.exists(token):
         return None
@@ -436,6 +439,46 @@ def check_root_path(tree, token):
     if folder in tree.cmake.targets.get(name, ()):
         return None  # tests/bench/json_codec_bench: the target that folder builds
     return f"no such file or folder '{token}'"
+
+
+# Paths of other projects the docs name: TSLib's model files (models/PatchTST.py).
+EXTERNAL_PATH_PREFIXES = ("models/",)
+PATH_EXTENSIONS = (".md", ".py", ".sh", ".cpp", ".h", ".cc", ".proto", ".js", ".json", ".yaml",
+                   ".yml", ".txt", ".cmake", ".csv", ".pt", ".safetensors", ".supp", ".html",
+                   ".css", ".png", ".npy")
+
+
+def edit_distance(a, b):
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        previous, row[0] = row[0], i
+        for j, cb in enumerate(b, 1):
+            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, previous + (ca != cb))
+    return row[-1]
+
+
+def check_unknown_top_level(tree, token):
+    """A path from the root whose first folder is not one of the tree (a renamed deploy/, a
+    clients/... typo): reported when it reads as a path of ours, i.e. it names a file (an
+    extension of the tree's kinds) or a folder (a trailing /), its first part is a near
+    miss of a top-level entry, or what follows the first part exists under another one."""
+    parts = [p for p in token.split("/") if p]
+    if (token.startswith("/") or len(parts) < 2 or not re.fullmatch(r"[a-z][\w.-]*", parts[0])
+            or "." in parts[0] or token.startswith(EXTERNAL_PATH_PREFIXES)):
+        return None
+    proto = generated_from(parts[-1])
+    if proto:  # tsserve/v1/x.pb.h: generated from tsserve/v1/x.proto
+        token = "/".join(parts[:-1] + [proto])
+    relative = os.sep + os.path.normpath(token.rstrip("/"))
+    if any((os.sep + f).endswith(relative) or (os.sep + f).startswith(relative + os.sep)
+           or (os.sep + os.path.dirname(f)).endswith(relative) for f in tree.files):
+        return None  # a path from a folder of ours (tsserve/v1/x.proto under proto/)
+    near = [top for top in sorted(tree.top_level)
+            if os.path.isdir(os.path.join(tree.root, top)) and edit_distance(parts[0], top) <= 1]
+    if not (near or parts[-1].endswith(PATH_EXTENSIONS)):
+        return None
+    hint = f" (did you mean {near[0]}/?)" if near else ""
+    return f"no top-level folder '{parts[0]}' for '{token}'{hint}"
 
 
 def check_link(tree, doc, target):
@@ -671,6 +714,432 @@ def check_identifiers(tree, span):
     return [check_proto_name(tree, span)] + [check_identifier(tree, name) for name in names]
 
 
+
+# --- e. names a reader types: metrics, routes, variables, config keys, JSON fields -------
+#
+# Each is looked up in what the code declares, so that a doc naming one that does not exist
+# (renamed, removed, mistyped) fails:
+#   metrics      tsserve_* names: the string literals of server/**; a histogram's or a
+#                summary's series add _bucket/_sum/_count. With --metrics FILE (a scrape of a
+#                server driven through forecasts with intervals, ReportActuals and Observe:
+#                tools/docs_metrics_scrape.py), the names in that scrape.
+#   routes       /v1/... and /v2/... paths: the routes the code lists in its 404 answers
+#                (server/http/oip_rest_routes.cpp, forecast_json_routes.cpp) and the paths
+#                of docs/api/openapi.json.
+#   variables    TSSERVE_*: one per option of the table (TSSERVE_ + the name in capitals),
+#                and those the sources, CMake files, scripts and deploy/ files spell out.
+#   JSON keys    "key": in JSON blocks, shell blocks (python3 -c one-liners building
+#                bodies) and inline code: an option of the table (a config key), a property
+#                of docs/api/openapi.json, or a string the server or client code spells
+#                (the readers' keys: "inputs", "max_batch_rows", ...).
+#   values       --option VALUE where the option accepts a fixed list (the table's one_of,
+#                CLI11's IsMember): VALUE is one of it.
+#   errors       an error message quoted in inline code (field: text, or right after
+#                "error", "message", "refused", "printed as", "logs"): it must be a message
+#                the server or client code builds. The code's messages are read as
+#                templates: the string literals of one expression (joined by + or <<) with
+#                each value between them a slot; a quoted message must match one template
+#                whole (its numbers and "(...)" fill slots of up to three words; a trailing
+#                ... or … quotes a prefix, a leading "Forecast failed: CODE: " a wrapper).
+
+METRIC_NAME = re.compile(r"(?<![\w/.-])(tsserve_[a-z0-9_]+)(?![\w.(/-])")
+METRIC_SUFFIXES = ("", "_bucket", "_sum", "_count")
+ROUTE_LIST_SOURCES = ("server/http/oip_rest_routes.cpp", "server/http/forecast_json_routes.cpp")
+OPENAPI = "docs/api/openapi.json"
+ENV_VARIABLE = re.compile(r"\bTSSERVE_[A-Z0-9_]*[A-Z0-9]\b")
+ROUTE_IN_TEXT = re.compile(r"(?:^|[\s`(\"'=]|localhost:\d+|:\d+|\]|\$\w+|\}|https?://[\w.-]+(?::\d+)?)"
+                           r"(/v[12](?:/[^\s`\"'),;]*)?)")
+JSON_KEY = re.compile(r"\"([A-Za-z_][\w.-]*)\"\s*:(?!:)")
+STRING_LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+QUOTED_ERROR_CONTEXT = re.compile(
+    r"(?:error|message|refused|refuses|refusal|printed as|logs|fails with|answers?)\W{0,3}"
+    r"(?:\w+\W+){0,4}$", re.I)
+FIELD_MESSAGE = re.compile(r"^(?:[A-Z][\w ]* failed: [A-Z_]+: )?[a-z_][\w.\[\]'-]*: \S")
+MESSAGE_VALUE = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?(?:e-?\d+)?(?![\w])")
+
+
+def openapi_names(root):
+    """(paths, property names) of docs/api/openapi.json."""
+    path = os.path.join(root, OPENAPI)
+    if not os.path.isfile(path):
+        return [], set()
+    import json
+    with open(path, encoding="utf-8") as f:
+        document = json.load(f)
+    names = set()
+
+    def walk(node):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == "properties" and isinstance(value, dict):
+                    names.update(value)
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+    walk(document)
+    return list(document.get("paths", {})), names
+
+
+def route_pattern(listed):
+    """A route as the code lists it (/v2/models/M[/versions/V][/ready|/infer],
+    /v2/repository/models/M/load|unload) or as OpenAPI does (/v1/models/{model}) -> regex."""
+    text = re.sub(r"\{\w+\}", "\0", listed)
+    out, i = "", 0
+    for token in re.findall(r"\[|\]|\||/|[^\[\]|/]+", text):
+        if token == "[":
+            out += "(?:"
+        elif token == "]":
+            out += ")?"
+        elif token in ("|", "/"):
+            out += token
+        elif token == "\0" or re.fullmatch(r"[A-Z]", token):
+            out += "[^/]+"
+        else:
+            out += re.escape(token.replace("\0", "X"))
+    # a|b inside one segment: (?:a|b); a group's /x|/y is an alternation already
+    out = re.sub(r"(?<=/)([\w.-]+(?:\|[\w.-]+)+)(?=$|/|\))", r"(?:\1)", out)
+    return re.compile(out + "/?$")
+
+
+def listed_routes(root):
+    """The routes the code lists in its 404 answers, and OpenAPI's paths."""
+    routes = set()
+    for source in ROUTE_LIST_SOURCES:
+        if not os.path.isfile(os.path.join(root, source)):
+            continue
+        text = "\n".join(literal_expressions(read(root, source)))
+        for listing in re.findall(r"(?:serves|answers on) ([^()]*?/v[12][^()]*?)(?: \(|\"|$)", text):
+            routes.update(r.strip() for r in listing.split(", ") if r.strip().startswith("/"))
+        routes.update(re.findall(r"(?<![\w/])(/v[12](?:/[\w\[\]|./-]*)?)(?![\w])", text))
+    paths, _ = openapi_names(root)
+    routes.update(paths)
+    return sorted(routes)
+
+
+def literal_expressions(text):
+    """Each run of adjacent C++ string literals, joined ("a" "b" -> ab)."""
+    return ["".join(STRING_LITERAL.findall(m.group(0)))
+            for m in re.finditer(r'(?:"(?:[^"\\\n]|\\.)*"\s*)+', text)]
+
+
+def message_templates(text):
+    """The messages one C++/Python file builds: each expression's string literals in order,
+    with a slot ("\\0") for each value between two of them or a {} of a format string."""
+    templates = []
+    literals = list(re.finditer(r'(?<![\w\'])"((?:[^"\\\n]|\\.)*)"', text))
+    current, previous_end, last = None, None, ""
+    for m in literals:
+        gap = text[previous_end:m.start()] if previous_end is not None else None
+        body = m.group(1).replace('\\"', '"').replace("\\n", " ").replace("\\\\", "\\")
+        body = re.sub(r"\{[^{}]*\}|%[-\d.]*[sdfgzul]+", "\0", body)
+        if current is not None and gap is not None and re.fullmatch(r"\s*:\s*", gap):
+            current = current[:len(current) - len(last)] + "\0"  # c ? "a" : "b": a value
+            last = "\0"
+            previous_end = m.end()
+            continue
+        last = body
+        if current is not None and gap is not None and not gap.strip():
+            current += body  # "a" "b"
+        elif (current is not None and len(gap) <= 160 and ";" not in gap and "{" not in gap
+              and "}" not in gap and re.search(r"\+|<<|%|\.format\(", gap)):
+            current += "\0" + body
+        else:
+            if current is not None:
+                templates.append(current)
+            current = body
+        previous_end = m.end()
+    if current is not None:
+        templates.append(current)
+    return [t for t in templates if len(t.replace("\0", "").strip()) >= 6]
+
+
+SLOT = r"(?:[^\s;]+(?: [^\s;]+){0,2})"
+
+
+def template_regex(template, partial, open_end=False):
+    """A template as a regex: a slot takes up to three words; any message may start with
+    a slot (a field name the caller puts first) and end with one. partial: a prefix of it."""
+    atoms = [SLOT + "?"]
+    for piece in re.split(r"(\0)", template):
+        if piece == "\0":
+            atoms.append(SLOT + "?")
+        else:
+            atoms += [re.escape(w) for w in re.findall(r"\s+|[^\s]+", piece)]
+    if open_end:  # what follows is another message's: no slot, no end
+        return re.compile("".join(atoms))
+    atoms.append(SLOT + "?")
+    if not partial:
+        return re.compile("".join(atoms) + r"\s*$")
+    nested = ""
+    for atom in reversed(atoms):
+        nested = f"(?:{atom}{nested})?" if nested else f"(?:{atom})?"
+    return re.compile(nested + r"\s*$")
+
+
+def code_files(files):
+    """The sources that build messages and read keys: every C++ and Python file outside
+    tests/, docs/ and the build (server, client, model, csv, tools)."""
+    return [f for f in files if f.endswith((".cpp", ".h", ".py", ".js"))
+            and not f.startswith(("tests/", "docs/")) and "node_modules" not in f]
+
+
+class Messages:
+    """The messages the server and client code build, matched as templates."""
+
+    def __init__(self, root, files):
+        self.templates = []
+        for path in code_files(files):
+            self.templates += message_templates(read(root, path))
+        self.templates = sorted(set(self.templates))
+        self._compiled = {}
+
+    def _regex(self, template, partial):
+        key = (template, partial)
+        if key not in self._compiled:
+            try:
+                self._compiled[key] = template_regex(template, partial)
+            except (re.error, RecursionError):
+                self._compiled[key] = None
+        return self._compiled[key]
+
+    def produced(self, message, depth=0):
+        message = message.replace("…", "...").strip()
+        partial = message.endswith("...")
+        if partial:
+            message = message[:-3].rstrip()
+        candidates = [message]
+        if partial and " " in message:
+            candidates.append(message.rsplit(" ", 1)[0])  # its last word may be cut
+        wrapped = re.match(r"^(?:[A-Za-z-]+: )?[A-Z][\w ]* failed: [A-Z_]+: (.*)$", message)
+        if wrapped:
+            candidates.append(wrapped.group(1))
+        suffix = "..." if partial else ""
+        for text in candidates:
+            words = [w for w in re.findall(r"[A-Za-z_]{4,}", text)]
+            for template in self.templates:
+                flat = template.replace("\0", " ")
+                if words and not any(w in flat for w in words):
+                    continue
+                regex = self._regex(template, partial)
+                if regex is not None and regex.match(text):
+                    return True
+                # One expression's message, then another's appended ("...; " + more()).
+                if depth == 0 and re.search(r"[;:,] $", template):
+                    whole = template_regex(template, False, open_end=True).match(text)
+                    if whole and whole.end() < len(text) and \
+                            self.produced(text[whole.end():] + suffix, depth + 1):
+                        return True
+        return False
+
+
+def option_values(root):
+    """command -> {--option -> the values it accepts}, where the code fixes them: tsserve's
+    table (one_of, with the named lists of server/config/*.h), tsserve-client's CLI11
+    IsMember."""
+    values, client = {}, {}
+    constants = {}
+    for header in glob.glob(os.path.join(root, "server/config/*.h")):
+        for name, body in re.findall(r"(k\w+)\s*=\s*\{([^}]*)\}", read(root, os.path.relpath(header, root))):
+            constants[name] = re.findall(r'"([^"]*)"', body)
+    table = os.path.join(root, SERVER_OPTION_TABLE)
+    if os.path.isfile(table):
+        for entry in re.split(r"options\.push_back\(", read(root, SERVER_OPTION_TABLE))[1:]:
+            name = OPTION_TABLE_ENTRY.search(entry)
+            choice = re.search(r"one_of\((?:with_empty\((\w+)\)|\{([^}]*)\})", entry)
+            if name and choice:
+                listed = constants.get(choice.group(1), []) if choice.group(1) else \
+                    re.findall(r'"([^"]*)"', choice.group(2))
+                values["--" + name.group(1).replace("_", "-")] = set(listed)
+    for source in glob.glob(os.path.join(root, CLIENT_SOURCES), recursive=True):
+        text = read(root, os.path.relpath(source, root))
+        for option, listed in re.findall(
+                r'add_option\(\s*"([^"]+)"[^;]*?IsMember\(\{([^}]*)\}', text, re.S):
+            for name in option.split(","):
+                if name.strip().startswith("--"):
+                    client.setdefault(name.strip(), set()).update(re.findall(r'"([^"]*)"', listed))
+    return {"tsserve": values, "tsserve-client": client}
+
+
+class Names:
+    """What the code declares that a reader may type."""
+
+    def __init__(self, tree, metrics_scrape=None):
+        root, files = tree.root, tree.files
+        self.metrics = set()
+        if metrics_scrape:
+            with open(metrics_scrape, encoding="utf-8") as f:
+                for line in f:
+                    name = re.match(r"^(?:# (?:HELP|TYPE) )?(tsserve_[a-z0-9_]+)", line)
+                    if name:
+                        self.metrics.add(name.group(1))
+            self.metrics_from = metrics_scrape
+        else:
+            for path in files:
+                if path.startswith("server/") and path.endswith((".cpp", ".h")):
+                    for literal in STRING_LITERAL.findall(read(root, path)):
+                        if re.fullmatch(r"tsserve_[a-z0-9_]+", literal):
+                            self.metrics.add(literal)
+            self.metrics_from = "the server's sources"
+        self.metrics = {m + s for m in self.metrics for s in METRIC_SUFFIXES}
+        # tsserve_* names that are no metric: CMake targets and functions, files.
+        self.not_metrics = set(tree.cmake.targets) | {
+            os.path.splitext(os.path.basename(f))[0] for f in files}
+        for path in cmake_files(files):
+            self.not_metrics.update(re.findall(r"\b(?:function|macro)\(\s*(\w+)", read(root, path)))
+        self.routes = listed_routes(root)
+        self.route_patterns = [route_pattern(r) for r in self.routes]
+        self.variables = set()
+        if os.path.isfile(os.path.join(root, SERVER_OPTION_TABLE)):
+            self.variables.update("TSSERVE_" + n.upper()
+                                  for n in OPTION_TABLE_ENTRY.findall(read(root, SERVER_OPTION_TABLE)))
+        for path in files:
+            if (path.startswith(("server/", "client/", "deploy/", "tests/", "cmake/"))
+                    and path.endswith((".cpp", ".h", ".py", ".sh", ".txt", ".cmake", ".yaml",
+                                       ".yml", ".json", ".js"))) or path in ("Dockerfile", "CMakeLists.txt"):
+                self.variables.update(ENV_VARIABLE.findall(read(root, path)))
+        _, self.openapi_fields = openapi_names(root)
+        self.config_keys = set(OPTION_TABLE_ENTRY.findall(read(root, SERVER_OPTION_TABLE))) \
+            if os.path.isfile(os.path.join(root, SERVER_OPTION_TABLE)) else set()
+        self.code_strings = set()
+        for path in code_files(files):
+                self.code_strings.update(
+                    s for s in STRING_LITERAL.findall(read(root, path)) if re.fullmatch(r"[\w.-]+", s))
+        self.option_values = option_values(root)
+        self.messages = Messages(root, files)
+
+    def route_exists(self, path):
+        path = path.split("?")[0].split("#")[0].rstrip(".:")
+        if PLACEHOLDER.search(path.replace("<", "").replace(">", "")) and "{" not in path:
+            pass
+        path = re.sub(r"<[^>]+>|\{[^}]+\}|\$\{?\w+\}?", "X", path)
+        # A doc's a|b in the last part names two routes; a trailing / names a prefix of one.
+        head, _, last = path.rpartition("/")
+        variants = [f"{head}/{choice}" for choice in last.split("|")] if "|" in last else [path]
+        if path.endswith("/"):
+            listed = [re.sub(r"\{\w+\}|(?<=/)[A-Z](?=/|\[|$)", "X", r) for r in self.routes]
+            return any(r.startswith(path) for r in listed)
+        return all(any(p.match(v) for p in self.route_patterns) for v in variants)
+
+
+def check_metric(names, token):
+    match = METRIC_NAME.fullmatch(clean_token(token).split("{")[0])
+    if not match:
+        return None
+    name = match.group(1)
+    if name in names.metrics or name in names.not_metrics:
+        return None
+    return f"metric '{name}' is not one of {names.metrics_from}"
+
+
+def metric_problems(names, number, text):
+    found = []
+    for name in METRIC_NAME.findall(text):
+        if name not in names.metrics and name not in names.not_metrics:
+            found.append((number, f"metric '{name}' is not one of {names.metrics_from}"))
+    return found
+
+
+def route_problems(names, number, text):
+    found = []
+    for path in ROUTE_IN_TEXT.findall(text):
+        path = path.rstrip(TRAILING_PUNCTUATION)
+        if path in ("/v1", "/v2") or path.endswith("..."):
+            continue
+        if not names.route_exists(path):
+            found.append((number, f"route '{path}' is not served (the code's route lists: "
+                                  f"{', '.join(ROUTE_LIST_SOURCES)}, and {OPENAPI})"))
+    return found
+
+
+def variable_problems(names, number, text):
+    return [(number, f"variable '{v}' is read by nothing (no option of the table, no source)")
+            for v in ENV_VARIABLE.findall(text)
+            if v not in names.variables and not v.endswith("_") and v != "TSSERVE_"]
+
+
+def json_key_problems(names, number, text):
+    found = []
+    for key in JSON_KEY.findall(text):
+        if (key in names.config_keys or key in names.openapi_fields or key in names.code_strings
+                or PLACEHOLDER.search(key) or re.fullmatch(r"[A-Z0-9_]+", key)):
+            continue  # a column of the data ("OT": [...]), not a key of ours
+        found.append((number, f"JSON key '{key}' is no config key (option table), no field of "
+                              f"{OPENAPI} and no key the server or client code reads"))
+    return found
+
+
+def option_value_problems(names, tokens, inline=False):
+    """--option VALUE / --option=VALUE where the command's option takes a fixed list (the
+    command as check_command_options finds it; inline code without one: any of ours)."""
+    found = []
+    for command in commands_of(tokens):
+        words = [t for t, _ in command]
+        _, word = command_word(words)
+        program = word and os.path.basename(word[2:] if word.startswith("./") else word)
+        if program in names.option_values:
+            found += option_value_problems_of(names.option_values[program], command)
+        elif word is None and inline:
+            for table in names.option_values.values():
+                found += option_value_problems_of(table, command)
+    return found
+
+
+def option_value_problems_of(table, tokens):
+    found = []
+    for i, (token, line) in enumerate(tokens):
+        option, _, value = token.partition("=")
+        if option not in table:
+            continue
+        if not value and i + 1 < len(tokens):
+            value = tokens[i + 1][0]
+        if not value or value.startswith("-") or PLACEHOLDER.search(value) or value.isupper() \
+                or "|" in value:
+            continue
+        allowed = table[option]
+        if value not in allowed:
+            found.append((line, f"{option} {value}: not a value {option} takes "
+                                f"({', '.join(sorted(v for v in allowed if v))})"))
+    return found
+
+
+def quoted_messages(text):
+    """(span, line offset) of inline code in `text` (a paragraph, lines joined) that quotes
+    an error message."""
+    out = []
+    for m in re.finditer(r"(`+)([^`]+?)\1", text):
+        span = re.sub(r"\s+", " ", m.group(2)).strip()
+        if len(span.split()) < 4 or span.startswith(("-", "$", "{", "[")) or "=" in span.split()[0]:
+            continue
+        before = text[max(0, m.start() - 60):m.start()]
+        if FIELD_MESSAGE.match(span) or QUOTED_ERROR_CONTEXT.search(before):
+            if re.search(r"[a-z]{3,} [a-z]{2,}", span):
+                out.append((span, text[:m.start()].count("\n")))
+    return out
+
+
+def message_problems(names, parts):
+    """Quoted error messages of a doc's prose, paragraph by paragraph (a span may wrap)."""
+    found, paragraph, start = [], [], None
+
+    def flush():
+        if paragraph:
+            for span, offset in quoted_messages("\n".join(paragraph)):
+                if not names.messages.produced(span):
+                    found.append((start + offset,
+                                  f"quoted error message '{span}' is built by no message of "
+                                  "the server's or client's code"))
+    for number, kind, text in parts:
+        if kind != "prose" or not text.strip():
+            flush()
+            paragraph, start = [], None
+            continue
+        if start is None:
+            start = number
+        paragraph.append(text)
+    flush()
+    return found
+
 # --- one document ------------------------------------------------------------------------
 
 def prose_problems(tree, doc, number, text):
@@ -697,6 +1166,31 @@ def fenced_problems(tree, number, language, text):
     return found
 
 
+def name_problems(names, number, kind, text):
+    """(line, message) for the names a line gives: metrics, routes, variables, JSON keys
+    (in inline code for prose; the whole line in a fenced block), option values inline."""
+    found = []
+    if kind == "prose":
+        for span in inline_spans(text):
+            found += metric_problems(names, number, span)
+            found += route_problems(names, number, span)
+            found += variable_problems(names, number, span)
+            found += json_key_problems(names, number, span)
+            found += option_value_problems(names, [(t, number) for t in shell_tokens(span)],
+                                           inline=True)
+        prose = INLINE_CODE.sub(" ", text)
+        found += variable_problems(names, number, prose)
+        found += [p for p in metric_problems(names, number, prose) if "_" in p[1]]
+    else:
+        language = kind.split(":", 1)[1]
+        found += metric_problems(names, number, text)
+        found += route_problems(names, number, text)
+        found += variable_problems(names, number, text)
+        if language in ("json", "jsonc") or language in SHELL_FENCES or language == "python":
+            found += json_key_problems(names, number, text)
+    return found
+
+
 def check_doc(tree, doc):
     parts = list(markdown_parts(read(tree.root, doc)))
     found = []
@@ -705,8 +1199,14 @@ def check_doc(tree, doc):
             found += prose_problems(tree, doc, number, text)
         else:
             found += fenced_problems(tree, number, kind.split(":", 1)[1], text)
+        if tree.names:
+            found += name_problems(tree.names, number, kind, text)
     for tokens in fenced_shell_lines(p for p in parts if p[1] != "prose"):
         found += check_command_options(tree, tokens, inline=False)
+        if tree.names:
+            found += option_value_problems(tree.names, tokens)
+    if tree.names:
+        found += message_problems(tree.names, parts)
     return sorted({Problem(doc, line, message) for line, message in found if message})
 
 
@@ -719,10 +1219,13 @@ def main():
     parser.add_argument("--root", default=default_root())
     parser.add_argument("--build-dir", help="a build folder: build/... paths may exist there")
     parser.add_argument("--check", action="store_true", help="exit 1 on any problem")
+    parser.add_argument("--metrics", help="a /metrics scrape: the metric names that exist "
+                        "(default: the tsserve_* literals of server/)")
     args = parser.parse_args()
     root = os.path.abspath(args.root)
     build_dir = args.build_dir and os.path.abspath(os.path.join(root, args.build_dir))
     tree = Tree(root, build_dir)
+    tree.names = Names(tree, args.metrics and os.path.abspath(args.metrics))
     docs = doc_files(root, tree.files)
     problems = [p for doc in docs for p in check_doc(tree, doc)]
     for problem in problems:

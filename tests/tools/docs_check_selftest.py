@@ -54,6 +54,25 @@ SOURCES = {
         "}\n"
         "message ForecastRequest {}\nmessage ForecastResponse {}\n"
         "message GetModelInfoRequest {}\nmessage GetModelInfoResponse {}\n"),
+    # A metric, the routes the code lists in its 404 answer, an error message, a client
+    # option of fixed values and OpenAPI's paths and fields: what section e. looks names up in.
+    "server/observability/server_metrics.cpp": (
+        'requests_ = &prometheus::BuildCounter().Name("tsserve_requests_total")\n'
+        '    .Help("Calls answered").Register(*registry);\n'),
+    "server/http/oip_rest_routes.cpp": (
+        'return not_found({StatusCode::kNotFound, "the path: \\"" + path +\n'
+        '    "\\" is not served; the REST binding serves /v2, /v2/health/ready, "\n'
+        '    "/v2/models/M[/versions/V][/ready|/infer]"});\n'),
+    "server/codec/series_rows.cpp": (
+        'return invalid_argument(field + ": each variable has " + std::to_string(points) +\n'
+        '                        " points; the model needs at least " + std::to_string(used));\n'),
+    "client/app/forecast_command.cpp": (
+        'command->add_option("--heads", flags->heads, "mean or each")\n'
+        '    ->check(CLI::IsMember({"mean", "each"}));\n'),
+    "docs/api/openapi.json": (
+        '{"paths": {"/v1/models/{model}/forecast": {}}, "components": {"schemas": '
+        '{"ForecastRequest": {"properties": {"series": {}, "intervals": {}}}}}}\n'),
+    "ops/k8s/service.yaml": "kind: Service\n",
     "tests/run.sh": (
         "#!/bin/bash\nfor arg in \"$@\"; do\n  case $arg in\n"
         "    --quick|--fast) quick=1 ;;\n  esac\ndone\n"),
@@ -73,14 +92,25 @@ DOCS = {
         "and `curl --fail-with-body` is curl's. The data is `../shared/data/ETTh1.csv`.\n"
         "\n"
         "```sh\n"
-        "TSSERVE_THREADS=1 build/server/tsserve --config tsserve.json \\\n"
+        "TSSERVE_MODEL=m.pt build/server/tsserve --config tsserve.json \\\n"
         "  --max-batch-rows 8 &\n"
         "grpcurl -plaintext localhost:50051 tsserve.v1.ForecastService/Forecast\n"
         "bash tests/run.sh --quick\n"
         "cmake --build build --target tsserve-client\n"
         "```\n"
         "\n"
-        "See [the guide](docs/GUIDE.md).\n"),
+        "See [the guide](docs/GUIDE.md).\n"
+        "\n"
+        "Calls count in `tsserve_requests_total` (`tsserve_requests_total{code=\"OK\"}`);\n"
+        "`POST /v1/models/M/forecast` and `GET /v2/models/patchtst/versions/1/ready` answer;\n"
+        "`TSSERVE_MAX_BATCH_ROWS=8` sets the batch; `tsserve-client forecast --heads each`\n"
+        "draws each head; a short series is refused with\n"
+        "`series: each variable has 95 points; the model needs at least 336`. The manifests\n"
+        "are in `ops/k8s/service.yaml`.\n"
+        "\n"
+        "```json\n"
+        "{\"max_batch_rows\": 8, \"series\": {\"OT\": [1, 2]}, \"intervals\": [0.8]}\n"
+        "```\n"),
     "docs/GUIDE.md": (
         "# Guide\n"
         "\n"
@@ -130,6 +160,38 @@ FAULTS = {
     "a message the package does not declare":
         ("docs/GUIDE.md", "Send a `tsserve.v1.PredictRequest`.\n", 1,
          "declares no PredictRequest"),
+    # Section e.: names a reader types, each looked up in what the code declares.
+    "a metric that does not exist":
+        ("docs/GUIDE.md", "Alert on `rate(tsserve_request_total[5m])`.\n", 1,
+         "metric 'tsserve_request_total'"),
+    "a route that does not exist":
+        ("docs/GUIDE.md", "Call `POST /v1/models/M/predict`.\n", 1,
+         "route '/v1/models/M/predict'"),
+    "a route that does not exist (in a fenced block)":
+        ("README.md", "```sh\ncurl -s localhost:8000/v2/model/patchtst/infer\n```\n", 2,
+         "route '/v2/model/patchtst/infer'"),
+    "a TSSERVE_ variable that does not exist":
+        ("docs/GUIDE.md", "Set `TSSERVE_MAX_BATCH_ROW=8`.\n", 1,
+         "variable 'TSSERVE_MAX_BATCH_ROW'"),
+    "a config key that does not exist":
+        ("docs/GUIDE.md", "```json\n{\"max_batch_row\": 8}\n```\n", 2,
+         "JSON key 'max_batch_row'"),
+    "a JSON field that does not exist":
+        ("docs/GUIDE.md", "Send `{\"series\": {}, \"horizon\": 24}`.\n", 1,
+         "JSON key 'horizon'"),
+    "an option value the option does not take":
+        ("docs/GUIDE.md", "```sh\ntsserve-client forecast --heads all\n```\n", 2,
+         "--heads all"),
+    "a stale quoted error message":
+        ("docs/GUIDE.md",
+         "Too short a series is refused\n(`series: variable 2 has 95 points; the model\n"
+         "needs at least 336`).\n", 2, "quoted error message"),
+    "an unknown top-level folder (a typo)":
+        ("docs/GUIDE.md", "The client is in `clients/app/main.cpp`.\n", 1,
+         "no top-level folder 'clients'"),
+    "an unknown top-level folder (a renamed deploy/)":
+        ("docs/GUIDE.md", "Apply `deploy/k8s/service.yaml`.\n", 1,
+         "no top-level folder 'deploy'"),
 }
 
 
