@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Where the fused forwards' time goes, part by part, against the FMA peak: the roofline
-note of BENCHMARKS.md (tests/bench/benchmark_notes.md), reproducible.
+note of docs/performance.md (Reading the benchmarks), reproducible.
 
 For each family it runs one model_bench benchmark under `perf record --call-graph dwarf`
 (the bundled PatchTST at 448 rows, the bundled iTransformer at 64 samples), attributes

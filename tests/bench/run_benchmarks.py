@@ -19,8 +19,8 @@ this one run on this machine, side by side:
      (tests/bench/grpc_floor_server.cpp), answering inline or from a worker thread, with the
      bundled and the tiny model's request shapes: what tsserve's serving overhead is
      measured against.
-Tables, the targets' verdicts and PNG plots (docs/bench/) go to BENCHMARKS.md, followed by
-the hand-written analysis in tests/bench/benchmark_notes.md.
+Tables, the targets' verdicts and PNG plots (docs/bench/) go to BENCHMARKS.md, whole: it
+holds nothing else, and ends with a link to the analysis by hand, docs/performance.md.
 """
 
 import argparse
@@ -1214,10 +1214,9 @@ def report(results, args, images_rel):
     out += live_series_section(results.get("live_series", []))
     out += http_under_attack_section(results.get("http_under_attack"))
 
-    notes = os.path.join(ROOT, "tests", "bench", "benchmark_notes.md")
-    if os.path.exists(notes):
-        with open(notes) as f:
-            out += [f.read()]
+    # Only what this run measured: the reading of it is docs/performance.md's, by hand.
+    out += ["What these figures say: "
+            "[docs/performance.md](docs/performance.md#reading-the-benchmarks)."]
     return "\n".join(out) + "\n"
 
 
