@@ -389,6 +389,10 @@ def main():
                 for path, replacements in writes.items():
                     if write_outputs(root, path, replacements):
                         print("%s: outputs written" % path)
+    if not blocks:
+        # Zero blocks checks nothing: a renamed marker or moved docs must not read as a pass.
+        problems.append(Problem(" ".join(args.files) or "README.md and docs/", 0,
+                                "no <!-- runnable --> block found: nothing was checked"))
     sys.stdout.flush()
     for problem in problems:
         print("%s:%d: %s" % problem, file=sys.stderr)

@@ -5,6 +5,7 @@ directory with blocks that need no server (echo, seq, false) and expects
   - a failing block to fail naming the FILE:LINE of the command that failed;
   - an output of another shape to fail naming the FILE:LINE of the differing line;
   - a marker not followed by its block to fail naming its line;
+  - a file with no runnable block to fail (zero blocks checked is not a pass);
   - --write to fill an output block (a long one trimmed with "..."), which then passes;
   - the default ports and build/client/tsserve-client to be pointed at the test server's
     (--grpc-port ... --client), and the run's output to show them as the docs write them.
@@ -82,6 +83,12 @@ with tempfile.TemporaryDirectory() as root:
 
     plant(root, "docs/marker.md", "# marker\n<!-- runnable -->\n\n%ssh\necho x\n%s\n" % (FENCE, FENCE)
           + "\n<!-- output -->\n%stext\nx\n%s\n" % (FENCE, FENCE))
+    plant(root, "docs/none.md", "# none\n%ssh\necho not marked\n%s\n" % (FENCE, FENCE))
+    expect("no runnable block at all", root, ["docs/none.md"], no_server, 1,
+           "no <!-- runnable --> block found: nothing was checked", "0 runnable block(s)")
+    expect("no runnable block, listed", root, ["docs/none.md"], [], 1,
+           "no <!-- runnable --> block found")
+
     expect("markers without their blocks", root, ["docs/marker.md"], [], 1,
            "docs/marker.md:2: <!-- runnable --> must be followed",
            "docs/marker.md:8: <!-- output --> follows no runnable block")
