@@ -33,7 +33,13 @@ node_modules or a build*/ folder) and reports each problem as FILE:LINE: message
      (also in fenced blocks, as grpcurl takes it) name an rpc the .proto files declare in
      that service and package; pkg.Name names something a .proto declares in pkg.
 
+  e. Names a reader types: metrics, /v1 and /v2 routes, TSSERVE_* variables, JSON keys
+     (config keys, OpenAPI fields, the keys the code reads), option values of a fixed list
+     (--heads each), and quoted error messages (each must match a message the code builds).
+     What each is looked up in: the comment of section e. below.
+
   tests/tools/docs_check.py [--root DIR] [--build-dir DIR] [--check]
+                            [--server BUILD/server/tsserve | --metrics SCRAPE]
 
 --check (CTest docs_check): exit 1 when any problem is found. docs_check_selftest.py plants
 small trees with each kind of stale statement to prove every rule can fail.
@@ -720,9 +726,11 @@ def check_identifiers(tree, span):
 # Each is looked up in what the code declares, so that a doc naming one that does not exist
 # (renamed, removed, mistyped) fails:
 #   metrics      tsserve_* names: the string literals of server/**; a histogram's or a
-#                summary's series add _bucket/_sum/_count. With --metrics FILE (a scrape of a
-#                server driven through forecasts with intervals, ReportActuals and Observe:
-#                tools/docs_metrics_scrape.py), the names in that scrape.
+#                summary's series add _bucket/_sum/_count. With --server BINARY (CTest
+#                docs_check_metrics), the names of a scrape of that server driven through a
+#                forecast with intervals, ReportActuals, Observe and a failed load; with
+#                --metrics FILE, those of a scrape taken elsewhere. Names written without
+#                tsserve_ (a | metric | table's first column, a `*_total`) count too.
 #   routes       /v1/... and /v2/... paths: the routes the code lists in its 404 answers
 #                (server/http/oip_rest_routes.cpp, forecast_json_routes.cpp) and the paths
 #                of docs/api/openapi.json.
@@ -1032,6 +1040,120 @@ def check_metric(names, token):
     return f"metric '{name}' is not one of {names.metrics_from}"
 
 
+def scrape_driven_server(binary, root):
+    """Starts the tsserve `binary` on a model repository of the bundled PatchTST and a
+    version that fails to load (loopback ports 0), drives it through what makes every
+    metric family appear (a forecast with intervals kept under a key, actuals reported for
+    it, a live series observed with forecasts and then checked, a /v2 infer, a refused
+    call), scrapes /metrics and stops it: the exposition's text."""
+    import json
+    import shutil
+    import signal
+    import subprocess
+    import tempfile
+    import urllib.error
+    import urllib.request
+    repository = tempfile.mkdtemp(prefix="docs-check-repository-")
+    bundled = os.path.join(root, "model", "default", "patchtst_etth1")
+    with open(bundled + ".json", encoding="utf-8") as f:
+        config = json.load(f)
+    for name, checkpoint in (("patchtst-etth1", bundled + ".pt"), ("broken", None)):
+        version = os.path.join(repository, name, "1")
+        os.makedirs(version)
+        with open(os.path.join(version, "config.json"), "w", encoding="utf-8") as f:
+            json.dump(dict(config, name=name), f)
+        if checkpoint:
+            shutil.copyfile(checkpoint, os.path.join(version, "model.pt"))
+        else:  # a file that is no checkpoint: its load fails (model_load_failures_total)
+            with open(os.path.join(version, "model.pt"), "wb") as f:
+                f.write(b"not a checkpoint" * 64)
+    server = subprocess.Popen(
+        [binary, "--grpc-address", "127.0.0.1:0", "--http-address", "127.0.0.1:0",
+         "--metrics-address", "127.0.0.1:0", "--model-repository", repository],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        ready = server.stdout.readline()
+        ports = dict(re.findall(r"(\w+_port)=(\d+)", ready))
+        if "http_port" not in ports:
+            raise RuntimeError(f"{binary} did not report its ports: {ready!r}")
+        http = f"http://127.0.0.1:{ports['http_port']}"
+
+        def call(path, body=None, allowed=(200,)):
+            data = None if body is None else json.dumps(body).encode()
+            request = urllib.request.Request(http + path, data=data,
+                                             headers={"Content-Type": "application/json"})
+            try:
+                with urllib.request.urlopen(request, timeout=60) as answer:
+                    return json.load(answer)
+            except urllib.error.HTTPError as error:
+                if error.code not in allowed:
+                    raise RuntimeError(f"{path}: HTTP {error.code}: {error.read()[:300]!r}")
+                return None
+        model = "patchtst-etth1"
+        info = call(f"/v1/models/{model}")
+        seq_len, pred_len = info["seq_len"], info["pred_len"]
+        columns = info.get("scaler_columns") or [f"v{i}" for i in range(info["enc_in"])]
+        start = 1_700_000_000
+
+        def window(first, count):
+            return {c: [10.0 + i + ((first + t) % 24) / 10 for t in range(count)]
+                    for i, c in enumerate(columns)}
+        stamps = [start + 3600 * t for t in range(seq_len)]
+        call(f"/v1/models/{model}/forecast", {"series": window(0, seq_len), "timestamps": stamps,
+                                              "intervals": [0.8], "series_key": "docs-check"})
+        after = [start + 3600 * (seq_len + t) for t in range(4)]
+        call("/v1/actuals", {"series_key": "docs-check", "timestamps": after,
+                             "actuals": window(seq_len, 4)})
+        call("/v1/accuracy")
+        observe = "/v1/series/docs-check-live/observe"
+        call(observe, {"timestamps": stamps, "values": window(0, seq_len), "forecast": True,
+                       "model": model})
+        call(observe, {"timestamps": after, "values": window(seq_len, 4), "forecast": True})
+        call(f"/v2/models/{model}/infer", {"inputs": [{
+            "name": "series", "datatype": "FP32", "shape": [1, seq_len, len(columns)],
+            "data": [v for t in range(seq_len) for v in (window(0, seq_len)[c][t] for c in columns)]}]})
+        call(f"/v1/models/{model}/forecast", {"series": {"x": [1.0]}}, allowed=(400,))
+        del pred_len
+        with urllib.request.urlopen(f"http://127.0.0.1:{ports['metrics_port']}/metrics",
+                                    timeout=30) as answer:
+            return answer.read().decode()
+    finally:
+        server.send_signal(signal.SIGTERM)
+        try:
+            server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        shutil.rmtree(repository, ignore_errors=True)
+
+
+def unprefixed_metric_problems(names, parts):
+    """Metric names the docs write without tsserve_ (operations.md: "each prefixed
+    tsserve_"): the first column of a table headed | metric |, and a backticked *_total."""
+    found, in_table = [], False
+    for number, kind, text in parts:
+        if kind != "prose":
+            in_table = False
+            continue
+        cells = [c.strip() for c in text.strip().strip("|").split("|")] if text.lstrip().startswith("|") else None
+        if cells is None:
+            in_table = False
+        elif cells[0].lower() == "metric":
+            in_table = True
+            continue
+        candidates = []
+        if in_table and cells:
+            candidates += inline_spans(cells[0])
+        candidates += [s for s in inline_spans(text) if re.fullmatch(r"[a-z][a-z0-9_]*_total", s)]
+        for span in candidates:
+            name = span.split("{")[0]
+            if not re.fullmatch(r"[a-z][a-z0-9_]*", name) or name.startswith("tsserve_"):
+                continue
+            if "tsserve_" + name not in names.metrics:
+                found.append((number, f"metric 'tsserve_{name}' (written '{name}') is not one of "
+                                      f"{names.metrics_from}"))
+    return found
+
+
 def metric_problems(names, number, text):
     found = []
     for name in METRIC_NAME.findall(text):
@@ -1207,6 +1329,7 @@ def check_doc(tree, doc):
             found += option_value_problems(tree.names, tokens)
     if tree.names:
         found += message_problems(tree.names, parts)
+        found += unprefixed_metric_problems(tree.names, parts)
     return sorted({Problem(doc, line, message) for line, message in found if message})
 
 
@@ -1221,11 +1344,23 @@ def main():
     parser.add_argument("--check", action="store_true", help="exit 1 on any problem")
     parser.add_argument("--metrics", help="a /metrics scrape: the metric names that exist "
                         "(default: the tsserve_* literals of server/)")
+    parser.add_argument("--server", help="a tsserve binary: start it, drive it through "
+                        "forecasts with intervals, ReportActuals and Observe, and take the "
+                        "metric names from its /metrics (instead of --metrics)")
     args = parser.parse_args()
     root = os.path.abspath(args.root)
     build_dir = args.build_dir and os.path.abspath(os.path.join(root, args.build_dir))
     tree = Tree(root, build_dir)
-    tree.names = Names(tree, args.metrics and os.path.abspath(args.metrics))
+    metrics = args.metrics and os.path.abspath(args.metrics)
+    if args.server:
+        import tempfile
+        with tempfile.NamedTemporaryFile("w", suffix=".prom", delete=False) as scrape:
+            scrape.write(scrape_driven_server(os.path.abspath(args.server), root))
+        metrics = scrape.name
+    tree.names = Names(tree, metrics)
+    if args.server:
+        tree.names.metrics_from = "the metrics of the driven server's scrape"
+        os.unlink(metrics)
     docs = doc_files(root, tree.files)
     problems = [p for doc in docs for p in check_doc(tree, doc)]
     for problem in problems:
