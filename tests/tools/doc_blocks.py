@@ -35,8 +35,8 @@ order, each in its own bash, so files one writes are there for the next. It fail
 FILE:LINE and the block's stderr when a block exits non-zero, and FILE:LINE of an output
 block whose shape differs from the run's: measured numbers are masked (a fraction or an
 exponent: forecasts, timings; 4 digits or more: ports, bytes, dates), while short integers
-(steps, counts, codes), the lines and words may not change; runs of spaces count as one, and a line ending in
-"..." matches any line that starts as it does.
+(steps, counts, codes), the lines and words may not change; runs of spaces count as one,
+and a line ending in "..." matches any line that starts as it does.
 --write replaces each output block with the run's stdout instead (ports shown as the docs
 write them; more than MAX_LINES lines keep the head and end with "...").
 --no-server runs blocks unchanged (doc_blocks_selftest.py, whose blocks need no server).
