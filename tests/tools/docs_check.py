@@ -743,8 +743,9 @@ def check_identifiers(tree, span):
 #   values       --option VALUE where the option accepts a fixed list (the table's one_of,
 #                CLI11's IsMember): VALUE is one of it.
 #   errors       an error message quoted in inline code (field: text, or right after
-#                "error", "message", "refused", "printed as", "logs"): it must be a message
-#                the server or client code builds. The code's messages are read as
+#                "error", "message", "refused", "printed as", "logs"), or shown as a plain
+#                block after a paragraph that speaks of an error, message or refusal (its
+#                first line): it must be a message the server, client or model code builds. The code's messages are read as
 #                templates: the string literals of one expression (joined by + or <<) with
 #                each value between them a slot; a quoted message must match one template
 #                whole (its numbers and "(...)" fill slots of up to three words; a trailing
@@ -1251,7 +1252,26 @@ def message_problems(names, parts):
                     found.append((start + offset,
                                   f"quoted error message '{span}' is built by no message of "
                                   "the server's or client's code"))
+    block, block_start, last_prose = [], None, ""
     for number, kind, text in parts:
+        if kind.startswith("fence:") and kind.split(":", 1)[1] in ("", "text"):
+            if block_start is None:
+                block_start = number
+                # A block shown as the message itself: the paragraph before it says so.
+                quoting = bool(re.search(r"\b(?:error|message|refused|refuses)\b", last_prose))
+            if quoting:
+                block.append(text.strip())
+            continue
+        if block and quoting:
+            # Its first line must begin a message; later lines may be context the message
+            # takes from elsewhere (a config's summary), or further messages.
+            message = block[0] + (" ..." if len(block) > 1 and not block[0].endswith("...") else "")
+            if not names.messages.produced(message):
+                found.append((block_start, f"quoted error message '{message[:120]}' is built by "
+                                           "no message of the server's or client's code"))
+        block, block_start = [], None
+        if kind == "prose" and text.strip():
+            last_prose = " ".join(paragraph[-2:] + [text])
         if kind != "prose" or not text.strip():
             flush()
             paragraph, start = [], None

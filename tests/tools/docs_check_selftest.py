@@ -105,7 +105,13 @@ DOCS = {
         "`POST /v1/models/M/forecast` and `GET /v2/models/patchtst/versions/1/ready` answer;\n"
         "`TSSERVE_MAX_BATCH_ROWS=8` sets the batch; `tsserve-client forecast --heads each`\n"
         "draws each head; a short series is refused with\n"
-        "`series: each variable has 95 points; the model needs at least 336`. The manifests\n"
+        "`series: each variable has 95 points; the model needs at least 336`, the message\n"
+        "\n"
+        "```\n"
+        "series: each variable has 12 points; the model needs at least 336\n"
+        "```\n"
+        "\n"
+        "The manifests\n"
         "are in `ops/k8s/service.yaml`.\n"
         "\n"
         "```json\n"
@@ -186,6 +192,10 @@ FAULTS = {
         ("docs/GUIDE.md",
          "Too short a series is refused\n(`series: variable 2 has 95 points; the model\n"
          "needs at least 336`).\n", 2, "quoted error message"),
+    "a stale error message shown as a block":
+        ("docs/GUIDE.md",
+         "A short series is refused with the message\n\n```\nseries: variable 2 has 95 "
+         "points; the model needs at least 336\n```\n", 4, "quoted error message"),
     "an unknown top-level folder (a typo)":
         ("docs/GUIDE.md", "The client is in `clients/app/main.cpp`.\n", 1,
          "no top-level folder 'clients'"),
