@@ -36,6 +36,17 @@ TEST_ROWS = (12 * 30 * 24 + 4 * 30 * 24, 12 * 30 * 24 + 8 * 30 * 24)
 SEQ_LEN = 336
 
 
+def fail(message):
+    """The pass check: explicit, so it holds under PYTHONOPTIMIZE (not an assert)."""
+    print("FAIL: %s" % message, file=sys.stderr)
+    sys.exit(1)
+
+
+def check(condition, message):
+    if not condition:
+        fail(message)
+
+
 def stubs(out):
     subprocess.run([sys.executable, "-m", "grpc_tools.protoc", "-I", os.path.join(ROOT, "proto"),
                     "--python_out=" + out, "--grpc_python_out=" + out, "tsserve/v1/tensor.proto",
@@ -91,13 +102,13 @@ def main():
 
         def same(a, b, what):
             if list(a.forecast.values) != list(b.forecast.values):
-                raise AssertionError("%s: the forecasts differ" % what)
+                fail("%s: the forecasts differ" % what)
             for x, y in zip(a.intervals, b.intervals):
                 if x.level != y.level or list(x.lower.values) != list(y.lower.values) or \
                         list(x.upper.values) != list(y.upper.values):
-                    raise AssertionError("%s: the %g bands differ" % (what, x.level))
+                    fail("%s: the %g bands differ" % (what, x.level))
             if len(a.intervals) != len(b.intervals) or not a.intervals:
-                raise AssertionError("%s: %d and %d bands" % (what, len(a.intervals), len(b.intervals)))
+                fail("%s: %d and %d bands" % (what, len(a.intervals), len(b.intervals)))
 
         steps = 0
         for last in range(SEQ_LEN, len(times) + 1):
@@ -108,20 +119,38 @@ def main():
                 request.values.extend(values[t])
             answer = live.Observe(request)
             if answer.forecast_code != 0:
-                raise AssertionError("row %d: %s" % (last, answer.forecast_message))
+                fail("row %d: %s" % (last, answer.forecast_message))
             if last > SEQ_LEN:
                 report = pb.ReportActualsRequest(series_key="full", variable_names=columns,
                                                  timestamps=[times[last - 1]], values=values[last - 1])
                 full.ReportActuals(report)
             same(answer.forecast, window_forecast(last), "row %d" % (TEST_ROWS[0] - SEQ_LEN + last))
+            pred_len = len(answer.forecast.forecast.values) // len(columns)
             steps += 1
         accuracy = [call(ports["http_port"], "/v1/accuracy")[1] for _, ports, _ in servers]
     finally:
         for server, _, work in servers:
             stop_tsserve(server, work)
     if accuracy[0] != accuracy[1]:
-        raise AssertionError("live accuracy differs:\n%s\n%s" % (accuracy[0], accuracy[1]))
+        fail("live accuracy differs:\n%s\n%s" % (accuracy[0], accuracy[1]))
     version = accuracy[0]["versions"][0]
+    # Equal reports prove nothing when both counted nothing: each server scored exactly the
+    # points sent. The forecast made with the window ending before row `last` covers rows
+    # last .. last + pred_len - 1, and the actuals of rows seq_len .. end - 1 were sent (one
+    # per step, before that step's forecast): it scores min(pred_len, end - last) steps,
+    # each of every variable.
+    expected = len(columns) * sum(min(pred_len, len(times) - last)
+                                  for last in range(SEQ_LEN, len(times) + 1))
+    for name, report in zip(("observe", "full"), accuracy):
+        scored = sum(b["points"] for b in report["versions"][0]["horizons"])
+        print("%s server: %d points scored, %d expected from what was sent" % (name, scored, expected))
+        check(expected > 0 and scored == expected,
+              "the %s server scored %d points, not the %d sent" % (name, scored, expected))
+        for interval in report["versions"][0].get("intervals", []):
+            covered = sum(h["points"] for h in interval["horizons"])
+            check(covered == expected, "the %s server scored %d points at level %g, not %d" % (
+                name, covered, interval["level"], expected))
+        check(report["versions"][0].get("intervals"), "the %s server scored no intervals" % name)
     print("%d Observe forecasts equal the full-window Forecast calls bit for bit" % steps)
     print("live accuracy, the same on both servers:")
     for bucket in version["horizons"]:

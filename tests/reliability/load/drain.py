@@ -5,7 +5,10 @@ empty), each call --variables rows so that the server holds calls for a while; o
 server has answered --warm-calls Forecasts, it gets SIGTERM. A SIGTERM that lands while
 every call is between the client and the server (the server holding none: possible when
 the machine is busy and answers are fast) did not test a drain under load, so the run is
-repeated, up to --attempts times. Then:
+repeated, up to --attempts times, but only then: an attempt whose server exited 0 and
+logged "draining: 0 calls in flight". A non-zero exit, a death by signal or a log without
+the drain line is a crash and fails at once, printing that attempt's exit code and log
+(drain_selftest.py plants a server that crashes at SIGTERM). Then:
 
 - it exits 0 within its drain timeout, and logs "stopped (drained)";
 - it was under load: its own count of calls in flight when the drain began is >= 1;
@@ -80,10 +83,19 @@ def main():
     for attempt in range(1, args.attempts + 1):
         code, drain_s, stage, log = drain_once(args, attempt)
         in_flight = calls_in_flight(log)
-        if in_flight and int(in_flight.group(1)) >= 1:
+        # A crash is never rerun: a non-zero exit, a death by signal (a negative code) or a
+        # log without the drain line (what a crash at SIGTERM looks like) fails at once,
+        # with this attempt's exit code and log.
+        check(code == 0, "attempt %d: the server exited %s at SIGTERM%s; its log:\n%s" % (
+            attempt, code, " (killed by signal %d)" % -code if code < 0 else "", log[-3000:]))
+        check(in_flight is not None, "attempt %d: the server exited 0 with no drain line "
+              "('draining: N calls in flight'); its log:\n%s" % (attempt, log[-3000:]))
+        if int(in_flight.group(1)) >= 1:
             break
-        print("attempt %d: the SIGTERM found no call in the server (%s); again" % (
-            attempt, in_flight.group(0) if in_flight else "no drain line"))
+        # The one benign reason to rerun: a clean exit whose own log says the SIGTERM found
+        # 0 calls in the server, so the drain under load was not exercised.
+        print("attempt %d: exit 0, but the SIGTERM found no call in the server (%s); again" % (
+            attempt, in_flight.group(0)))
     answered = answered_summary(log) or {}
     server_codes = answered.get("Forecast", {})
     errors = stage_errors(stage)
