@@ -1353,6 +1353,33 @@ def check_doc(tree, doc):
     return sorted({Problem(doc, line, message) for line, message in found if message})
 
 
+BENCHMARKS = "BENCHMARKS.md"
+BENCHMARK_GENERATOR = "tests/bench/run_benchmarks.py"
+
+
+def benchmarks_problems(root):
+    """BENCHMARKS.md is what run_benchmarks.py writes, whole: it ends with the line the
+    generator writes last (its link to the analysis by hand, docs/performance.md), so
+    notes appended by hand, which the next run would drop, fail here."""
+    if not (os.path.isfile(os.path.join(root, BENCHMARKS))
+            and os.path.isfile(os.path.join(root, BENCHMARK_GENERATOR))):
+        return []
+    generator = read(root, BENCHMARK_GENERATOR)
+    last = re.search(r'out \+= \["(What these figures say: )"\s*"([^"]*)"\]', generator)
+    if not last:
+        return [Problem(BENCHMARK_GENERATOR, 1, "no last line of BENCHMARKS.md found "
+                        "(out += [\"What these figures say: \" \"...\"])")]
+    expected = last.group(1) + last.group(2)
+    lines = read(root, BENCHMARKS).rstrip("\n").split("\n")
+    if lines[-1] == expected:
+        return []
+    at = next((i + 1 for i, line in enumerate(lines) if line == expected), len(lines))
+    return [Problem(BENCHMARKS, at, f"{BENCHMARKS} goes on past the generator's last line "
+                    f"('{expected}'): notes by hand belong in docs/performance.md"
+                    if at < len(lines) else
+                    f"{BENCHMARKS} does not end with the generator's last line ('{expected}')")]
+
+
 def default_root():
     return os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
@@ -1382,7 +1409,7 @@ def main():
         tree.names.metrics_from = "the metrics of the driven server's scrape"
         os.unlink(metrics)
     docs = doc_files(root, tree.files)
-    problems = [p for doc in docs for p in check_doc(tree, doc)]
+    problems = [p for doc in docs for p in check_doc(tree, doc)] + benchmarks_problems(root)
     for problem in problems:
         print(f"{problem.path}:{problem.line}: {problem.message}")
     noun = "problem" if len(problems) == 1 else "problems"

@@ -73,6 +73,10 @@ SOURCES = {
         '{"paths": {"/v1/models/{model}/forecast": {}}, "components": {"schemas": '
         '{"ForecastRequest": {"properties": {"series": {}, "intervals": {}}}}}}\n'),
     "ops/k8s/service.yaml": "kind: Service\n",
+    # The benchmark generator: BENCHMARKS.md must end with the line it writes last.
+    "tests/bench/run_benchmarks.py": (
+        'out += ["What these figures say: "\n'
+        '        "[docs/performance.md](docs/performance.md#reading-the-benchmarks)."]\n'),
     "tests/run.sh": (
         "#!/bin/bash\nfor arg in \"$@\"; do\n  case $arg in\n"
         "    --quick|--fast) quick=1 ;;\n  esac\ndone\n"),
@@ -117,6 +121,13 @@ DOCS = {
         "```json\n"
         "{\"max_batch_rows\": 8, \"series\": {\"OT\": [1, 2]}, \"intervals\": [0.8]}\n"
         "```\n"),
+    "BENCHMARKS.md": (
+        "# Benchmarks\n"
+        "\n"
+        "| rows | ms |\n"
+        "\n"
+        "What these figures say: [docs/performance.md](docs/performance.md#reading-the-benchmarks).\n"),
+    "docs/performance.md": "# Performance\n\n## Reading the benchmarks\n",
     "docs/GUIDE.md": (
         "# Guide\n"
         "\n"
@@ -196,6 +207,9 @@ FAULTS = {
         ("docs/GUIDE.md",
          "A short series is refused with the message\n\n```\nseries: variable 2 has 95 "
          "points; the model needs at least 336\n```\n", 4, "quoted error message"),
+    "notes by hand after BENCHMARKS.md's generated end":
+        ("BENCHMARKS.md", "\n## Reading these figures (by hand)\n", 0,
+         "goes on past the generator's last line"),
     "an unknown top-level folder (a typo)":
         ("docs/GUIDE.md", "The client is in `clients/app/main.cpp`.\n", 1,
          "no top-level folder 'clients'"),
