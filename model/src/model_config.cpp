@@ -14,6 +14,15 @@ namespace {
 
 using nlohmann::json;
 
+// A value as an error message shows it: scalars as written, arrays and objects by kind.
+// dump() of a value nested 100,000 deep (what a hostile config.json can hold) recurses
+// past the stack; a message needs no more than the kind.
+std::string shown(const json& value) {
+  if (value.is_array()) return "an array";
+  if (value.is_object()) return "an object";
+  return value.dump();
+}
+
 class ConfigReader {
  public:
   ConfigReader(const json& root, std::string origin) : root_(root), origin_(std::move(origin)) {}
@@ -28,9 +37,9 @@ class ConfigReader {
       if (required) fail(key, "is required (an integer)");
       return;
     }
-    if (!it->is_number_integer()) fail(key, "must be an integer, got " + it->dump());
+    if (!it->is_number_integer()) fail(key, "must be an integer, got " + shown(*it));
     if (it->is_number_unsigned() && it->get<uint64_t>() > uint64_t{INT64_MAX}) {
-      fail(key, "must be at most " + std::to_string(INT64_MAX) + ", got " + it->dump());
+      fail(key, "must be at most " + std::to_string(INT64_MAX) + ", got " + shown(*it));
     }
     out = it->get<int64_t>();
   }
@@ -48,13 +57,13 @@ class ConfigReader {
       }
       allowed += (allowed.empty() ? "\"" : ", \"") + std::string(text) + "\"";
     }
-    fail(key, "must be one of " + allowed + ", got " + it->dump());
+    fail(key, "must be one of " + allowed + ", got " + shown(*it));
   }
 
   void read_bool(const char* key, bool& out) const {
     auto it = root_.find(key);
     if (it == root_.end()) return;
-    if (!it->is_boolean()) fail(key, "must be true or false, got " + it->dump());
+    if (!it->is_boolean()) fail(key, "must be true or false, got " + shown(*it));
     out = it->get<bool>();
   }
 
@@ -66,7 +75,7 @@ class ConfigReader {
     } else if (it->is_number()) {
       out = it->dump();
     } else {
-      fail(key, "must be a string, got " + it->dump());
+      fail(key, "must be a string, got " + shown(*it));
     }
   }
 
@@ -332,8 +341,9 @@ ModelConfig parse_model_config(const std::string& json_text, const std::string& 
   }
   if (auto block = root.find("calibration"); block != root.end() && !block->is_null()) {
     if (!config.scaler) {
-      reader.fail("calibration", "needs a 'scaler': its quantiles are per scaler column, in "
-                                 "the scaler's space");
+      reader.fail("calibration",
+                  "needs a 'scaler': its quantiles are per scaler column, in "
+                  "the scaler's space");
     }
     Calibration calibration = calibration_from_json(*block, origin);
     const std::string error =

@@ -10,12 +10,21 @@ namespace {
 
 using nlohmann::json;
 
+// A value as an error message shows it: scalars as written, arrays and objects by kind.
+// dump() of a value nested 100,000 deep (what a hostile model.json can hold) recurses
+// past the stack; a message needs no more than the kind.
+std::string shown(const json& value) {
+  if (value.is_array()) return "an array";
+  if (value.is_object()) return "an object";
+  return value.dump();
+}
+
 // Reads key `name` of `object` as an integer in [low, high] into `out` (absent: unchanged).
 Status read_int(const json& object, const char* name, int low, int high, std::optional<int>& out) {
   auto it = object.find(name);
   if (it == object.end()) return Status();
   if (!it->is_number_integer() || it->get<int64_t>() < low || it->get<int64_t>() > high) {
-    return invalid_argument(std::string("\"") + name + "\" is " + it->dump() +
+    return invalid_argument(std::string("\"") + name + "\" is " + shown(*it) +
                             "; expected an integer from " + std::to_string(low) + " to " +
                             std::to_string(high));
   }
@@ -27,7 +36,7 @@ Status read_milliseconds(const json& object, const char* name, std::optional<dou
   auto it = object.find(name);
   if (it == object.end()) return Status();
   if (!it->is_number() || !(it->get<double>() >= 0.0) || it->get<double>() > 3.6e6) {
-    return invalid_argument(std::string("\"") + name + "\" is " + it->dump() +
+    return invalid_argument(std::string("\"") + name + "\" is " + shown(*it) +
                             "; expected milliseconds from 0 to 3600000");
   }
   out = it->get<double>();
@@ -39,12 +48,12 @@ Status read_policy(const json& value, VersionPolicy& policy) {
       "; expected \"all\", {\"latest\": N} (N >= 1) or {\"specific\": [versions >= 1]}";
   if (value.is_string()) {
     if (value.get<std::string>() != "all")
-      return invalid_argument("\"version_policy\" is " + value.dump() + expected);
+      return invalid_argument("\"version_policy\" is " + shown(value) + expected);
     policy.kind = VersionPolicy::Kind::kAll;
     return Status();
   }
   if (!value.is_object() || value.size() != 1)
-    return invalid_argument("\"version_policy\" is " + value.dump() + expected);
+    return invalid_argument("\"version_policy\" is " + shown(value) + expected);
   // The object's one member, read through an iterator that outlives the statement (a
   // binding to *value.items().begin() would refer into a destroyed temporary).
   const json::const_iterator member = value.begin();
@@ -60,7 +69,7 @@ Status read_policy(const json& value, VersionPolicy& policy) {
     std::vector<int64_t> versions;
     for (const json& version : inner) {
       if (!version.is_number_integer() || version.get<int64_t>() < 1)
-        return invalid_argument("\"version_policy\" is " + value.dump() + expected);
+        return invalid_argument("\"version_policy\" is " + shown(value) + expected);
       versions.push_back(version.get<int64_t>());
     }
     std::sort(versions.begin(), versions.end());
@@ -69,7 +78,7 @@ Status read_policy(const json& value, VersionPolicy& policy) {
     policy.specific = std::move(versions);
     return Status();
   }
-  return invalid_argument("\"version_policy\" is " + value.dump() + expected);
+  return invalid_argument("\"version_policy\" is " + shown(value) + expected);
 }
 
 }  // namespace

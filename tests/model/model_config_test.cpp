@@ -1,9 +1,10 @@
 // The config file beside a checkpoint: defaults, choices, and messages naming the field.
 
+#include "tsserve/model/model_config.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "tsserve/model/model_config.h"
 #include "tsserve/model/model_error.h"
 
 namespace tsserve::testing {
@@ -85,6 +86,18 @@ TEST(ModelConfigErrors, SizesAreBoundedBeforeAnythingIsBuiltFromThem) {
               HasSubstr("seq_len 40000, patch_len 8 and stride 8 give 5001 patches; the position "
                         "embedding covers at most 5000"));
   EXPECT_EQ(error_of(std::string(kMinimal) + R"(, "seq_len": 39992, "patch_len": 8})"), "");
+}
+
+TEST(ModelConfigErrors, AValueNestedDeepIsRefusedByItsKindWithoutACrash) {
+  // dump() of this value in the error message recursed 100,000 deep.
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  try {
+    parse_model_config(R"({"seq_len": )" + deep + "}", "deep.json");
+    FAIL() << "a nested array was taken for seq_len";
+  } catch (const ModelError& e) {
+    EXPECT_THAT(std::string(e.what()), HasSubstr("seq_len"));
+    EXPECT_THAT(std::string(e.what()), HasSubstr("got an array"));
+  }
 }
 
 }  // namespace

@@ -204,6 +204,16 @@ TEST(ModelSettingsTest, VersionPolicies) {
   EXPECT_THAT(VersionPolicy{}.select({}), IsEmpty());
 }
 
+TEST(ModelSettingsTest, AValueNestedDeepIsRefusedByItsKindWithoutACrash) {
+  // dump() of these values in the error message recursed 100,000 deep.
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  for (const std::string& key : {std::string("instances"), std::string("version_policy")}) {
+    const ModelSettingsResult refused = parse_model_settings("{\"" + key + "\": " + deep + "}");
+    EXPECT_FALSE(refused.status.ok()) << key;
+    EXPECT_THAT(refused.status.message(), HasSubstr("is an array")) << key;
+  }
+}
+
 TEST(ModelSettingsTest, OverridesAndTheirErrors) {
   ModelSettingsResult ok = parse_model_settings(
       "// per-model\n{\"instances\": 2, \"threads\": 1, \"max_batch_rows\": 64,"
