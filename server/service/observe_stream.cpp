@@ -1,5 +1,6 @@
 #include "server/service/observe_stream.h"
 
+#include <atomic>
 #include <utility>
 
 #include "server/service/happens_before.h"
@@ -8,6 +9,20 @@
 #include "server/service/unary_call.h"
 
 namespace tsserve::server {
+
+namespace {
+std::atomic<int> peak_in_work{0};
+
+void note_in_work(int in_work) {
+  int peak = peak_in_work.load(std::memory_order_relaxed);
+  while (in_work > peak &&
+         !peak_in_work.compare_exchange_weak(peak, in_work, std::memory_order_relaxed)) {
+  }
+}
+}  // namespace
+
+int observe_stream_peak_in_work() { return peak_in_work.load(std::memory_order_relaxed); }
+void reset_observe_stream_peak_in_work() { peak_in_work.store(0, std::memory_order_relaxed); }
 
 // One request's ending: counted as an Observe call (its status code and latency, as a
 // unary call's), its answer or refusal handed to the stream.
@@ -83,6 +98,7 @@ void ObserveStreamCall::OnReadDone(bool ok) {
     const MutexLock lock(mutex_);
     reading_ = false;
     ++in_work_;
+    note_in_work(in_work_);
     actions = next_actions_locked();  // the next read, if the stream has room
   }
   // The points are appended before the next read starts, so one key's points are taken in

@@ -31,6 +31,11 @@ namespace tsserve::server {
 
 inline constexpr int kMaxObservesInWork = 64;
 
+// The most requests one stream has had in work at once, over every stream of this process
+// since it started (or the last reset): how tests see that kMaxObservesInWork holds.
+int observe_stream_peak_in_work();
+void reset_observe_stream_peak_in_work();
+
 class ObserveStreamCall final
     : public grpc::ServerBidiReactor<v1::ObserveRequest, v1::ObserveResponse> {
  public:

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "server_harness.h"
+#include "server/service/observe_stream.h"
 
 namespace tsserve::server::testing {
 namespace {
@@ -421,6 +422,7 @@ TEST(ObserveStream, EveryRequestOfAFloodIsAnsweredInOrderPerKeyAndARefusalDoesNo
   ServerHarness harness;
   constexpr int kKeys = 5, kPoints = 60;  // 300 requests, against 64 in work at once
   const Series series = make_series(kPoints, 8);
+  reset_observe_stream_peak_in_work();
   grpc::ClientContext context;
   auto stream = harness.stub().ObserveStream(&context);
   std::thread writer([&] {
@@ -456,9 +458,52 @@ TEST(ObserveStream, EveryRequestOfAFloodIsAnsweredInOrderPerKeyAndARefusalDoesNo
   }
   writer.join();
   EXPECT_TRUE(stream->Finish().ok());
+  EXPECT_LE(observe_stream_peak_in_work(), kMaxObservesInWork)
+      << "requests of one stream in work at once (read, answer not yet written)";
   EXPECT_EQ(answers, kKeys * kPoints + 1);
   EXPECT_EQ(refused, 1);
   for (int k = 0; k < kKeys; ++k) EXPECT_EQ(last_window["flood-" + std::to_string(k)], kPoints);
+}
+
+// At most kMaxObservesInWork requests of a stream are in work at once. The batcher holds
+// every forecast until its queue delay ends (the flood's rows are far below max_batch_rows),
+// so a stream that read without the bound would take all 66 requests in before the first
+// answer; this one stops reading at 64, answers them when the batch runs, then reads the
+// rest. The peak is the stream's own count (observe_stream_peak_in_work), and reaching
+// exactly the bound shows the flood did press against it.
+TEST(ObserveStream, AtMost64RequestsOfAStreamAreInWorkAtOnce) {
+  ServerConfig config = test_config();
+  config.batching.max_batch_rows = 4096;
+  config.batching.max_queue_delay_ms = 3000;
+  ServerHarness harness(config);
+  constexpr int kKeys = kMaxObservesInWork + 2;
+  const Series series = make_series(kSeqLen + 1, 9);
+  // Each key's window full first (no forecast), so each request of the flood forecasts.
+  for (int k = 0; k < kKeys; ++k) {
+    observe_expecting_ok(harness,
+                         observe_request("bound-" + std::to_string(k), series, 0, kSeqLen, false));
+  }
+  reset_observe_stream_peak_in_work();
+  grpc::ClientContext context;
+  auto stream = harness.stub().ObserveStream(&context);
+  std::thread writer([&] {
+    for (int k = 0; k < kKeys; ++k) {
+      if (!stream->Write(observe_request("bound-" + std::to_string(k), series, kSeqLen,
+                                         kSeqLen + 1, true))) {
+        return;
+      }
+    }
+    stream->WritesDone();
+  });
+  int answers = 0;
+  for (v1::ObserveResponse answer; stream->Read(&answer); ++answers) {
+    EXPECT_EQ(answer.error_code(), 0) << answer.series_key() << ": " << answer.error_message();
+  }
+  writer.join();
+  EXPECT_TRUE(stream->Finish().ok());
+  EXPECT_EQ(answers, kKeys);
+  EXPECT_EQ(observe_stream_peak_in_work(), kMaxObservesInWork)
+      << "requests of one stream in work at once (read, answer not yet written)";
 }
 
 }  // namespace
