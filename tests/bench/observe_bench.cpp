@@ -304,8 +304,8 @@ int main(int argc, char** argv) {
   double store_bytes = 0, store_keys = 0;
   if (options.metrics_port) {
     const std::string metrics = tsserve::testing::http_get(options.metrics_port, "/metrics");
-    store_bytes = tsserve::testing::metric_total(metrics, "tsserve_series_store_bytes");
-    store_keys = tsserve::testing::metric_total(metrics, "tsserve_series_store_keys");
+    store_bytes = tsserve::testing::metric_total(metrics, "tsserve_series_store_bytes").value_or(-1);
+    store_keys = tsserve::testing::metric_total(metrics, "tsserve_series_store_keys").value_or(-1);
   }
 
   std::vector<Phase> phases;

@@ -30,26 +30,36 @@ TEST(KeyRouting, TheTargetWithTheHighestScoreWinsWhateverTheListsOrder) {
 
 TEST(KeyRouting, KeysSpreadEvenlyAndOnlyARemovedTargetsKeysMove) {
   std::map<std::string, int> load;
-  int moved = 0, kept = 0;
+  int moved = 0, changed = 0;
+  std::map<std::string, int> moved_to;  // where the removed target's keys went
   const std::vector<std::string> two = {kTargets[0], kTargets[2]};
   for (int k = 0; k < 3000; ++k) {
     const std::string key = "sensor/" + std::to_string(k);
     const std::string& before = target_for_key(key, kTargets);
     ++load[before];
     const std::string& after = target_for_key(key, two);
+    EXPECT_TRUE(after == two[0] || after == two[1]) << key << " -> " << after;
+    if (after != before) ++changed;
     if (before == kTargets[1]) {
       ++moved;
+      ++moved_to[after];
     } else {
       EXPECT_EQ(after, before) << key;  // keys of the targets that stayed do not move
-      ++kept;
     }
   }
   for (const std::string& target : kTargets) {
     EXPECT_GT(load[target], 850) << target;  // 1000 each on average
     EXPECT_LT(load[target], 1150) << target;
   }
-  EXPECT_EQ(moved, load[kTargets[1]]);
-  EXPECT_EQ(moved + kept, 3000);
+  // Every key whose target changed was the removed target's (counted apart from `moved`,
+  // so a kept key that moved fails here too), and the removed target's keys spread over
+  // both that remain (rendezvous: each key's second choice), not onto one.
+  EXPECT_EQ(changed, moved);
+  EXPECT_GT(moved, 850);
+  for (const std::string& target : two) {
+    EXPECT_GT(moved_to[target], moved * 4 / 10) << target;
+    EXPECT_LT(moved_to[target], moved * 6 / 10) << target;
+  }
 }
 
 TEST(KeyRouting, TheScoreIsFnv1aOfKeyZeroByteTargetThenMixed) {

@@ -179,8 +179,12 @@ std::optional<double> metric_value(const std::string& exposition, const std::str
   return std::nullopt;
 }
 
-double metric_sum(const std::string& exposition, const std::string& name,
-                  const std::vector<std::pair<std::string, std::string>>& labels) {
+namespace {
+// metric_sum, also counting the samples that matched (0: the series is absent).
+double metric_sum_counting(const std::string& exposition, const std::string& name,
+                           const std::vector<std::pair<std::string, std::string>>& labels,
+                           int& matched) {
+  matched = 0;
   std::istringstream lines(exposition);
   std::string line;
   double sum = 0;
@@ -195,12 +199,23 @@ double metric_sum(const std::string& exposition, const std::string& name,
       all = all && (label_text.find("{" + pair) != std::string::npos ||
                     label_text.find("," + pair) != std::string::npos);
     }
-    if (all) sum += std::stod(line.substr(close + 2));
+    if (all) {
+      sum += std::stod(line.substr(close + 2));
+      ++matched;
+    }
   }
   return sum;
 }
 
-double metric_total(const std::string& exposition, const std::string& series) {
+}  // namespace
+
+double metric_sum(const std::string& exposition, const std::string& name,
+                  const std::vector<std::pair<std::string, std::string>>& labels) {
+  int matched = 0;
+  return metric_sum_counting(exposition, name, labels, matched);
+}
+
+std::optional<double> metric_total(const std::string& exposition, const std::string& series) {
   const std::size_t open = series.find('{');
   const std::string name = series.substr(0, open);
   std::vector<std::pair<std::string, std::string>> labels;
@@ -216,8 +231,15 @@ double metric_total(const std::string& exposition, const std::string& series) {
       if (at < series.size() && series[at] == ',') ++at;
     }
   }
-  double total = metric_sum(exposition, name, labels);
-  if (labels.empty()) total += metric_value(exposition, name).value_or(0.0);
+  int matched = 0;
+  double total = metric_sum_counting(exposition, name, labels, matched);
+  if (labels.empty()) {
+    if (const std::optional<double> bare = metric_value(exposition, name)) {
+      total += *bare;
+      ++matched;
+    }
+  }
+  if (matched == 0) return std::nullopt;  // absent: a test comparing it must fail
   return total;
 }
 

@@ -66,7 +66,8 @@ double metric_sum(const std::string& exposition, const std::string& name,
 
 // The sum over every sample matching `series` written as name{label="value",...} (or a bare
 // name): its labels a subset of the sample's, whatever the sample's other labels (model,
-// version). 0 when none.
-double metric_total(const std::string& exposition, const std::string& series);
+// version). nullopt when no sample matches: an absent or renamed series fails an
+// EXPECT_EQ against a number instead of reading as 0 (std::optional compares unequal).
+std::optional<double> metric_total(const std::string& exposition, const std::string& series);
 
 }  // namespace tsserve::testing

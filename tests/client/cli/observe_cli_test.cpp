@@ -11,6 +11,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 
 #include "cli_fixture.h"
 #include "tsserve/client/channel.h"
@@ -80,6 +81,8 @@ bool metric_reaches(int port, const std::string& series, double value) {
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (std::chrono::steady_clock::now() < until) {
     if (metric_total(tsserve::testing::http_get(port, "/metrics"), series) >= value) return true;
+    // A pause between scrapes (a bounded poll of the server's own event, not a spin).
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   return false;
 }
@@ -117,7 +120,8 @@ TEST_F(ObserveCliTest, AKillLosesNoPointAcknowledgedBeforeTheLastSnapshotAndADra
   }
   // Two more snapshots written: the second began after the last acknowledgement.
   const std::string written = "tsserve_series_snapshot_writes_total{result=\"ok\"}";
-  const double snapshots = metric_total(scrape(), written);
+  // Before any write the series may be absent: 0 then; the wait below needs it present.
+  const double snapshots = metric_total(scrape(), written).value_or(0.0);
   ASSERT_TRUE(metric_reaches(server_->metrics_port(), written, snapshots + 2));
   for (int64_t i = kBefore; i < kBefore + kAfter; ++i) {
     v1::ObserveResponse response;

@@ -134,7 +134,8 @@ TEST(ForecastService, ConcurrentRequestsShareBatchesAndEachEqualsItsAloneResult)
     EXPECT_EQ(floats(responses[i].forecast()), library_forecast(requests[i])) << "call " << i;
   }
   const std::string metrics = harness.scrape();
-  const double batches = metric_total(metrics, "tsserve_batch_rows_count");
+  const std::optional<double> batches = metric_total(metrics, "tsserve_batch_rows_count");
+  ASSERT_TRUE(batches.has_value()) << "no tsserve_batch_rows_count in the scrape";
   EXPECT_GE(batches, 1);
   EXPECT_LT(batches, kCalls);
   int rows = 0;

@@ -5,6 +5,7 @@
 // serves on. The JSON sent and read is built and parsed by nlohmann-json, independently
 // of the server's reader and writer.
 
+#include <cmath>
 #include <cstring>
 #include <ctime>
 #include <future>
@@ -336,9 +337,11 @@ TEST(JsonApi, ActualsScoreTheForecastKeptUnderTheirKey) {
   EXPECT_EQ(day_one["points"], 1);
   const std::string scraped = harness.scrape();
   EXPECT_DOUBLE_EQ(day_one["mae"].get<double>(),
-                   metric_total(scraped, "tsserve_forecast_abs_error_total{horizon=\"1-24\"}"));
+                   metric_total(scraped, "tsserve_forecast_abs_error_total{horizon=\"1-24\"}")
+                       .value_or(std::nan("absent")));
   EXPECT_DOUBLE_EQ(day_one["mse"].get<double>(),
-                   metric_total(scraped, "tsserve_forecast_squared_error_total{horizon=\"1-24\"}"));
+                   metric_total(scraped, "tsserve_forecast_squared_error_total{horizon=\"1-24\"}")
+                       .value_or(std::nan("absent")));
   EXPECT_TRUE(version["horizons"][1]["mae"].is_null());
   EXPECT_TRUE(version["intervals"].empty());
 }

@@ -4,6 +4,7 @@
 
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include "tsserve/model/checkpoint_loader.h"
 
@@ -54,6 +55,8 @@ bool metric_reaches(ServerHarness& harness, const std::string& series, double va
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (std::chrono::steady_clock::now() < give_up) {
     if (metric_total(harness.scrape(), series) == value) return true;
+    // A pause between scrapes: polling the server's own event, bounded; not a core spun.
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   return false;
 }
