@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -106,27 +108,90 @@ TEST_P(FamilyContract, ServesItsFamilyByName) {
   EXPECT_EQ(info.maps_per_sample(), GetParam() != model::ModelFamily::kPatchTST);
 }
 
-TEST_P(FamilyContract, AForecastIsBitwiseTheSameAloneOrBatched) {
-  ServerHarness harness(config_for(GetParam()));
-  const ModelShape shape = shape_for(GetParam());
-  const int64_t variables = variables_for(shape);
-  const v1::ForecastRequest probe = contract_request(variables, shape.seq_len, 1);
-  const v1::ForecastResponse alone = forecast_expecting_ok(harness, probe);
-  ASSERT_EQ(alone.forecast().values_size(), variables * shape.pred_len);
+// The probe's answer alone and in one batch with 7 others. The batch is forced: the
+// batching server waits an hour (max_queue_delay) unless the batch is full, and full is
+// exactly the 8 calls' rows, so it runs only once all 8 are queued; the scrape then
+// proves one batch held them all (no timing, no sleep). `alone` and `batched` return the
+// two answers; a failure to share a batch is a test failure.
+struct AloneAndBatched {
+  std::vector<float> alone;
+  std::vector<float> batched;
+};
 
+AloneAndBatched alone_and_batched(const ServerConfig& base, const ModelShape& shape,
+                                  int64_t variables) {
+  AloneAndBatched answers;
+  const v1::ForecastRequest probe = contract_request(variables, shape.seq_len, 1);
+  double rows_per_call = 0;
+  {
+    ServerHarness harness(base);
+    const v1::ForecastResponse alone = forecast_expecting_ok(harness, probe);
+    EXPECT_EQ(alone.forecast().values_size(), variables * shape.pred_len);
+    answers.alone = floats(alone.forecast());
+    const std::optional<double> rows = metric_total(harness.scrape(), "tsserve_inference_rows_total");
+    EXPECT_TRUE(rows.has_value() && *rows >= 1) << "no tsserve_inference_rows_total";
+    rows_per_call = rows.value_or(0);
+  }
+  if (rows_per_call < 1) return answers;
+  constexpr int kCalls = 8;
+  ServerConfig batching = base;
+  batching.batching.max_batch_rows = static_cast<int>(rows_per_call) * kCalls;
+  batching.batching.max_queue_rows = batching.batching.max_batch_rows;
+  batching.batching.max_queue_delay_ms = 3.6e6;  // an hour: the batch runs when full
+  ServerHarness harness(batching);
   std::vector<v1::ForecastRequest> requests;
-  for (uint64_t seed = 2; seed < 9; ++seed)
+  for (uint64_t seed = 2; seed < 2 + kCalls - 1; ++seed)
     requests.push_back(contract_request(variables, shape.seq_len, seed));
   requests.insert(requests.begin() + 3, probe);
   std::vector<v1::ForecastResponse> responses;
   std::vector<grpc::Status> statuses;
-  ASSERT_TRUE(forecast_concurrently(harness, requests, responses, statuses, seconds(60)));
-  for (const grpc::Status& status : statuses) ASSERT_TRUE(status.ok()) << status.error_message();
-  const std::vector<float> batched = floats(responses[3].forecast());
-  const std::vector<float> single = floats(alone.forecast());
-  ASSERT_EQ(batched.size(), single.size());
-  EXPECT_EQ(0, std::memcmp(batched.data(), single.data(), single.size() * sizeof(float)))
+  EXPECT_TRUE(forecast_concurrently(harness, requests, responses, statuses, seconds(120)))
+      << "the 8 calls did not all finish: the batch never filled";
+  for (const grpc::Status& status : statuses)
+    EXPECT_TRUE(status.ok()) << status.error_message();
+  // One batch, of every call's rows: the probe shared it with the 7 others.
+  const std::string metrics = harness.scrape();
+  EXPECT_EQ(metric_total(metrics, "tsserve_batch_rows_count"), 1) << metrics;
+  EXPECT_EQ(metric_total(metrics, "tsserve_batch_rows_sum"), rows_per_call * kCalls) << metrics;
+  answers.batched = floats(responses[3].forecast());
+  return answers;
+}
+
+// Bitwise equality, with the count of elements that differ (0: the same bits).
+int64_t elements_that_differ(const std::vector<float>& a, const std::vector<float>& b) {
+  if (a.size() != b.size()) return -1;
+  int64_t differ = 0;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    differ += std::memcmp(&a[i], &b[i], sizeof(float)) != 0;
+  return differ;
+}
+
+TEST_P(FamilyContract, AForecastIsBitwiseTheSameAloneOrBatched) {
+  const ModelShape shape = shape_for(GetParam());
+  const AloneAndBatched answers =
+      alone_and_batched(config_for(GetParam()), shape, variables_for(shape));
+  ASSERT_FALSE(HasFailure());
+  ASSERT_FALSE(answers.alone.empty());
+  EXPECT_EQ(elements_that_differ(answers.batched, answers.alone), 0)
       << model::to_string(GetParam()) << ": the batched answer differs in its bits";
+}
+
+// The plant: the same check on a server told batch_invariant = false on the torch kernels
+// (LibTorch runs the batch at once, within 1e-6 but not bitwise) must see the batched answer differ: the
+// check above compares answers that really were computed in different batches (on this
+// machine 22 to 161 values differ per family).
+TEST_P(FamilyContract, PlantBatchInvarianceBrokenIsCaughtByTheCheck) {
+  const ModelShape shape = shape_for(GetParam());
+  ServerConfig broken = config_for(GetParam());
+  broken.model.batch_invariant = false;
+  broken.model.cpu_kernels = "torch";  // the fused kernels are invariant whatever the flag
+  const AloneAndBatched answers = alone_and_batched(broken, shape, variables_for(shape));
+  ASSERT_FALSE(HasFailure());
+  ASSERT_FALSE(answers.batched.empty());
+  const int64_t differ = elements_that_differ(answers.batched, answers.alone);
+  std::cout << model::to_string(GetParam()) << ": batch_invariant = false on torch: " << differ
+            << " of " << answers.alone.size() << " values differ batched\n";
+  EXPECT_GT(differ, 0);
 }
 
 TEST_P(FamilyContract, AVariableCountTheModelDoesNotTakeIsRefusedNamingEncIn) {
