@@ -20,6 +20,13 @@ BOUNDS = [(1, 24, "1-24"), (25, 48, "25-48"), (49, 96, "49-96"), (97, 192, "97-1
           (193, 336, "193-336"), (337, 720, "337-720")]
 
 
+def require(condition, message="check failed"):
+    """The pass check: explicit, so it holds under PYTHONOPTIMIZE (an assert would not)."""
+    if not condition:
+        print("FAIL: %s" % (message,), file=sys.stderr)
+        sys.exit(1)
+
+
 def bucket(step):
     for low, high, name in BOUNDS:
         if low <= step <= high:
@@ -44,7 +51,7 @@ def offline_accuracy(forecasts_path, csv_path, config_path):
     with open(forecasts_path) as f:
         for number, line in enumerate(f):
             forecast = json.loads(line)
-            assert forecast["scaler_applied"], "the replay's forecasts should be scaled"
+            require(forecast["scaler_applied"], "the replay's forecasts should be scaled")
             for n, name in enumerate(forecast["variables"]):
                 for k, time in enumerate(forecast["forecast_timestamps"]):
                     if time not in actual or (number, n, k) in seen:

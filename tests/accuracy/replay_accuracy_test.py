@@ -45,6 +45,13 @@ LEVELS = ("0.8", "0.95")  # calibrated levels of the bundled model the replay as
 TEST_ROWS = (12 * 30 * 24 + 4 * 30 * 24, 12 * 30 * 24 + 8 * 30 * 24)  # TSLib's ETTh1 test split
 
 
+def require(condition, message="check failed"):
+    """The pass check: explicit, so it holds under PYTHONOPTIMIZE (an assert would not)."""
+    if not condition:
+        print("FAIL: %s" % (message,), file=sys.stderr)
+        sys.exit(1)
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -59,7 +66,7 @@ def start_tsserve(binary, work, extra):
     ready, _, _ = select.select([server.stdout], [], [], 120)
     line = server.stdout.readline() if ready else ""
     fields = dict(f.split("=") for f in line.split() if "=" in f)
-    assert "grpc_port" in fields, "tsserve did not start: %r (log in %s)" % (line, work)
+    require("grpc_port" in fields, "tsserve did not start: %r (log in %s)" % (line, work))
     return server, int(fields["grpc_port"]), int(fields["metrics_port"])
 
 
@@ -104,7 +111,7 @@ def replay(opts, grpc_port, work, args):
     started = time.time()
     done = subprocess.run(command, capture_output=True, text=True, timeout=600)
     print(done.stdout.strip())
-    assert done.returncode == 0, "replay failed (%d): %s" % (done.returncode, done.stderr)
+    require(done.returncode == 0, "replay failed (%d): %s" % (done.returncode, done.stderr))
     return time.time() - started
 
 
@@ -136,9 +143,9 @@ def accuracy_equals_offline(opts):
                                 ("squared", "tsserve_forecast_squared_error_total"),
                                 ("points", "tsserve_forecast_scored_points_total")):
                 live[key] = float(query(web_port, 'sum(%s{horizon="%s"})' % (metric, name))[0]["value"][1])
-            assert live["points"] == sums["points"], (name, live, sums)
+            require(live["points"] == sums["points"], (name, live, sums))
             for key in ("abs", "squared"):
-                assert abs(live[key] - sums[key]) <= 1e-5 * sums[key], (name, key, live[key], sums[key])
+                require(abs(live[key] - sums[key]) <= 1e-5 * sums[key], (name, key, live[key], sums[key]))
             print("%-8s %8d %12.6f %12.6f   MAE %.9f vs %.9f" % (
                 name, sums["points"], live["abs"] / live["points"], live["squared"] / live["points"],
                 live["abs"] / live["points"], sums["abs"] / sums["points"]))
@@ -160,8 +167,8 @@ def check_coverage(web_port, offline):
             scored = float(query(web_port, "sum(tsserve_interval_scored_points_total{%s})" % labels)[0]["value"][1])
             want_scored = sums["interval_points"][level]
             want_covered = sums["covered"][level]
-            assert scored == want_scored, (level, name, scored, want_scored)
-            assert abs(covered - want_covered) <= max(2, 1e-4 * want_scored), (level, name, covered, want_covered)
+            require(scored == want_scored, (level, name, scored, want_scored))
+            require(abs(covered - want_covered) <= max(2, 1e-4 * want_scored), (level, name, covered, want_covered))
             covered_all += covered
             scored_all += scored
             print("coverage %s, horizon %-7s %.4f (Prometheus %d / %d; offline %d)" % (
@@ -184,7 +191,7 @@ def store_stays_bounded(opts):
         wait_for(web_port, 'sum(tsserve_forecast_store_dropped_total{reason="evicted"})',
                  forecasts - limit, "evictions")
         peak = float(query(web_port, "max_over_time(tsserve_forecast_store_entries[10m])")[0]["value"][1])
-        assert peak <= limit, "store held %d > %d forecasts" % (peak, limit)
+        require(peak <= limit, "store held %d > %d forecasts" % (peak, limit))
         print("bounded: %d forecasts over %d keys, store limit %d: peak %d entries (Prometheus "
               "max_over_time, 1 s scrapes), %d evicted" % (forecasts, keys, limit, peak, forecasts - limit))
     finally:

@@ -24,6 +24,13 @@ DOCUMENT = os.path.join(ROOT, "docs", "api", "openapi.json")
 COLUMNS = ["HUFL", "HULL", "MUFL", "MULL", "LUFL", "LULL", "OT"]
 
 
+def require(condition, message="check failed"):
+    """The pass check: explicit, so it holds under PYTHONOPTIMIZE (an assert would not)."""
+    if not condition:
+        print("FAIL: %s" % (message,), file=sys.stderr)
+        sys.exit(1)
+
+
 class Document:
     def __init__(self, path):
         self.text = open(path, "rb").read()
@@ -39,7 +46,7 @@ class Document:
 
     def response_schema(self, path, method, status):
         responses = self.operation(path, method)["responses"]
-        assert str(status) in responses, "%s %s: status %d is not documented" % (method, path, status)
+        require(str(status) in responses, "%s %s: status %d is not documented" % (method, path, status))
         return responses[str(status)]["content"]["application/json"]["schema"]
 
     def request_schema(self, path, method):
@@ -61,7 +68,7 @@ class Document:
                         self.validate(media["schema"], media["example"],
                                       "example %s %s %s" % (method, path, status))
                         count += 1
-        assert count >= 5, "only %d examples in the document" % count
+        require(count >= 5, "only %d examples in the document" % count)
         return count
 
 
@@ -95,7 +102,7 @@ def main():
                 else document.response_schema(forecast_path, "post", 200)
             document.validate(schema, instance, "docs/api/http-json.md " + name)
             checked.add(kind)
-        assert checked == {"request", "response"}, "%s: no *.request.json and *.response.json" % args.examples
+        require(checked == {"request", "response"}, "%s: no *.request.json and *.response.json" % args.examples)
     if not args.tsserve:
         print("PASS: the document's examples%s are valid" % (" and docs/api/http-json.md's" if args.examples else ""))
         return 0
@@ -105,11 +112,11 @@ def main():
     server, port = start_tsserve(args.tsserve, work, "--metrics-address", "127.0.0.1:0")
     try:
         status, served = call(port, "/openapi.json")
-        assert status == 200 and served == document.doc, "GET /openapi.json is not docs/api/openapi.json"
+        require(status == 200 and served == document.doc, "GET /openapi.json is not docs/api/openapi.json")
 
         def check(path, template, method, body, want_status, what):
             status, answer = call(port, path, body, method=method.upper())
-            assert status == want_status, (path, status, str(answer)[:300])
+            require(status == want_status, (path, status, str(answer)[:300]))
             document.validate(document.response_schema(template, method, status), answer,
                               "%d %s" % (status, what))
             return answer
@@ -127,27 +134,27 @@ def main():
         document.validate(document.request_schema(forecast_path, "post"), request, "forecast request")
         answer = check("/v1/models/patchtst-etth1/forecast", forecast_path, "post", request, 200,
                        "forecast, intervals, attention")
-        assert answer["request_id"] == "openapi-1" and answer["forecast_stored"] is True, answer
-        assert sorted(answer["intervals"]) == ["0.8", "0.95"], answer["intervals"].keys()
+        require(answer["request_id"] == "openapi-1" and answer["forecast_stored"] is True, answer)
+        require(sorted(answer["intervals"]) == ["0.8", "0.95"], answer["intervals"].keys())
         check("/v1/models/patchtst-etth1/versions/1/forecast",
               "/v1/models/{model}/versions/{version}/forecast", "post", {"series": series}, 200,
               "forecast of version 1")
         for bad, what in [({"series": {"OT": [1, None]}}, "a gap"), (b"{", "truncated"),
                           ({"series": series, "intervals": [0.33]}, "an uncalibrated level")]:
             error = check("/v1/models/patchtst-etth1/forecast", forecast_path, "post", bad, 400, what)
-            assert error["error"].startswith(("series.OT[1]", "the body", "intervals[0]")), error
+            require(error["error"].startswith(("series.OT[1]", "the body", "intervals[0]")), error)
         check("/v1/models/nope/forecast", forecast_path, "post", {"series": series}, 404,
               "unknown model")
         status, error = call(port, "/v1/models/patchtst-etth1/forecast", b"{}",
                              headers={"Content-Type": "text/csv"})
-        assert status == 415, status
+        require(status == 415, status)
         document.validate(document.response_schema(forecast_path, "post", 415), error, "415")
 
         report = {"series_key": "openapi-check", "timestamps": [answer["timestamps"][0]],
                   "actuals": {"OT": [1.5]}}
         document.validate(document.request_schema("/v1/actuals", "post"), report, "actuals report")
         scored = check("/v1/actuals", "/v1/actuals", "post", report, 200, "actuals")
-        assert scored["matched"] == 1, scored
+        require(scored["matched"] == 1, scored)
         check("/v1/actuals", "/v1/actuals", "post", {"timestamps": [0]}, 400, "actuals, no key")
         # Live series: the history in one call with a forecast, then one point flagged
         # against it; a gap (a null) refused naming the point.
@@ -156,18 +163,18 @@ def main():
         document.validate(document.request_schema(observe_path, "post"), history, "observation")
         first = check("/v1/series/openapi-live/observe", observe_path, "post", history, 200,
                       "observe the history, forecast")
-        assert first["window_points"] == 336 and "forecast" in first, str(first)[:300]
+        require(first["window_points"] == 336 and "forecast" in first, str(first)[:300])
         point = {"timestamps": [first["forecast"]["timestamps"][0]],
                  "values": {c: [first["forecast"]["forecast"][c][0]] for c in COLUMNS}}
         flagged = check("/v1/series/openapi-live/observe", observe_path, "post", point, 200,
                         "observe one point, flagged")
-        assert flagged["points"]["OT"][0]["scored"] and flagged["points"]["OT"][0]["step"] == 1, flagged
+        require(flagged["points"]["OT"][0]["scored"] and flagged["points"]["OT"][0]["step"] == 1, flagged)
         error = check("/v1/series/openapi-live/observe", observe_path, "post",
                       {"timestamps": [0], "values": {"OT": [None]}}, 400, "observe a null")
-        assert error["error"].startswith("values.OT[0]"), error
+        require(error["error"].startswith("values.OT[0]"), error)
         counted = check("/v1/accuracy", "/v1/accuracy", "get", None, 200, "accuracy")
         # The report's point, and the observed point against its forecast.
-        assert counted["counting"] and counted["versions"][0]["horizons"][0]["points"] >= 1, counted
+        require(counted["counting"] and counted["versions"][0]["horizons"][0]["points"] >= 1, counted)
     finally:
         stop_tsserve(server, work)
     print("PASS: %s: examples and live answers valid" % os.path.relpath(DOCUMENT, ROOT))

@@ -5,8 +5,16 @@ import json
 import os
 import select
 import subprocess
+import sys
 import urllib.error
 import urllib.request
+
+
+def require(condition, message="check failed"):
+    """The pass check: explicit, so it holds under PYTHONOPTIMIZE (an assert would not)."""
+    if not condition:
+        print("FAIL: %s" % (message,), file=sys.stderr)
+        sys.exit(1)
 
 
 def start_tsserve(binary, work, *flags):
@@ -24,13 +32,13 @@ def start_tsserve_ports(binary, work, *flags):
     ready, _, _ = select.select([server.stdout], [], [], 120)
     line = server.stdout.readline() if ready else ""
     fields = dict(f.split("=") for f in line.split() if "=" in f)
-    assert "http_port" in fields, "tsserve did not start: %r (log in %s)" % (line, work)
+    require("http_port" in fields, "tsserve did not start: %r (log in %s)" % (line, work))
     return server, {name: int(value) for name, value in fields.items() if name.endswith("_port")}
 
 
 def stop_tsserve(server, work):
     server.terminate()
-    assert server.wait(timeout=60) == 0, "tsserve did not drain (log in %s)" % work
+    require(server.wait(timeout=60) == 0, "tsserve did not drain (log in %s)" % work)
 
 
 def call(port, path, body=None, headers=None, method=None):
