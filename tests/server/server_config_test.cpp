@@ -341,7 +341,7 @@ TEST(ServerConfigTest, HelpListsEveryOptionWithItsDefaultAndEnvironmentVariable)
   EXPECT_THAT(help, HasSubstr("TSSERVE_CONFIG"));
   // Every option is a key of the config JSON.
   const nlohmann::json defaults = nlohmann::json::parse(to_config_json(ServerConfig{}));
-  ASSERT_EQ(defaults.size(), 41u);
+  ASSERT_EQ(defaults.size(), 45u);
   for (const auto& [key, value] : defaults.items()) {
     SCOPED_TRACE(key);
     std::string flag = "--" + key;
