@@ -43,9 +43,9 @@ HttpResponse refusal(StatusCode code, std::string message, int http_status = 0) 
   return response;
 }
 
-}  // namespace
-
-bool open_without_token(const HttpRequest& head) {
+// open_without_token, given the path's segments (`parsed`: path_segments succeeded).
+bool open_without_token(const HttpRequest& head, bool parsed,
+                        const std::vector<std::string>& path) {
   if (head.method == "OPTIONS" && head.header("access-control-request-method")) return true;
   const bool get = head.method == "GET";
   if ((get || head.method == "HEAD") &&
@@ -53,8 +53,15 @@ bool open_without_token(const HttpRequest& head) {
     return true;
   }
   if (get && head.path == "/openapi.json") return true;
+  return get && parsed && is_health(path);
+}
+
+}  // namespace
+
+bool open_without_token(const HttpRequest& head) {
   std::vector<std::string> path;
-  return get && path_segments(head.path, &path).ok() && is_health(path);
+  const bool parsed = path_segments(head.path, &path).ok();
+  return open_without_token(head, parsed, path);
 }
 
 HttpAdmission::HttpAdmission(const ServiceContext& service, const CorsPolicy& cors,
@@ -111,7 +118,7 @@ std::optional<HttpResponse> HttpAdmission::admit(const HttpRequest& head) const 
                               "\" is not a name this server answers to; see "
                               "--http-allowed-hosts"));
   }
-  if (!open_without_token(head)) {
+  if (!open_without_token(head, parsed, path)) {
     const Status authenticated = authenticate_http(service_, head);
     if (!authenticated.ok()) {
       return refuse(HttpRefusal::kUnauthenticated, error_response(authenticated));
