@@ -28,6 +28,9 @@ packages=(
   clang-tidy-14
   # security tests make a throw-away CA and certificates
   openssl
+  # scale-out (issue 46): the shared series store (Redis and its C client) and the real
+  # balancers the scale-out tests put in front of the replicas
+  redis-server libhiredis-dev nginx haproxy
   # Python reference, fixtures and training (only /usr/bin/python3 sees these)
   python3 python3-torch python3-numpy python3-grpcio python3-grpc-tools
   # the time-feature test compares with TSLib's own utils/timefeatures.py (pandas)

@@ -40,9 +40,10 @@ AccuracyMetrics::AccuracyMetrics(prometheus::Registry& registry)
                                  "Kept forecasts removed by the store's limits");
   evicted_ = &dropped.Add({{"reason", "evicted"}});
   expired_ = &dropped.Add({{"reason", "expired"}});
-  refused_no_timestamps_ = &counter_family(registry, "tsserve_forecast_store_refused_total",
-                                           "Forecasts with a series_key that were not kept")
-                                .Add({{"reason", "no_forecast_timestamps"}});
+  auto& refused = counter_family(registry, "tsserve_forecast_store_refused_total",
+                                 "Forecasts with a series_key that were not kept");
+  refused_no_timestamps_ = &refused.Add({{"reason", "no_forecast_timestamps"}});
+  refused_store_unavailable_ = &refused.Add({{"reason", "store_unavailable"}});
 }
 
 AccuracyMetrics::VersionSeries& AccuracyMetrics::series_locked(const std::string& model,
@@ -136,20 +137,18 @@ void AccuracyMetrics::remove(const std::string& model, const std::string& versio
 }
 
 void AccuracyMetrics::record_scored(const ScoredPoint& point) {
-  const IssuedForecast& forecast = point.forecast;
   const double error = point.forecast_value - point.actual;
   const auto bucket = static_cast<std::size_t>(horizon_bucket(point.step));
   const MutexLock lock(mutex_);
-  VersionSeries& series = series_locked(forecast.model, forecast.version);
+  VersionSeries& series = series_locked(point.model, point.version);
   series.abs_error[bucket]->Increment(std::fabs(error));
   series.squared_error[bucket]->Increment(error * error);
   series.points[bucket]->Increment();
-  const auto index = static_cast<std::size_t>(point.variable * forecast.steps() + (point.step - 1));
-  for (const IntervalBand& band : forecast.bands) {
-    LevelSeries* level = level_locked(series, forecast.model, forecast.version, band.level);
+  for (const ScoredBand& band : point.bands) {
+    LevelSeries* level = level_locked(series, point.model, point.version, band.level);
     if (level == nullptr) continue;
     level->scored[bucket]->Increment();
-    if (band.lower[index] <= point.actual && point.actual <= band.upper[index]) {
+    if (band.lower <= point.actual && point.actual <= band.upper) {
       level->covered[bucket]->Increment();
     }
   }
@@ -170,6 +169,10 @@ void AccuracyMetrics::record_drops(const StoreDrops& drops) {
 }
 
 void AccuracyMetrics::record_refused_no_timestamps() { refused_no_timestamps_->Increment(); }
+
+void AccuracyMetrics::record_refused_store_unavailable() {
+  refused_store_unavailable_->Increment();
+}
 
 void AccuracyMetrics::set_store_entries(std::size_t entries) {
   entries_->Set(static_cast<double>(entries));

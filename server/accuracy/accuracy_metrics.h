@@ -15,7 +15,8 @@
 //   tsserve_forecast_store_entries                 gauge   forecasts kept now
 //   tsserve_forecast_store_dropped_total{reason}   counter evicted (LRU, max entries) | expired
 //   tsserve_forecast_store_refused_total{reason}   counter keyed forecasts not kept:
-//       no_forecast_timestamps (the request's timestamps absent or uneven)
+//       no_forecast_timestamps (the request's timestamps absent or uneven) |
+//       store_unavailable (a shared store could not be reached)
 //
 // Errors are in the model's space (scaled when the request's scaler applied), so MAE =
 // rate(abs_error_total) / rate(scored_points_total), MSE likewise, comparable to the
@@ -39,7 +40,7 @@
 #include <vector>
 
 #include "server/accuracy/accuracy_snapshot.h"
-#include "server/accuracy/forecast_store.h"
+#include "server/accuracy/kept_forecasts.h"
 #include "server/accuracy/horizon_buckets.h"
 #include "server/request/actuals_report.h"
 #include "server/sync/mutex.h"
@@ -67,6 +68,7 @@ class AccuracyMetrics {
   void record_outcome(const ActualsOutcome& outcome);
   void record_drops(const StoreDrops& drops);
   void record_refused_no_timestamps();
+  void record_refused_store_unavailable();
   void set_store_entries(std::size_t entries);
   // Every version's counters as they stand, by model then version.
   std::vector<VersionAccuracy> snapshot() const;
@@ -103,6 +105,7 @@ class AccuracyMetrics {
   prometheus::Counter* evicted_ = nullptr;
   prometheus::Counter* expired_ = nullptr;
   prometheus::Counter* refused_no_timestamps_ = nullptr;
+  prometheus::Counter* refused_store_unavailable_ = nullptr;
 
   mutable Mutex mutex_;
   std::map<std::pair<std::string, std::string>, VersionSeries> by_version_

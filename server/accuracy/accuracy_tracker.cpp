@@ -4,39 +4,46 @@
 
 namespace tsserve::server {
 
-AccuracyTracker::AccuracyTracker(ForecastStore& store, AccuracyMetrics* metrics)
+AccuracyTracker::AccuracyTracker(KeptForecasts& store, AccuracyMetrics* metrics)
     : store_(store), metrics_(metrics) {}
 
-bool AccuracyTracker::keep(IssuedForecast forecast) {
+Status AccuracyTracker::keep(IssuedForecast forecast) {
   if (forecast.times.empty()) {
     // Actuals are matched by time: without forecast times nothing could ever match.
     if (metrics_) metrics_->record_refused_no_timestamps();
-    return false;
+    return {StatusCode::kFailedPrecondition,
+            "series_key: the forecast was not kept: the request had no timestamps, so "
+            "actuals could not be matched to its points"};
   }
-  const StoreDrops drops = store_.add(std::move(forecast));
+  StoreDrops drops;
+  const Status kept = store_.keep(std::move(forecast), &drops);
   if (metrics_) {
-    metrics_->record_drops(drops);
-    metrics_->set_store_entries(store_.entries());
+    if (!kept.ok()) metrics_->record_refused_store_unavailable();
+    record_store(drops);
   }
-  return true;
+  return kept;
 }
 
-ActualsOutcome AccuracyTracker::report(const ActualsReport& report,
-                                       const ForecastStore::ScoreSink& also) {
+Status AccuracyTracker::report(const ActualsReport& report, ActualsOutcome* outcome,
+                               const KeptForecasts::ScoreSink& also) {
   StoreDrops drops;
-  const ActualsOutcome outcome = store_.match(
+  TSSERVE_RETURN_IF_ERROR(store_.score(
       report,
       [this, &also](const ScoredPoint& point) {
         if (metrics_) metrics_->record_scored(point);
         if (also) also(point);
       },
-      &drops);
+      &drops, outcome));
   if (metrics_) {
-    metrics_->record_outcome(outcome);
-    metrics_->record_drops(drops);
-    metrics_->set_store_entries(store_.entries());
+    metrics_->record_outcome(*outcome);
+    record_store(drops);
   }
-  return outcome;
+  return Status();
+}
+
+void AccuracyTracker::record_store(const StoreDrops& drops) {
+  metrics_->record_drops(drops);
+  if (const auto entries = store_.held_entries()) metrics_->set_store_entries(*entries);
 }
 
 std::optional<std::vector<VersionAccuracy>> AccuracyTracker::accuracy() const {

@@ -9,28 +9,33 @@
 #include <vector>
 
 #include "server/accuracy/accuracy_metrics.h"
-#include "server/accuracy/forecast_store.h"
+#include "server/accuracy/kept_forecasts.h"
 
 namespace tsserve::server {
 
 class AccuracyTracker {
  public:
   // `metrics` may be null (metrics off): the store still works. Both outlive the tracker.
-  AccuracyTracker(ForecastStore& store, AccuracyMetrics* metrics);
+  AccuracyTracker(KeptForecasts& store, AccuracyMetrics* metrics);
 
-  // A Forecast with a series key was answered: keeps it when it has forecast times.
-  // Returns whether it was kept (ForecastResponse.forecast_stored).
-  bool keep(IssuedForecast forecast);
-  // Scores a ReportActuals request. `also`, when set, sees every (forecast, point) pair
-  // scored, after the metrics (Observe flags each point against its forecast with it);
-  // it runs under the store's lock and must not call back into the tracker.
-  ActualsOutcome report(const ActualsReport& report,
-                        const ForecastStore::ScoreSink& also = nullptr);
+  // A Forecast with a series key was answered: keeps it when it has forecast times. OK
+  // when kept (ForecastResponse.forecast_stored); otherwise why not: FAILED_PRECONDITION
+  // without forecast times, UNAVAILABLE when a shared store cannot be reached (counted
+  // in tsserve_forecast_store_refused_total either way).
+  Status keep(IssuedForecast forecast);
+  // Scores a ReportActuals request into *outcome. `also`, when set, sees every (forecast,
+  // point) pair scored, after the metrics (Observe flags each point against its forecast
+  // with it); it may run under the store's lock and must not call back into the tracker.
+  // UNAVAILABLE when a shared store cannot be reached (nothing scored).
+  Status report(const ActualsReport& report, ActualsOutcome* outcome,
+                const KeptForecasts::ScoreSink& also = nullptr);
   // The accuracy counters as they stand; nullopt when they are not counted (metrics off).
   std::optional<std::vector<VersionAccuracy>> accuracy() const;
 
  private:
-  ForecastStore& store_;
+  void record_store(const StoreDrops& drops);
+
+  KeptForecasts& store_;
   AccuracyMetrics* const metrics_;
 };
 

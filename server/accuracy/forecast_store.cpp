@@ -12,6 +12,19 @@ namespace tsserve::server {
 ForecastStore::ForecastStore(ForecastStoreLimits limits, const Clock& clock)
     : limits_(limits), clock_(clock) {}
 
+Status ForecastStore::keep(IssuedForecast forecast, StoreDrops* drops) {
+  const StoreDrops added = add(std::move(forecast));
+  drops->evicted += added.evicted;
+  drops->expired += added.expired;
+  return Status();
+}
+
+Status ForecastStore::score(const ActualsReport& report, const ScoreSink& score,
+                            StoreDrops* drops, ActualsOutcome* outcome) {
+  *outcome = match(report, score, drops);
+  return Status();
+}
+
 std::size_t ForecastStore::entries() const {
   const MutexLock lock(mutex_);
   return lru_.size();
@@ -138,6 +151,7 @@ ActualsOutcome ForecastStore::match(const ActualsReport& report, const ScoreSink
                    [](const Cover& a, const Cover& b) { return a.t < b.t; });
   std::vector<bool> used(forecasts.size(), false);
   std::vector<Candidate> row;  // one report row's pairs, by column
+  std::vector<ScoredBand> bands;  // the scored point's, reused
   std::size_t next_cover = 0;
   for (std::size_t t = 0; t < report.timestamps.size(); ++t) {
     row.clear();
@@ -170,8 +184,7 @@ ActualsOutcome ForecastStore::match(const ActualsReport& report, const ScoreSink
         entry.scored[at] = 1;
         used[pair.f] = true;
         ++scored;
-        score(ScoredPoint{entry.forecast, pair.v, pair.k + 1, entry.forecast.values[at],
-                          entry.forecast.to_model_space(pair.v, actual), point});
+        score(scored_point_of(entry.forecast, pair.v, pair.k, actual, point, &bands));
       }
       if (scored > 0) {
         outcome.matched += scored;

@@ -1,6 +1,6 @@
 #pragma once
-// The forecasts issued with a series key, kept so that actuals reported later
-// (ReportActuals) can be scored against them.
+// The forecasts issued with a series key, kept in this process (kept_forecasts.h; the
+// default store) so that actuals reported later (ReportActuals) can be scored against them.
 //
 // Bounded two ways, so memory stays bounded whatever callers send:
 //  - entries: at most max_entries forecasts (of all keys together); beyond it the least
@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "server/accuracy/issued_forecast.h"
+#include "server/accuracy/kept_forecasts.h"
 #include "server/batching/clock.h"
 #include "server/request/actuals_report.h"
 #include "server/sync/mutex.h"
@@ -38,25 +39,8 @@ struct ForecastStoreLimits {
   Clock::duration max_age = std::chrono::hours(24 * 7);
 };
 
-// Entries the store removed during one call, by reason.
-struct StoreDrops {
-  int64_t evicted = 0;  // least recently used, beyond max_entries
-  int64_t expired = 0;  // older than max_age
-};
-
-// One (forecast, point) pair being scored; valid during the callback only.
-struct ScoredPoint {
-  const IssuedForecast& forecast;
-  int64_t variable = 0;      // index into forecast.variable_names
-  int64_t step = 0;          // 1..F: how far ahead the forecast was for this point
-  double forecast_value = 0;  // the model's space
-  double actual = 0;          // the model's space (scaled as the forecast was)
-  std::size_t report_point = 0;  // t * N + n: the point's index in the report's values
-};
-
-class ForecastStore {
+class ForecastStore final : public KeptForecasts {
  public:
-  using ScoreSink = std::function<void(const ScoredPoint&)>;
 
   // `clock` outlives the store. REQUIRES: limits.max_entries >= 1, max_age > 0.
   ForecastStore(ForecastStoreLimits limits, const Clock& clock);
@@ -74,6 +58,12 @@ class ForecastStore {
   ActualsOutcome match(const ActualsReport& report, const ScoreSink& score, StoreDrops* drops);
 
   std::size_t entries() const;
+
+  // KeptForecasts: add and match, which cannot fail in process.
+  Status keep(IssuedForecast forecast, StoreDrops* drops) override;
+  Status score(const ActualsReport& report, const ScoreSink& score, StoreDrops* drops,
+               ActualsOutcome* outcome) override;
+  std::optional<std::size_t> held_entries() const override { return entries(); }
 
  private:
   struct Entry {

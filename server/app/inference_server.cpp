@@ -13,6 +13,7 @@
 
 #include "server/accuracy/accuracy_tracker.h"
 #include "server/app/live_series.h"
+#include "server/app/series_stores.h"
 #include "server/app/version_loader.h"
 #include "server/auth/bearer_token.h"
 #include "server/config/server_config.h"
@@ -31,6 +32,7 @@ namespace {
 // The services grpc.health.v1 reports by name (besides "", the whole server).
 constexpr const char* kServiceNames[] = {"tsserve.v1.ForecastService",
                                          "inference.GRPCInferenceService"};
+constexpr const char* kSeriesStoreHealthName = "tsserve.series_store";
 
 std::string read_file(const std::string& path, const char* what) {
   std::ifstream file(path);
@@ -144,9 +146,12 @@ class InferenceServerImpl final : public InferenceServer {
       const std::vector<VersionStatus> statuses = repository_->registry().statuses();
       throw std::runtime_error(statuses.empty() ? "model: not loaded" : statuses.front().reason);
     }
-    AccuracyTracker* accuracy = make_accuracy_tracker(config.accuracy);
-    live_ =
-        std::make_unique<LiveSeries>(config.live, metrics_ ? metrics_->registry().get() : nullptr);
+    prometheus::Registry* registry = metrics_ ? metrics_->registry().get() : nullptr;
+    stores_ = make_series_stores(
+        config, registry, [this](bool reachable) { set_series_store_health(reachable); });
+    accuracy_ = std::make_unique<AccuracyTracker>(*stores_.forecasts, accuracy_metrics_.get());
+    AccuracyTracker* accuracy = accuracy_.get();
+    live_ = std::make_unique<LiveSeries>(config.live, registry, std::move(stores_.shared_windows));
     if (registry_metrics_) registry_metrics_->set_live(live_->metrics());
 
     ServiceContext context;
@@ -206,6 +211,10 @@ class InferenceServerImpl final : public InferenceServer {
                                "or another process, or it is not an address this host has)");
     }
     set_serving(true);
+    {
+      MutexLock lock(health_mutex_);
+      server_->GetHealthCheckService()->SetServingStatus(kSeriesStoreHealthName, store_reachable_);
+    }
     if (!single && config.repository.repository_poll_s > 0)
       repository_->start_polling(config.repository.repository_poll_s);
     std::string served;
@@ -271,15 +280,15 @@ class InferenceServerImpl final : public InferenceServer {
   }
 
  private:
-  // The forecast store behind ReportActuals, its metrics on the server's registry.
-  AccuracyTracker* make_accuracy_tracker(const AccuracyOptions& options) {
-    ForecastStoreLimits limits;
-    limits.max_entries = static_cast<std::size_t>(options.forecast_store_max_entries);
-    limits.max_age = std::chrono::duration_cast<Clock::duration>(
-        std::chrono::duration<double>(options.forecast_store_max_age_s));
-    forecast_store_ = std::make_unique<ForecastStore>(limits, SystemClock::instance());
-    accuracy_ = std::make_unique<AccuracyTracker>(*forecast_store_, accuracy_metrics_.get());
-    return accuracy_.get();
+  // grpc.health.v1's name for the shared series store: SERVING while its last call
+  // reached it. Not part of readiness: calls without a series key need no store, and
+  // every replica shares it, so it would pull them all at once.
+  void set_series_store_health(bool reachable) {
+    MutexLock lock(health_mutex_);
+    store_reachable_ = reachable;
+    if (server_) {
+      server_->GetHealthCheckService()->SetServingStatus(kSeriesStoreHealthName, reachable);
+    }
   }
 
   // Admission of new calls, and with it readiness for every protocol.
@@ -311,7 +320,7 @@ class InferenceServerImpl final : public InferenceServer {
   const ServerConfig config_;
   std::unique_ptr<BearerTokenCheck> auth_;
   std::unique_ptr<ServerMetrics> metrics_;
-  std::unique_ptr<ForecastStore> forecast_store_;
+  SeriesStores stores_;  // before what uses them: destroyed after
   std::unique_ptr<AccuracyMetrics> accuracy_metrics_;
   std::unique_ptr<AccuracyTracker> accuracy_;
   std::unique_ptr<LiveSeries> live_;
@@ -327,6 +336,8 @@ class InferenceServerImpl final : public InferenceServer {
   Mutex health_mutex_;
   // Every name ever reported.
   std::set<std::string> health_names_ TSSERVE_GUARDED_BY(health_mutex_);
+  // The shared series store's, before the server existed to report it (none: true).
+  bool store_reachable_ TSSERVE_GUARDED_BY(health_mutex_) = true;
 
   Mutex shutdown_mutex_;
   bool stopped_ TSSERVE_GUARDED_BY(shutdown_mutex_) = false;

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <ctime>
+#include <utility>
 
 #include "server/live/series_snapshot_file.h"
 
@@ -19,15 +20,16 @@ SeriesStoreLimits limits_of(const LiveSeriesOptions& options) {
 
 }  // namespace
 
-LiveSeries::LiveSeries(const LiveSeriesOptions& options, prometheus::Registry* registry)
-    : options_(options), store_(limits_of(options)) {
+LiveSeries::LiveSeries(const LiveSeriesOptions& options, prometheus::Registry* registry,
+                       std::unique_ptr<SeriesStore> shared)
+    : options_(options), shared_(std::move(shared)), memory_(limits_of(options)) {
   if (registry != nullptr) metrics_ = std::make_unique<LiveSeriesMetrics>(*registry);
-  if (options_.series_store_dir.empty()) return;
+  if (shared_ || options_.series_store_dir.empty()) return;
   SeriesSnapshotLoad loaded =
       load_series_snapshot(options_.series_store_dir, static_cast<int64_t>(std::time(nullptr)),
                            series_snapshot_max_file_bytes(limits_of(options)));
   SeriesDrops drops;
-  store_.restore(std::move(loaded.windows), &drops);
+  memory_.restore(std::move(loaded.windows), &drops);
   if (loaded.unusable) {
     spdlog::warn("series store: {}", loaded.note);
   } else {
@@ -39,7 +41,7 @@ LiveSeries::LiveSeries(const LiveSeriesOptions& options, prometheus::Registry* r
   }
   if (metrics_) {
     metrics_->record_evicted(drops.evicted);
-    metrics_->set_store(store_.keys(), store_.bytes());
+    metrics_->set_store(memory_.keys(), memory_.bytes());
   }
   thread_ = std::thread([this] { snapshot_loop(); });
 }
@@ -55,11 +57,11 @@ void LiveSeries::stop() {
   }
   wake_.notify_all();
   if (thread_.joinable()) thread_.join();
-  if (!options_.series_store_dir.empty()) write_snapshot();
+  if (!shared_ && !options_.series_store_dir.empty()) write_snapshot();
 }
 
 void LiveSeries::write_snapshot() {
-  const Status written = write_series_snapshot_file(options_.series_store_dir, store_.snapshot());
+  const Status written = write_series_snapshot_file(options_.series_store_dir, memory_.snapshot());
   if (metrics_) metrics_->record_snapshot(written.ok());
   if (!written.ok()) spdlog::error("series store: snapshot not written: {}", written.message());
 }

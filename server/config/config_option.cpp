@@ -1,5 +1,7 @@
 #include "config_option.h"
 
+#include "server/config/series_store_url.h"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -315,6 +317,13 @@ Status check_not_empty(const std::string& value) {
   return value.empty() ? invalid_argument(": must not be empty") : Status();
 }
 
+Status check_series_store_url(const std::string& value) {
+  if (value.empty()) return Status();
+  SeriesStoreUrl url;
+  const Status parsed = parse_series_store_url(value, &url);
+  return parsed.ok() ? parsed : invalid_argument(": " + parsed.message());
+}
+
 std::vector<ConfigOption> make_options() {
   constexpr int kMaxInt = std::numeric_limits<int>::max();
   // Durations become std::chrono time in int64 nanoseconds (about 292 years, and the drain
@@ -517,6 +526,23 @@ std::vector<ConfigOption> make_options() {
       {"series_snapshot_s", "Live series", "SECONDS",
        "Seconds between two snapshots of the series windows"},
       [](auto& c) -> auto& { return c.live.series_snapshot_s; }, 1.0, kOneDaySeconds));
+  options.push_back(text_option(
+      {"series_store", "Live series", "URL",
+       "Where live series windows and kept forecasts are held: \"\" = this process; "
+       "redis://HOST:PORT[/DB] = a Redis every replica shares (docs/deployment.md)"},
+      [](auto& c) -> auto& { return c.live.series_store; }, check_series_store_url));
+  options.push_back(text_option(
+      {"series_store_password_file", "Live series", "FILE",
+       "File holding the shared series store's password (Redis AUTH); \"\" = none"},
+      [](auto& c) -> auto& { return c.live.series_store_password_file; }));
+  options.push_back(integer_option(
+      {"series_store_timeout_ms", "Live series", "MS",
+       "Bound on connecting to the shared series store and on each of its commands"},
+      [](auto& c) -> auto& { return c.live.series_store_timeout_ms; }, 1, 60'000));
+  options.push_back(integer_option(
+      {"series_store_connections", "Live series", "INT",
+       "Connections to the shared series store (each serves one call at a time)"},
+      [](auto& c) -> auto& { return c.live.series_store_connections; }, 1, 1024));
   return options;
 }
 

@@ -149,6 +149,12 @@ void check_combinations(const ServerConfig& config, const Sources& sources,
                      ") needs tls_cert and tls_key: a server that verifies client "
                      "certificates presents its own");
   }
+  if (!config.live.series_store.empty() && !config.live.series_store_dir.empty()) {
+    errors.push_back("series_store_dir (" + sources.describe(config, "series_store_dir") +
+                     ") snapshots the in-process store, but series_store (" +
+                     sources.describe(config, "series_store") +
+                     ") holds the series in a shared store: give one or the other");
+  }
   // Two listeners on one fixed port cannot both bind (port 0 picks a free one each).
   const std::pair<const char*, const std::string*> listeners[] = {
       {"grpc_address", &config.server.grpc_address},

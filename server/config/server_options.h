@@ -148,6 +148,15 @@ struct LiveSeriesOptions {
   std::string series_store_dir;
   // Seconds between snapshots (one is also written on drain).
   double series_snapshot_s = 60.0;
+  // Where the windows and the kept forecasts are: "" = this process; redis://HOST:PORT[/DB]
+  // = a Redis every replica shares (config/series_store_url.h).
+  std::string series_store;
+  // The shared store's AUTH password, read from this file; "" = none.
+  std::string series_store_password_file;
+  // Bound on connecting to the shared store and on each of its commands.
+  int series_store_timeout_ms = 1000;
+  // Connections to the shared store, used by one call at a time each.
+  int series_store_connections = 8;
 };
 
 struct ServerConfig {

@@ -12,24 +12,20 @@ void PointFlagger::offer(const ScoredPoint& scored) {
   if (scored.report_point >= nearest_.size()) return;
   std::optional<Nearest>& slot = nearest_[scored.report_point];
   if (slot && slot->step <= scored.step) return;
-  const IssuedForecast& forecast = scored.forecast;
   Nearest nearest;
   nearest.step = scored.step;
   nearest.forecast = scored.forecast_value;
   nearest.actual = scored.actual;
-  const auto index = static_cast<std::size_t>(scored.variable * forecast.steps() + scored.step - 1);
-  for (const IntervalBand& band : forecast.bands) {
-    nearest.bands.push_back({band.level, band.lower[index], band.upper[index]});
+  for (const ScoredBand& band : scored.bands) {
+    nearest.bands.push_back({band.level, band.lower, band.upper});
   }
   std::sort(nearest.bands.begin(), nearest.bands.end(),
             [](const Band& a, const Band& b) { return a.level < b.level; });
-  if (!forecast.scaler_mean.empty()) {
-    nearest.scaled = true;
-    nearest.mean = forecast.scaler_mean[static_cast<std::size_t>(scored.variable)];
-    nearest.std = forecast.scaler_std[static_cast<std::size_t>(scored.variable)];
-  }
-  nearest.model = forecast.model;
-  nearest.version = forecast.version;
+  nearest.scaled = scored.scaled;
+  nearest.mean = scored.mean;
+  nearest.std = scored.std;
+  nearest.model = scored.model;
+  nearest.version = scored.version;
   slot = std::move(nearest);
 }
 

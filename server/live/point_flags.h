@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "server/accuracy/forecast_store.h"
+#include "server/accuracy/kept_forecasts.h"
 
 namespace tsserve::server {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "server/live/series_store.h"
+#include "server/live/memory_series_store.h"
 #include "server/live/series_window.h"
 #include "server/status/status.h"
 
@@ -30,7 +30,7 @@ std::string series_snapshot_path(const std::string& dir);
 Status write_series_snapshot_file(const std::string& dir, const std::vector<SeriesWindow>& windows);
 
 struct SeriesSnapshotLoad {
-  std::vector<SeriesWindow> windows;  // least recently used first, for SeriesStore::restore
+  std::vector<SeriesWindow> windows;  // least recently used first, for MemorySeriesStore::restore
   std::string note;       // one line for the start-up log: what was restored, or why not
   bool unusable = false;  // a snapshot was there but could not be read (a warning)
 };

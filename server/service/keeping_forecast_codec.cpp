@@ -31,12 +31,11 @@ Status KeepingForecastCodec::encode(const Input& input, const ModelShape& shape,
     issued->bands.push_back(interval_band(input, shape, issued->values, level_index));
   }
 
-  const bool kept = accuracy->keep(std::move(*issued));
-  response->set_forecast_stored(kept);
-  if (!kept && response->forecast_timestamps_note().empty()) {
-    response->set_forecast_timestamps_note(
-        "series_key: the forecast was not kept: the request had no timestamps, so actuals "
-        "could not be matched to its points");
+  // Not kept is no failure of the forecast itself: the answer says why in its note.
+  const Status kept = accuracy->keep(std::move(*issued));
+  response->set_forecast_stored(kept.ok());
+  if (!kept.ok() && response->forecast_timestamps_note().empty()) {
+    response->set_forecast_timestamps_note(kept.message());
   }
   return encoded;
 }

@@ -1,5 +1,6 @@
 #include "server/service/observe_call.h"
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -103,7 +104,9 @@ Status append_points(const ServiceContext& service, const Observation& observati
   TSSERVE_RETURN_IF_ERROR(service.series->append(append, window, &drops));
   if (service.live_metrics) {
     service.live_metrics->record_evicted(drops.evicted);
-    service.live_metrics->set_store(service.series->keys(), service.series->bytes());
+    if (const auto size = service.series->size()) {
+      service.live_metrics->set_store(size->keys, size->bytes);
+    }
     service.live_metrics->record_observed(shape.name, shape.version,
                                           static_cast<int64_t>(observation.values.size()));
   }
@@ -114,8 +117,12 @@ Status append_points(const ServiceContext& service, const Observation& observati
 void flag_points(const ServiceContext& service, const Observation& observation,
                  const SeriesWindow& window, v1::ObserveResponse* answer) {
   PointFlagger flagger(observation.values.size());
-  service.accuracy->report(report_of(observation, window),
-                           [&flagger](const ScoredPoint& scored) { flagger.offer(scored); });
+  ActualsOutcome outcome;
+  // The points are in the window already: a store that fails to score them (counted in
+  // its metrics) leaves them unflagged rather than failing the call that kept them.
+  static_cast<void>(service.accuracy->report(
+      report_of(observation, window), &outcome,
+      [&flagger](const ScoredPoint& scored) { flagger.offer(scored); }));
   std::vector<PointFlag> flags;
   flags.reserve(observation.values.size());
   int64_t anomalies = 0;
@@ -145,7 +152,12 @@ void serve_observe(const ServiceContext& service, const BatchedMethod& forecast,
   }
   // A known key's model and pin stand in for those the call leaves empty.
   std::string model = observation.model, version = observation.model_version;
-  if (const auto binding = service.series->binding(observation.series_key)) {
+  std::optional<SeriesBinding> binding;
+  if (const Status read = service.series->binding(observation.series_key, &binding); !read.ok()) {
+    call->end(read);
+    return;
+  }
+  if (binding) {
     if (model.empty()) model = binding->model;
     if (version.empty()) version = binding->pinned_version;
   }

@@ -23,7 +23,9 @@ Status answer_report_actuals(const ServiceContext& service, const v1::ReportActu
   }
   ActualsReport report;
   TSSERVE_RETURN_IF_ERROR(decode_report_actuals(request, &report));
-  encode_report_actuals(service.accuracy->report(report), response);
+  ActualsOutcome outcome;
+  TSSERVE_RETURN_IF_ERROR(service.accuracy->report(report, &outcome));
+  encode_report_actuals(outcome, response);
   return {};
 }
 

@@ -18,7 +18,7 @@
 #include "request_builder.h"
 #include "request_checks.h"
 #include "server/codec/v1/observe_request_decoder.h"
-#include "server/live/series_store.h"
+#include "server/live/memory_series_store.h"
 
 namespace tsserve::fuzz {
 namespace {
@@ -90,7 +90,7 @@ void check_accepted(const v1::ObserveRequest& request, const server::Observation
 }
 
 void check_store(const server::Observation& observation) {
-  server::SeriesStore store(server::SeriesStoreLimits{4, 1 << 20});
+  server::MemorySeriesStore store(server::SeriesStoreLimits{4, 1 << 20});
   server::SeriesAppend append;
   append.series_key = observation.series_key;
   append.binding.model = "m";

@@ -17,7 +17,7 @@
 
 #include "fuzz_target.h"
 #include "server/live/series_snapshot.h"
-#include "server/live/series_store.h"
+#include "server/live/memory_series_store.h"
 
 namespace tsserve::fuzz {
 namespace {
@@ -78,7 +78,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FUZZ_CHECK(again == windows, "the re-encoded snapshot decodes to other windows");
 
   // Restored under small limits: the most recently used windows that fit, in their order.
-  server::SeriesStore store(server::SeriesStoreLimits{3, 1 << 16});
+  server::MemorySeriesStore store(server::SeriesStoreLimits{3, 1 << 16});
   server::SeriesDrops drops;
   store.restore(windows, &drops);
   const std::vector<server::SeriesWindow> kept = store.snapshot();

@@ -156,7 +156,7 @@ TEST(ForecastStoreMatch, RandomStoresAndReportsScoreAsTheDefinition) {
       const ActualsOutcome outcome = store.match(
           report,
           [&got](const ScoredPoint& p) {
-            got.emplace_back(p.forecast.model, p.variable, p.step, p.forecast_value, p.actual,
+            got.emplace_back(p.model, p.variable, p.step, p.forecast_value, p.actual,
                              p.report_point);
           },
           &drops);

@@ -48,7 +48,7 @@ class ForecastStoreTest : public ::testing::Test {
     const ActualsOutcome outcome = store.match(
         report,
         [this](const ScoredPoint& p) {
-          scored.push_back({p.forecast.series_key, p.variable, p.step, p.forecast_value, p.actual});
+          scored.push_back({p.series_key, p.variable, p.step, p.forecast_value, p.actual});
         },
         &drops);
     expired += drops.expired;

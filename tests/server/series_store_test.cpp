@@ -1,8 +1,8 @@
-// SeriesStore: the live series' windows. Every rule of an append (binding, shape, finite
+// MemorySeriesStore: the live series' windows. Every rule of an append (binding, shape, finite
 // values, one regular step) with a refused append leaving the store as it was, the window
 // trimmed to keep_points, the byte accounting, LRU eviction by keys and by bytes, restore
 // order, and two threads at once.
-#include "server/live/series_store.h"
+#include "server/live/memory_series_store.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -50,7 +50,7 @@ SeriesAppend points_at(const std::string& key, std::vector<int64_t> times, int64
 }
 
 // The key's keys in snapshot order.
-std::vector<std::string> snapshot_keys(const SeriesStore& store) {
+std::vector<std::string> snapshot_keys(const MemorySeriesStore& store) {
   std::vector<std::string> out;
   for (const SeriesWindow& window : store.snapshot()) out.push_back(window.series_key);
   return out;
@@ -90,7 +90,7 @@ class SeriesStoreTest : public ::testing::Test {
     return status;
   }
 
-  SeriesStore store{SeriesStoreLimits{}};
+  MemorySeriesStore store{SeriesStoreLimits{}};
   SeriesWindow window;
   int64_t evicted = 0;
 };
@@ -367,7 +367,7 @@ TEST_F(SeriesStoreTest, FullWindowTakesNewPointsWithoutGrowing) {
 }
 
 TEST_F(SeriesStoreTest, EvictsTheLeastRecentlyAppendedKeyBeyondMaxKeys) {
-  SeriesStore small(SeriesStoreLimits{2, 1u << 20});
+  MemorySeriesStore small(SeriesStoreLimits{2, 1u << 20});
   SeriesDrops drops;
   ASSERT_TRUE(small.append(hourly_points("a", kT0, 1, 4), nullptr, &drops).ok());
   ASSERT_TRUE(small.append(hourly_points("b", kT0, 1, 4), nullptr, &drops).ok());
@@ -389,7 +389,7 @@ TEST_F(SeriesStoreTest, EvictsTheLeastRecentlyAppendedKeyBeyondMaxKeys) {
 TEST_F(SeriesStoreTest, EvictsBeyondMaxBytesCountingEachKeyDropped) {
   // One point of N = 2 under a 2-character key: 256 + 4 + 1 ("m") + 8 = 269 bytes.
   const std::size_t one_point = 269;
-  SeriesStore small(SeriesStoreLimits{100, 2 * one_point + 100});
+  MemorySeriesStore small(SeriesStoreLimits{100, 2 * one_point + 100});
   SeriesDrops drops;
   for (const char* key : {"k1", "k2", "k3"}) {
     ASSERT_TRUE(small.append(hourly_points(key, kT0, 1, 64), nullptr, &drops).ok());
@@ -409,7 +409,7 @@ TEST_F(SeriesStoreTest, EvictsBeyondMaxBytesCountingEachKeyDropped) {
 }
 
 TEST_F(SeriesStoreTest, WindowOverMaxBytesAloneIsResourceExhausted) {
-  SeriesStore small(SeriesStoreLimits{100, 300});
+  MemorySeriesStore small(SeriesStoreLimits{100, 300});
   ASSERT_TRUE(small.append(hourly_points("k", kT0, 1, 64), nullptr, nullptr).ok());  // 267
   const std::vector<SeriesWindow> before = small.snapshot();
   const Status status = small.append(hourly_points("k", kT0 + kHour, 10, 64), nullptr, nullptr);
@@ -425,7 +425,7 @@ TEST_F(SeriesStoreTest, SnapshotListsLeastRecentlyUsedFirstAndRestoreKeepsTheOrd
   const std::vector<SeriesWindow> saved = store.snapshot();
   EXPECT_THAT(snapshot_keys(store), ElementsAre("b", "c", "a"));
 
-  SeriesStore restored(SeriesStoreLimits{});
+  MemorySeriesStore restored(SeriesStoreLimits{});
   SeriesDrops drops;
   restored.restore(saved, &drops);
   EXPECT_EQ(drops.evicted, 0);
@@ -446,12 +446,12 @@ TEST_F(SeriesStoreTest, SnapshotListsLeastRecentlyUsedFirstAndRestoreKeepsTheOrd
   EXPECT_THAT(snapshot_keys(restored), ElementsAre("c", "a", "b"));
 
   // Restore replaces what was held and applies the limits from the oldest end.
-  SeriesStore two(SeriesStoreLimits{2, 1u << 20});
+  MemorySeriesStore two(SeriesStoreLimits{2, 1u << 20});
   ASSERT_TRUE(two.append(hourly_points("x", kT0, 1, 4), nullptr, nullptr).ok());
   two.restore(saved, &drops);
   EXPECT_EQ(drops.evicted, 1);
   EXPECT_THAT(snapshot_keys(two), ElementsAre("c", "a"));
-  SeriesStore tiny(SeriesStoreLimits{100, 100});
+  MemorySeriesStore tiny(SeriesStoreLimits{100, 100});
   tiny.restore(saved, &drops);
   EXPECT_EQ(drops.evicted, 4);
   EXPECT_EQ(tiny.keys(), 0u);

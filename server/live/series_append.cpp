@@ -1,4 +1,4 @@
-#include "server/live/series_store.h"
+#include "server/live/series_append.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,13 +9,6 @@
 
 namespace tsserve::server {
 namespace {
-
-// The window object, its list node's links, the index's hash node and bucket slot (see
-// kSeriesEntryOverheadBytes): if a standard library lays these out larger, the constant
-// must grow with it.
-static_assert(sizeof(SeriesWindow) + 2 * sizeof(void*) + sizeof(std::string) + 4 * sizeof(void*) <=
-                  kSeriesEntryOverheadBytes,
-              "kSeriesEntryOverheadBytes no longer covers a key's fixed structures");
 
 std::string quoted(const std::string& text) { return "\"" + text + "\""; }
 
@@ -132,37 +125,8 @@ std::size_t series_window_bytes(const SeriesWindow& window) {
   return bytes_of(window.series_key, window.binding, window.values.capacity());
 }
 
-SeriesStore::SeriesStore(SeriesStoreLimits limits) : limits_(limits) {}
-
-std::optional<SeriesBinding> SeriesStore::binding(const std::string& key) const {
-  const MutexLock lock(mutex_);
-  const auto found = by_key_.find(key);
-  if (found == by_key_.end()) return std::nullopt;
-  return found->second->binding;
-}
-
-std::size_t SeriesStore::keys() const {
-  const MutexLock lock(mutex_);
-  return lru_.size();
-}
-
-std::size_t SeriesStore::bytes() const {
-  const MutexLock lock(mutex_);
-  return bytes_;
-}
-
-bool SeriesStore::over_limits_locked() const {
-  return lru_.size() > limits_.max_keys || bytes_ > limits_.max_bytes;
-}
-
-void SeriesStore::remove_locked(WindowList::iterator window) {
-  bytes_ -= series_window_bytes(*window);
-  by_key_.erase(window->series_key);
-  lru_.erase(window);
-}
-
-Status SeriesStore::check_locked(const SeriesAppend& append, const SeriesWindow* held,
-                                 int64_t* step_seconds) const {
+Status check_series_append(const SeriesAppend& append, const SeriesWindow* held,
+                           int64_t* step_seconds) {
   const std::string key = quoted(append.series_key);
   if (append.series_key.empty()) return invalid_argument("series_key: empty; expected a key");
   if (append.keep_points < 1) {
@@ -233,91 +197,49 @@ Status SeriesStore::check_locked(const SeriesAppend& append, const SeriesWindow*
   return check_timestamps(append.timestamps, held, step_seconds);
 }
 
-Status SeriesStore::append(const SeriesAppend& append, SeriesWindow* window, SeriesDrops* drops) {
-  const MutexLock lock(mutex_);
-  const auto found = by_key_.find(append.series_key);
-  const SeriesWindow* held = found == by_key_.end() ? nullptr : &*found->second;
-  int64_t step_seconds = 0;
-  TSSERVE_RETURN_IF_ERROR(check_locked(append, held, &step_seconds));
-
+SeriesAppendPlan plan_series_append(const SeriesAppend& append, const SeriesWindow* held,
+                                    std::size_t max_bytes) {
+  SeriesAppendPlan plan;
   const auto variables = static_cast<std::size_t>(append.binding.variables);
   const auto keep = static_cast<std::size_t>(append.keep_points);
   const std::size_t steps = append.timestamps.size();
-  const std::size_t held_points = held != nullptr ? held->values.size() / variables : 0;
-  const std::size_t new_kept = std::min(steps, keep);  // of the appended points
-  const std::size_t old_kept = std::min(held_points, keep - new_kept);
-  const std::size_t capacity =
+  plan.held_points = held != nullptr ? held->values.size() / variables : 0;
+  plan.new_kept = std::min(steps, keep);  // of the appended points
+  plan.old_kept = std::min(plan.held_points, keep - plan.new_kept);
+  plan.capacity =
       planned_capacity(held != nullptr ? held->values.capacity() : 0,
-                       (old_kept + new_kept) * variables, saturated_product(keep, variables));
+                       (plan.old_kept + plan.new_kept) * variables, saturated_product(keep, variables));
   const SeriesBinding& binding = held != nullptr ? held->binding : append.binding;
-  const std::size_t window_bytes = bytes_of(append.series_key, binding, capacity);
-  if (window_bytes > limits_.max_bytes) {
-    return {StatusCode::kResourceExhausted,
-            "values: key " + quoted(append.series_key) + "'s window of " +
-                std::to_string(old_kept + new_kept) + " points x " + std::to_string(variables) +
-                " variables takes " + std::to_string(window_bytes) +
-                " bytes, over the store's max_bytes of " + std::to_string(limits_.max_bytes)};
+  const std::size_t window_bytes = bytes_of(append.series_key, binding, plan.capacity);
+  if (window_bytes > max_bytes) {
+    plan.status = {StatusCode::kResourceExhausted,
+                   "values: key " + quoted(append.series_key) + "'s window of " +
+                       std::to_string(plan.old_kept + plan.new_kept) + " points x " +
+                       std::to_string(variables) + " variables takes " +
+                       std::to_string(window_bytes) + " bytes, over the store's max_bytes of " +
+                       std::to_string(max_bytes)};
   }
+  return plan;
+}
 
-  // Checked: from here on nothing fails.
-  WindowList::iterator entry;
-  if (held != nullptr) {
-    entry = found->second;
-    bytes_ -= series_window_bytes(*entry);
-    lru_.splice(lru_.begin(), lru_, entry);
-  } else {
-    lru_.emplace_front();
-    entry = lru_.begin();
-    entry->series_key = append.series_key;
-    entry->binding = append.binding;
-    by_key_.emplace(append.series_key, entry);
-  }
-  std::vector<float>& values = entry->values;
-  values.erase(values.begin(),
-               values.begin() + static_cast<std::ptrdiff_t>((held_points - old_kept) * variables));
-  if (capacity != values.capacity()) {
+void apply_series_append(const SeriesAppend& append, const SeriesAppendPlan& plan,
+                         int64_t step_seconds, SeriesWindow* window) {
+  const auto variables = static_cast<std::size_t>(append.binding.variables);
+  std::vector<float>& values = window->values;
+  values.erase(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(
+                                                    (plan.held_points - plan.old_kept) * variables));
+  if (plan.capacity != values.capacity()) {
     std::vector<float> resized;
-    resized.reserve(capacity);
+    resized.reserve(plan.capacity);
     resized.assign(values.begin(), values.end());
     values.swap(resized);
   }
   values.insert(values.end(),
-                append.values.end() - static_cast<std::ptrdiff_t>(new_kept * variables),
+                append.values.end() - static_cast<std::ptrdiff_t>(plan.new_kept * variables),
                 append.values.end());
-  entry->step_seconds = step_seconds;
-  entry->last_timestamp = append.timestamps.back();
-  entry->accepted_total += static_cast<int64_t>(steps);
-  bytes_ += series_window_bytes(*entry);
-
-  while (lru_.size() > 1 && over_limits_locked()) {
-    remove_locked(std::prev(lru_.end()));
-    if (drops != nullptr) ++drops->evicted;
-  }
-  if (window != nullptr) *window = *entry;
-  return Status();
-}
-
-std::vector<SeriesWindow> SeriesStore::snapshot() const {
-  const MutexLock lock(mutex_);
-  return std::vector<SeriesWindow>(lru_.rbegin(), lru_.rend());
-}
-
-void SeriesStore::restore(std::vector<SeriesWindow> windows, SeriesDrops* drops) {
-  const MutexLock lock(mutex_);
-  lru_.clear();
-  by_key_.clear();
-  bytes_ = 0;
-  for (SeriesWindow& window : windows) {
-    const auto found = by_key_.find(window.series_key);
-    if (found != by_key_.end()) remove_locked(found->second);
-    lru_.push_front(std::move(window));
-    by_key_.emplace(lru_.front().series_key, lru_.begin());
-    bytes_ += series_window_bytes(lru_.front());
-  }
-  while (!lru_.empty() && over_limits_locked()) {
-    remove_locked(std::prev(lru_.end()));
-    if (drops != nullptr) ++drops->evicted;
-  }
+  window->step_seconds = step_seconds;
+  window->last_timestamp = append.timestamps.back();
+  window->accepted_total += static_cast<int64_t>(append.timestamps.size());
 }
 
 }  // namespace tsserve::server

@@ -1,0 +1,23 @@
+#include "server/accuracy/kept_forecasts.h"
+
+namespace tsserve::server {
+
+ScoredPoint scored_point_of(const IssuedForecast& forecast, int64_t variable, int64_t k,
+                            double actual, std::size_t report_point,
+                            std::vector<ScoredBand>* bands) {
+  const auto at = static_cast<std::size_t>(variable * forecast.steps() + k);
+  bands->clear();
+  for (const IntervalBand& band : forecast.bands) {
+    bands->push_back({band.level, band.lower[at], band.upper[at]});
+  }
+  ScoredPoint point{forecast.series_key, forecast.model, forecast.version, variable, k + 1, forecast.values[at],
+                    forecast.to_model_space(variable, actual), report_point, *bands};
+  if (!forecast.scaler_mean.empty()) {
+    point.scaled = true;
+    point.mean = forecast.scaler_mean[static_cast<std::size_t>(variable)];
+    point.std = forecast.scaler_std[static_cast<std::size_t>(variable)];
+  }
+  return point;
+}
+
+}  // namespace tsserve::server
