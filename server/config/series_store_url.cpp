@@ -32,8 +32,9 @@ Status parse_series_store_url(const std::string& text, SeriesStoreUrl* url) {
   }
   std::string_view rest = std::string_view(text).substr(kScheme.size());
   if (rest.find('@') != std::string_view::npos) {
-    return invalid_argument(shown + " holds credentials; give the password in "
-                                    "--series-store-password-file" + kExpected);
+    // Not quoted back: the text holds a secret.
+    return invalid_argument(std::string("the URL holds credentials (not shown); give the password in "
+                                        "--series-store-password-file") + kExpected);
   }
   SeriesStoreUrl parsed;
   const std::size_t slash = rest.find('/');

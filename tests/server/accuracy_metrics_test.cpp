@@ -11,6 +11,7 @@
 
 #include "fake_clock.h"
 #include "server/accuracy/accuracy_tracker.h"
+#include "server/accuracy/forecast_store.h"
 
 namespace tsserve::server {
 namespace {
@@ -44,11 +45,17 @@ class AccuracyMetricsTest : public ::testing::Test {
   prometheus::Registry registry;
   AccuracyMetrics metrics{registry};
   AccuracyTracker tracker{store, &metrics};
+
+  ActualsOutcome report(const ActualsReport& actuals) {
+    ActualsOutcome outcome;
+    EXPECT_TRUE(tracker.report(actuals, &outcome).ok());
+    return outcome;
+  }
 };
 
 TEST_F(AccuracyMetricsTest, ErrorSumsAndCountsPerHorizonBucket) {
-  ASSERT_TRUE(tracker.keep(two_step_forecast()));
-  const ActualsOutcome out = tracker.report({"k", {"OT"}, {100, 200}, {1.5, 4.0}});
+  ASSERT_TRUE(tracker.keep(two_step_forecast()).ok());
+  const ActualsOutcome out = report({"k", {"OT"}, {100, 200}, {1.5, 4.0}});
   EXPECT_EQ(out.matched, 2);
   const std::string labels = "{horizon=\"1-24\",model=\"etth1\",version=\"2\"}";
   EXPECT_DOUBLE_EQ(sample(registry, "tsserve_forecast_abs_error_total" + labels), 0.5 + 2.0);
@@ -62,9 +69,9 @@ TEST_F(AccuracyMetricsTest, CoveragePerLevelFromTheKeptBands) {
   IssuedForecast f = two_step_forecast();
   f.bands.push_back({0.8, {0.5f, 1.5f}, {1.5f, 2.5f}});
   f.bands.push_back({0.95, {0.0f, 1.0f}, {2.0f, 3.0f}});
-  ASSERT_TRUE(tracker.keep(std::move(f)));
+  ASSERT_TRUE(tracker.keep(std::move(f)).ok());
   // t=100: 1.5 is inside both (bounds are inclusive); t=200: 2.9 is outside 0.8, inside 0.95.
-  tracker.report({"k", {"OT"}, {100, 200}, {1.5, 2.9}});
+  report({"k", {"OT"}, {100, 200}, {1.5, 2.9}});
   const auto series = [](const char* name, const char* level) {
     return std::string(name) + "{horizon=\"1-24\",level=\"" + level +
            "\",model=\"etth1\",version=\"2\"}";
@@ -81,14 +88,14 @@ TEST_F(AccuracyMetricsTest, CoveragePerLevelFromTheKeptBands) {
 TEST_F(AccuracyMetricsTest, RefusalsUnmatchedReasonsAndEvictionsAreCounted) {
   IssuedForecast no_times = two_step_forecast();
   no_times.times.clear();
-  EXPECT_FALSE(tracker.keep(std::move(no_times)));
+  EXPECT_EQ(tracker.keep(std::move(no_times)).code(), StatusCode::kFailedPrecondition);
   EXPECT_DOUBLE_EQ(
       sample(registry, "tsserve_forecast_store_refused_total{reason=\"no_forecast_timestamps\"}"),
       1);
-  for (int i = 0; i < 5; ++i) tracker.keep(two_step_forecast());
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(tracker.keep(two_step_forecast()).ok());
   EXPECT_DOUBLE_EQ(sample(registry, "tsserve_forecast_store_dropped_total{reason=\"evicted\"}"), 3);
   EXPECT_DOUBLE_EQ(sample(registry, "tsserve_forecast_store_entries"), 2);
-  tracker.report({"gone", {"OT"}, {100}, {1}});
+  report({"gone", {"OT"}, {100}, {1}});
   EXPECT_DOUBLE_EQ(sample(registry, "tsserve_actuals_points_total{result=\"unknown_key\"}"), 1);
 }
 

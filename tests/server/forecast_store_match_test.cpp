@@ -1,8 +1,7 @@
-// ForecastStore::match at scale and against the plain definition: every (point, kept
-// forecast) pair in report order, a forecast's first variable of the point's name, each
-// pair scored once. Random stores and reports must score the same pairs in the same
-// order with the same outcome as that definition; and what match builds is bounded by
-// the report and the key's forecasts, not their product (measured as heap, not time).
+// ForecastStore::match at scale and against the plain definition
+// (kept_forecasts_parity.h): random stores and reports must score the same pairs in the
+// same order with the same outcome as that definition; and what match builds is bounded
+// by the report and the key's forecasts, not their product (measured as heap, not time).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,6 +14,7 @@
 
 #include "fake_clock.h"
 #include "heap_in_use.h"
+#include "kept_forecasts_parity.h"
 #include "server/accuracy/forecast_store.h"
 
 namespace tsserve::server {
@@ -22,148 +22,14 @@ namespace {
 
 using testing::heap_in_use;
 
-// One score call, the forecast known by its model field (unique per forecast here).
-using ScoreCall = std::tuple<std::string, int64_t, int64_t, double, double, std::size_t>;
-
-// The definition: each point of the report in order (t, then n), each kept forecast of
-// the key in the order added, its first variable of the point's name, at the point's time.
-struct ReferenceStore {
-  struct Kept {
-    IssuedForecast forecast;
-    std::vector<uint8_t> scored;
-  };
-  std::vector<Kept> kept;
-
-  void add(const IssuedForecast& forecast) {
-    kept.push_back({forecast, std::vector<uint8_t>(forecast.values.size(), 0)});
-  }
-
-  ActualsOutcome match(const ActualsReport& report, std::vector<ScoreCall>* calls) {
-    ActualsOutcome outcome;
-    std::vector<Kept*> of_key;
-    for (Kept& entry : kept) {
-      if (entry.forecast.series_key == report.series_key) of_key.push_back(&entry);
-    }
-    if (of_key.empty()) {
-      outcome.unknown_key = static_cast<int64_t>(report.values.size());
-      return outcome;
-    }
-    const std::size_t variables = report.variable_names.size();
-    for (std::size_t t = 0; t < report.timestamps.size(); ++t) {
-      for (std::size_t n = 0; n < variables; ++n) {
-        const std::size_t point = t * variables + n;
-        const double actual = report.values[point];
-        if (!std::isfinite(actual)) {
-          ++outcome.not_finite;
-          continue;
-        }
-        bool has_variable = false, covered = false;
-        int64_t scored = 0;
-        for (Kept* entry : of_key) {
-          const auto& names = entry->forecast.variable_names;
-          const auto name = std::find(names.begin(), names.end(), report.variable_names[n]);
-          if (name == names.end()) continue;
-          has_variable = true;
-          const auto& times = entry->forecast.times;
-          const auto time = std::find(times.begin(), times.end(), report.timestamps[t]);
-          if (time == times.end()) continue;
-          covered = true;
-          const int64_t v = name - names.begin(), k = time - times.begin();
-          const auto index = static_cast<std::size_t>(v * entry->forecast.steps() + k);
-          if (entry->scored[index] != 0) continue;
-          entry->scored[index] = 1;
-          ++scored;
-          calls->emplace_back(entry->forecast.model, v, k + 1, entry->forecast.values[index],
-                              entry->forecast.to_model_space(v, actual), point);
-        }
-        if (scored > 0) {
-          outcome.matched += scored;
-        } else if (!has_variable) {
-          ++outcome.unknown_variable;
-        } else if (!covered) {
-          ++outcome.no_forecast;
-        } else {
-          ++outcome.already_reported;
-        }
-      }
-    }
-    return outcome;
-  }
-};
-
-std::vector<int64_t> outcome_fields(const ActualsOutcome& o) {
-  return {o.matched,          o.unknown_key, o.not_finite,
-          o.unknown_variable, o.no_forecast, o.already_reported};
-}
-
 TEST(ForecastStoreMatch, RandomStoresAndReportsScoreAsTheDefinition) {
-  std::mt19937 random(20240611);
-  const std::vector<std::string> pool = {"a", "b", "c", "d", "e", "f", "g", "h"};
-  const auto pick = [&random](int64_t low, int64_t high) {
-    return std::uniform_int_distribution<int64_t>(low, high)(random);
-  };
-  for (int round = 0; round < 20; ++round) {
-    SCOPED_TRACE("round " + std::to_string(round));
-    FakeClock clock;
-    ForecastStore store(ForecastStoreLimits{1000, std::chrono::hours(1)}, clock);
-    ReferenceStore reference;
-    for (int i = 0; i < 30; ++i) {
-      IssuedForecast forecast;
-      forecast.series_key = pick(0, 2) == 0 ? "j" : "k";
-      forecast.model = "f" + std::to_string(i);
-      forecast.version = "1";
-      std::vector<std::string> names = pool;
-      std::shuffle(names.begin(), names.end(), random);
-      names.resize(static_cast<std::size_t>(pick(1, 5)));
-      if (pick(0, 4) == 0) names.push_back(names.front());  // a repeated name: the first counts
-      forecast.variable_names = names;
-      const int64_t start = 10 * pick(0, 20);
-      for (int64_t k = 0, steps = pick(1, 12); k < steps; ++k)
-        forecast.times.push_back(start + 10 * k);
-      for (std::size_t j = 0; j < names.size() * forecast.times.size(); ++j) {
-        forecast.values.push_back(static_cast<float>(pick(-100, 100)) / 4.0F);
-      }
-      if (pick(0, 1) == 0) {
-        for (std::size_t v = 0; v < names.size(); ++v) {
-          forecast.scaler_mean.push_back(static_cast<double>(pick(-5, 5)));
-          forecast.scaler_std.push_back(static_cast<double>(pick(1, 4)));
-        }
-      }
-      reference.add(forecast);
-      store.add(forecast);
-    }
-    for (int r = 0; r < 25; ++r) {
-      ActualsReport report;
-      report.series_key =
-          std::vector<std::string>{"k", "j", "x"}[static_cast<std::size_t>(pick(0, 2))];
-      std::vector<std::string> names = pool;
-      names.push_back("zz");
-      std::shuffle(names.begin(), names.end(), random);
-      names.resize(static_cast<std::size_t>(pick(1, 9)));
-      report.variable_names = names;
-      std::vector<int64_t> times;
-      for (int64_t time = 0; time < 330; time += 10) times.push_back(time);
-      std::shuffle(times.begin(), times.end(), random);  // distinct, in any order
-      times.resize(static_cast<std::size_t>(pick(1, 12)));
-      report.timestamps = times;
-      for (std::size_t j = 0; j < names.size() * times.size(); ++j) {
-        report.values.push_back(pick(0, 9) == 0 ? std::numeric_limits<double>::quiet_NaN()
-                                                : static_cast<double>(pick(-40, 40)) / 8.0);
-      }
-      std::vector<ScoreCall> want, got;
-      const ActualsOutcome expected = reference.match(report, &want);
-      StoreDrops drops;
-      const ActualsOutcome outcome = store.match(
-          report,
-          [&got](const ScoredPoint& p) {
-            got.emplace_back(p.model, p.variable, p.step, p.forecast_value, p.actual,
-                             p.report_point);
-          },
-          &drops);
-      ASSERT_EQ(outcome_fields(outcome), outcome_fields(expected)) << "report " << r;
-      ASSERT_EQ(got, want) << "report " << r;
-    }
-  }
+  FakeClock clock;
+  kept_forecasts_parity::check_random_stores(
+      [&clock] {
+        return std::make_unique<ForecastStore>(ForecastStoreLimits{1000, std::chrono::hours(1)},
+                                               clock);
+      },
+      20);
 }
 
 // 200 forecasts kept under one key, then one report of 20,000 names of which one is

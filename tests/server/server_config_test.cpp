@@ -15,6 +15,7 @@
 
 #include "config_test_support.h"
 #include "fixed_environment.h"
+#include "server/config/series_store_url.h"
 
 namespace tsserve::server {
 namespace {
@@ -341,7 +342,7 @@ TEST(ServerConfigTest, HelpListsEveryOptionWithItsDefaultAndEnvironmentVariable)
   EXPECT_THAT(help, HasSubstr("TSSERVE_CONFIG"));
   // Every option is a key of the config JSON.
   const nlohmann::json defaults = nlohmann::json::parse(to_config_json(ServerConfig{}));
-  ASSERT_EQ(defaults.size(), 45u);
+  ASSERT_EQ(defaults.size(), 49u);
   for (const auto& [key, value] : defaults.items()) {
     SCOPED_TRACE(key);
     std::string flag = "--" + key;
@@ -385,6 +386,40 @@ TEST(ServerConfigTest, IdleSpinIsMicrosecondsFromZeroToOneSecond) {
   EXPECT_THAT(load_error({"--idle-spin-us", "1000001"}),
               HasSubstr("--idle-spin-us must be at most 1000000"));
   EXPECT_THAT(load_error({"--idle-spin-us", "1.5"}), HasSubstr("--idle-spin-us"));
+}
+
+}  // namespace
+}  // namespace tsserve::server
+
+namespace tsserve::server {
+namespace {
+
+TEST(ServerConfigTest, SeriesStoreIsARedisUrlOrNothing) {
+  EXPECT_EQ(load_ok({}).live.series_store, "");
+  const ServerConfig redis = load_ok({"--series-store", "redis://cache.internal:6380/2"});
+  SeriesStoreUrl url;
+  ASSERT_TRUE(parse_series_store_url(redis.live.series_store, &url).ok());
+  EXPECT_EQ(url.host, "cache.internal");
+  EXPECT_EQ(url.port, 6380);
+  EXPECT_EQ(url.database, 2);
+  EXPECT_EQ(url.text(), "redis://cache.internal:6380/2");
+  EXPECT_EQ(load_ok({}, {{"TSSERVE_SERIES_STORE", "redis://r"}}).live.series_store, "redis://r");
+  ASSERT_TRUE(parse_series_store_url("redis://r", &url).ok());
+  EXPECT_EQ(url.text(), "redis://r:6379/0");
+
+  EXPECT_THAT(load_error({"--series-store", "http://r:6379"}),
+              HasSubstr("\"http://r:6379\" is not a redis:// URL; expected redis://HOST:PORT[/DB]"));
+  EXPECT_THAT(load_error({"--series-store", "redis://r:0"}),
+              HasSubstr("port \"0\" is not a number from 1 to 65535"));
+  EXPECT_THAT(load_error({"--series-store", "redis://r:6379/16"}),
+              HasSubstr("database \"16\" is not a number from 0 to 15"));
+  EXPECT_THAT(load_error({"--series-store", "redis://:6379"}), HasSubstr("names no host"));
+  const std::string credentials = load_error({"--series-store", "redis://user:secret@r:6379"});
+  EXPECT_THAT(credentials, HasSubstr("holds credentials (not shown); give the password in "
+                                     "--series-store-password-file"));
+  EXPECT_THAT(credentials, Not(HasSubstr("secret"))) << "a refusal never echoes a password";
+  EXPECT_THAT(load_error({"--series-store", "redis://r", "--series-store-dir", "/tmp/s"}),
+              HasSubstr("give one or the other"));
 }
 
 }  // namespace

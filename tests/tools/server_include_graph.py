@@ -53,6 +53,7 @@ LAYERS = {
     # repository/ (and the generated message types); service/ and app/ resolve through it.
     "registry": 2,
     "live": 2.5,  # the series windows and each point's flag, over the forecast store
+    "redis": 2.7,  # the shared series store: both stores of live/ and accuracy/ in Redis
     "runtime": 3, "service": 3,
     "families": 4,  # one folder per model family, over the runtime they share
     "http": 4,  # the HTTP door, over the call path of service/
@@ -60,7 +61,8 @@ LAYERS = {
 }
 # The layers that never see a generated protobuf header, directly or through includes: the
 # request path below the protocols, and repository/ (its CMakeLists: no gRPC).
-NO_PROTOBUF = ("sync", "status", "codec/json", "request", "batching", "runtime", "repository")
+NO_PROTOBUF = ("sync", "status", "codec/json", "request", "batching", "runtime", "repository",
+               "redis")
 # --check's exit status when it found something (1 is Python's for a traceback, 2 argparse's).
 FINDINGS = 3
 # Files whose name changed in the move (old name -> new name).
