@@ -114,7 +114,7 @@ Status RedisClient::connect(std::unique_ptr<Connection>* connection) const {
   return Status();
 }
 
-Status RedisClient::acquire(std::unique_ptr<Connection>* connection, bool* connect_failed) {
+Status RedisClient::acquire(std::unique_ptr<Connection>* connection) {
   {
     MutexLock lock(mutex_);
     const auto deadline = std::chrono::steady_clock::now() + options_.timeout;
@@ -133,10 +133,9 @@ Status RedisClient::acquire(std::unique_ptr<Connection>* connection, bool* conne
     ++open_;
   }
   // Connecting takes up to the timeout: never under the lock.
-  const Status connected = connect(connection);
+  Status connected = connect(connection);
   if (!connected.ok()) {
     release(nullptr, false);
-    *connect_failed = true;
     note_reachable(false);
   }
   return connected;
@@ -180,8 +179,7 @@ Status RedisClient::run(const char* operation, const std::vector<RedisCommand>& 
 Status RedisClient::exchange(const char* operation, const std::vector<RedisCommand>& commands,
                              std::vector<RedisReply>* replies) {
   std::unique_ptr<Connection> connection;
-  bool connect_failed = false;
-  TSSERVE_RETURN_IF_ERROR(acquire(&connection, &connect_failed));
+  TSSERVE_RETURN_IF_ERROR(acquire(&connection));
   for (const RedisCommand& command : commands) {
     std::vector<const char*> argv;
     std::vector<std::size_t> lengths;
@@ -200,7 +198,7 @@ Status RedisClient::exchange(const char* operation, const std::vector<RedisComma
   for (std::size_t i = 0; i < commands.size(); ++i) {
     void* raw = nullptr;
     if (redisGetReply(connection->context, &raw) != REDIS_OK || raw == nullptr) {
-      const Status lost =
+      Status lost =
           unavailable(std::string("connection lost or timed out: ") + connection->context->errstr);
       release(std::move(connection), false);
       note_reachable(false);

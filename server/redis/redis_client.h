@@ -68,8 +68,8 @@ class RedisClient {
  private:
   struct Connection;
 
-  // A connection, idle or new; *connect_failed when making one failed.
-  Status acquire(std::unique_ptr<Connection>* connection, bool* connect_failed);
+  // A connection, idle or new (a failure to make one marks the store unreachable).
+  Status acquire(std::unique_ptr<Connection>* connection);
   Status exchange(const char* operation, const std::vector<RedisCommand>& commands,
                   std::vector<RedisReply>* replies);
   void release(std::unique_ptr<Connection> connection, bool healthy);
