@@ -124,15 +124,11 @@ Status decode_entries(std::string_view bytes, std::vector<ForecastEntry>* entrie
   Reader in(bytes);
   while (!in.done()) {
     ForecastEntry entry;
-    entry.offset = in.at();
     uint32_t variables = 0, bands = 0;
     if (!in.get(&entry.id) || !in.get(&entry.step) || !in.get(&variables) || !in.get(&bands) ||
         bands > bytes.size() || !in.get_array(variables, &entry.values)) {
       return corrupt("entry");
     }
-    const std::size_t bounds = static_cast<std::size_t>(bands) * variables;
-    entry.lower.reserve(bounds);
-    entry.upper.reserve(bounds);
     for (uint32_t b = 0; b < bands; ++b) {
       std::vector<float> lower, upper;
       if (!in.get_array(variables, &lower) || !in.get_array(variables, &upper)) {

@@ -35,7 +35,6 @@ struct ForecastEntry {
   int64_t step = 0;                        // 0-based
   std::vector<float> values;               // K
   std::vector<float> lower, upper;         // [L, K]
-  std::size_t offset = 0;                  // the entry's first byte in its time's string
 };
 
 ForecastMeta meta_of(const IssuedForecast& forecast);

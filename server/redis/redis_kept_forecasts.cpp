@@ -1,5 +1,6 @@
 #include "server/redis/redis_kept_forecasts.h"
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string_view>
@@ -22,6 +23,26 @@ std::string marks_key(const std::string& series_key, int64_t time) {
 }
 std::string names_key(const std::string& series_key) { return "tsserve:fn:" + series_key; }
 
+// KEYS: the names, the meta, then the F times' entry strings. ARGV: the expiry in ms, the
+// meta, F, then F entries, then the names. A time's string gets its expiry when this
+// append made it (APPEND answers the new length).
+constexpr const char* kKeep = R"lua(
+local ttl = ARGV[1]
+local steps = tonumber(ARGV[3])
+for i = 1, steps do
+  local entry = ARGV[3 + i]
+  if redis.call('APPEND', KEYS[2 + i], entry) == #entry then
+    redis.call('PEXPIRE', KEYS[2 + i], ttl)
+  end
+end
+redis.call('SET', KEYS[2], ARGV[2], 'PX', ttl)
+local names = {}
+for i = 4 + steps, #ARGV do names[#names + 1] = ARGV[i] end
+redis.call('SADD', KEYS[1], unpack(names))
+redis.call('PEXPIRE', KEYS[1], ttl)
+return 1
+)lua";
+
 uint64_t new_id() {
   thread_local std::mt19937_64 random(std::random_device{}());
   return random();
@@ -34,6 +55,7 @@ struct Candidate {
   const ForecastEntry* entry = nullptr;
   const ForecastMeta* meta = nullptr;
   int64_t variable = 0;
+  std::size_t bit = 0;  // its mark in the time's bitmap
 };
 
 }  // namespace
@@ -50,25 +72,22 @@ void RedisKeptForecasts::remember(uint64_t id, Meta meta) {
 Status RedisKeptForecasts::keep(IssuedForecast forecast, StoreDrops* /*drops*/) {
   const uint64_t id = new_id();
   auto meta = std::make_shared<const ForecastMeta>(meta_of(forecast));
-  const std::string expiry = std::to_string(ttl_.count());
-  std::vector<RedisCommand> commands;
-  commands.push_back({"MULTI"});
-  commands.push_back({"SET", meta_key(id), encode_meta(*meta), "PX", expiry});
-  for (int64_t k = 0; k < forecast.steps(); ++k) {
-    const std::string key = points_key(forecast.series_key, forecast.times[static_cast<std::size_t>(k)]);
-    commands.push_back({"APPEND", key, encode_entry(forecast, id, k)});
-    commands.push_back({"PEXPIRE", key, expiry});
+  const auto steps = static_cast<std::size_t>(forecast.steps());
+  RedisCommand keep{"EVAL", kKeep, std::to_string(2 + steps), names_key(forecast.series_key),
+                    meta_key(id)};
+  keep.reserve(keep.size() + 2 * steps + 3 + forecast.variable_names.size());
+  for (std::size_t k = 0; k < steps; ++k) {
+    keep.push_back(points_key(forecast.series_key, forecast.times[k]));
   }
-  RedisCommand names{"SADD", names_key(forecast.series_key)};
-  names.insert(names.end(), forecast.variable_names.begin(), forecast.variable_names.end());
-  commands.push_back(std::move(names));
-  commands.push_back({"PEXPIRE", names_key(forecast.series_key), expiry});
-  commands.push_back({"EXEC"});
+  keep.push_back(std::to_string(ttl_.count()));
+  keep.push_back(encode_meta(*meta));
+  keep.push_back(std::to_string(steps));
+  for (std::size_t k = 0; k < steps; ++k) {
+    keep.push_back(encode_entry(forecast, id, static_cast<int64_t>(k)));
+  }
+  keep.insert(keep.end(), forecast.variable_names.begin(), forecast.variable_names.end());
   std::vector<RedisReply> replies;
-  TSSERVE_RETURN_IF_ERROR(client_.run("forecast_keep", commands, &replies));
-  if (replies.back().type != RedisReply::Type::kArray) {
-    return {StatusCode::kUnavailable, client_.name() + ": forecast_keep: the transaction was not run"};
-  }
+  TSSERVE_RETURN_IF_ERROR(client_.run("forecast_keep", {keep}, &replies));
   remember(id, std::move(meta));
   return Status();
 }
@@ -142,17 +161,22 @@ Status RedisKeptForecasts::score(const ActualsReport& report, const ScoreSink& s
   std::vector<std::size_t> first_of_point(report.values.size() + 1, 0);  // CSR by point
   for (std::size_t t = 0; t < rows; ++t) {
     std::vector<std::vector<Candidate>> by_column(static_cast<std::size_t>(columns));
+    std::size_t bits = 0;  // the marks of the entries before this one
     for (const ForecastEntry& entry : entries[t]) {
+      const std::size_t base = bits;
+      bits += entry.values.size();
       const auto found = metas.find(entry.id);
       if (found == metas.end()) continue;
       const ForecastMeta& meta = *found->second;
       if (entry.values.size() != meta.variable_names.size()) continue;
-      std::unordered_set<int64_t> taken;
       for (std::size_t v = 0; v < meta.variable_names.size(); ++v) {
         const auto column = column_of.find(meta.variable_names[v]);
-        if (column == column_of.end() || !taken.insert(column->second).second) continue;
+        if (column == column_of.end()) continue;
+        // A column takes the forecast's first variable of its name.
+        std::vector<Candidate>& of_column = by_column[static_cast<std::size_t>(column->second)];
+        if (!of_column.empty() && of_column.back().entry == &entry) continue;
         by_column[static_cast<std::size_t>(column->second)].push_back(
-            {t, column->second, &entry, &meta, static_cast<int64_t>(v)});
+            {t, column->second, &entry, &meta, static_cast<int64_t>(v), base + v});
       }
     }
     for (int64_t n = 0; n < columns; ++n) {
@@ -165,35 +189,62 @@ Status RedisKeptForecasts::score(const ActualsReport& report, const ScoreSink& s
   }
   first_of_point[report.values.size()] = candidates.size();
 
-  // 3. Marked in one round trip; a pair scores when its bit was not set before.
-  std::vector<RedisReply> marks;
+  // 3. Marked in one round trip, one BITFIELD per time; a pair scores when its bit was
+  // not set before. A run of adjacent bits (an entry's variables, all reported at once
+  // by an Observe) is one SET of an unsigned field of ones: setting ones ORs, and the
+  // field's old value says which of them were set.
+  std::vector<bool> newly(candidates.size(), false);
   if (!candidates.empty()) {
     std::vector<RedisCommand> sets;
-    std::vector<bool> expiring(rows, false);
-    for (const Candidate& c : candidates) {
-      const std::string key = marks_key(report.series_key, report.timestamps[c.t]);
-      sets.push_back({"SETBIT", key, std::to_string(c.entry->offset + static_cast<std::size_t>(c.variable)), "1"});
-      if (!expiring[c.t]) {
-        expiring[c.t] = true;
-        sets.push_back({"PEXPIRE", key, std::to_string(ttl_.count())});
+    std::vector<std::vector<std::pair<std::size_t, std::size_t>>> runs;  // per time: (bit, length)
+    std::vector<std::size_t> first_of_time;
+    for (std::size_t c = 0; c < candidates.size();) {
+      const std::size_t t = candidates[c].t;
+      std::size_t end = c;
+      while (end < candidates.size() && candidates[end].t == t) ++end;
+      std::vector<std::size_t> bits;
+      for (std::size_t i = c; i < end; ++i) bits.push_back(candidates[i].bit);
+      std::sort(bits.begin(), bits.end());
+      const std::string key = marks_key(report.series_key, report.timestamps[t]);
+      RedisCommand bitfield{"BITFIELD", key};
+      runs.emplace_back();
+      for (std::size_t i = 0; i < bits.size();) {
+        std::size_t length = 1;
+        while (i + length < bits.size() && bits[i + length] == bits[i] + length && length < 63) ++length;
+        bitfield.insert(bitfield.end(), {"SET", "u" + std::to_string(length),
+                                         std::to_string(bits[i]),
+                                         std::to_string((uint64_t{1} << length) - 1)});
+        runs.back().emplace_back(bits[i], length);
+        i += length;
+      }
+      sets.push_back(std::move(bitfield));
+      sets.push_back({"PEXPIRE", key, std::to_string(ttl_.count())});
+      first_of_time.push_back(c);
+      c = end;
+    }
+    std::vector<RedisReply> marks;
+    TSSERVE_RETURN_IF_ERROR(client_.run("forecast_mark", sets, &marks));
+    for (std::size_t group = 0; group < first_of_time.size(); ++group) {
+      // The bits that were set before, of this time.
+      std::unordered_set<std::size_t> was_set;
+      const std::vector<RedisReply>& old = marks[2 * group].elements;
+      for (std::size_t r = 0; r < runs[group].size() && r < old.size(); ++r) {
+        const auto [bit, length] = runs[group][r];
+        const auto value = static_cast<uint64_t>(old[r].integer);
+        for (std::size_t i = 0; i < length; ++i) {
+          // The field's most significant bit is its first (lowest) offset.
+          if ((value >> (length - 1 - i)) & 1U) was_set.insert(bit + i);
+        }
+      }
+      const std::size_t end =
+          group + 1 < first_of_time.size() ? first_of_time[group + 1] : candidates.size();
+      for (std::size_t c = first_of_time[group]; c < end; ++c) {
+        newly[c] = was_set.count(candidates[c].bit) == 0;
       }
     }
-    TSSERVE_RETURN_IF_ERROR(client_.run("forecast_mark", sets, &marks));
   }
 
   // 4. The outcome and the scores, in the pairs' order.
-  std::size_t mark = 0;
-  std::vector<bool> newly(candidates.size(), false);
-  {
-    std::vector<bool> expiring(rows, false);
-    for (std::size_t c = 0; c < candidates.size(); ++c) {
-      newly[c] = marks[mark++].integer == 0;
-      if (!expiring[candidates[c].t]) {
-        expiring[candidates[c].t] = true;
-        ++mark;  // the PEXPIRE's reply
-      }
-    }
-  }
   std::vector<ScoredBand> bands;
   for (std::size_t point = 0; point < report.values.size(); ++point) {
     const double actual = report.values[point];

@@ -5,16 +5,20 @@
 //
 //   tsserve:fm:<id>             the forecast's meta (string)
 //   tsserve:fp:<series_key>:<t> every kept forecast's entry at time t, appended in the
-//                               order they were kept (string, APPEND)
-//   tsserve:fs:<series_key>:<t> the scored marks at time t: bit (entry offset + variable)
+//                               order they were kept (string)
+//   tsserve:fs:<series_key>:<t> the scored marks at time t (bitmap): the entries at t, in
+//                               order, take K bits each
 //   tsserve:fn:<series_key>     the variable names of the key's forecasts (set)
 //
-// keep() writes them in one MULTI/EXEC, so a report sees a forecast whole or not at all.
-// score() reads the report's times in one round trip (meta once per process, cached:
-// meta never changes), picks the (forecast, point) pairs exactly as the in-process store
-// does, and marks them with SETBIT in a second one: SETBIT answers the bit it replaced, so
-// of two replicas scoring one point at once exactly one scores it. Every key expires
-// after `ttl` without a write (Redis' own expiry: not counted in StoreDrops).
+// keep() is one script (one round trip, atomic: a report sees a forecast whole or not at
+// all, and two replicas' forecasts of one key are appended in one order at every time).
+// score() reads the report's times in one round trip (meta once per process, cached: meta
+// never changes), picks the (forecast, point) pairs exactly as the in-process store does,
+// and marks them with one BITFIELD SET per time in a second one: BITFIELD answers each
+// bit it replaced, so of two replicas scoring one point at once exactly one scores it.
+// A time's keys expire `ttl` after they were made, the names and meta `ttl` after the
+// key's last forecast (Redis' own expiry: not counted in StoreDrops); a time's entries are
+// all written within a forecast's span of it, far inside any useful ttl.
 //
 // Thread safety: every member may be called from any thread.
 

@@ -19,6 +19,10 @@ redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return 1
 )lua";
 
+// Reads kept for the appends that follow them at most; past it they start again (an
+// append whose read was dropped reads again).
+constexpr std::size_t kMaxRecentReads = 4096;
+
 // A writer that keeps losing the race to others gives up after this many reads; each
 // loss means another append to the key succeeded meanwhile.
 constexpr int kMaxAttempts = 64;
@@ -62,21 +66,36 @@ Status RedisSeriesStore::read(const std::string& key, std::optional<SeriesWindow
 }
 
 Status RedisSeriesStore::binding(const std::string& key, std::optional<SeriesBinding>* binding) {
-  std::optional<SeriesWindow> window;
-  std::string revision;
-  TSSERVE_RETURN_IF_ERROR(read(key, &window, &revision));
+  Read fresh;
+  TSSERVE_RETURN_IF_ERROR(read(key, &fresh.window, &fresh.revision));
   binding->reset();
-  if (window) *binding = std::move(window->binding);
+  if (fresh.window) *binding = fresh.window->binding;
+  const MutexLock lock(mutex_);
+  if (recent_.size() >= kMaxRecentReads) recent_.clear();
+  recent_[key] = std::move(fresh);
   return Status();
+}
+
+bool RedisSeriesStore::take_recent(const std::string& key, Read* read) {
+  const MutexLock lock(mutex_);
+  const auto found = recent_.find(key);
+  if (found == recent_.end()) return false;
+  *read = std::move(found->second);
+  recent_.erase(found);
+  return true;
 }
 
 Status RedisSeriesStore::append(const SeriesAppend& append, SeriesWindow* window,
                                 SeriesDrops* /*drops: Redis expires keys itself*/) {
   const std::string key = redis_window_key(append.series_key);
   for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
-    std::optional<SeriesWindow> held;
-    std::string revision;
-    TSSERVE_RETURN_IF_ERROR(read(append.series_key, &held, &revision));
+    Read last;
+    // Without the compare-and-set nothing would catch a stale read: read afresh.
+    if (attempt > 0 || !compare_and_set_ || !take_recent(append.series_key, &last)) {
+      TSSERVE_RETURN_IF_ERROR(read(append.series_key, &last.window, &last.revision));
+    }
+    std::optional<SeriesWindow>& held = last.window;
+    const std::string& revision = last.revision;
     int64_t step_seconds = 0;
     const SeriesWindow* current = held ? &*held : nullptr;
     TSSERVE_RETURN_IF_ERROR(check_series_append(append, current, &step_seconds));

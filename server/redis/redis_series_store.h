@@ -10,7 +10,9 @@
 // still the one read. A writer that lost the race reads again and checks again: so two
 // replicas appending to one key can neither interleave nor reorder its points, and a
 // timestamp both send is accepted once and refused (INVALID_ARGUMENT) the second time.
-// The hash expires after `ttl` without an append.
+// The hash expires after `ttl` without an append. An Observe reads the key's binding and
+// then appends: the append's first attempt uses the window that binding() read (the
+// compare-and-set finds out if it moved since), so the common call reads once.
 //
 // Thread safety: every member may be called from any thread.
 
@@ -18,9 +20,11 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 #include "server/live/series_store.h"
 #include "server/redis/redis_client.h"
+#include "server/sync/mutex.h"
 
 namespace tsserve::server {
 
@@ -40,10 +44,19 @@ class RedisSeriesStore final : public SeriesStore {
   // The key's window into *window (nullopt: not held) and its revision ("" when not held).
   Status read(const std::string& key, std::optional<SeriesWindow>* window, std::string* revision);
 
+  struct Read {
+    std::optional<SeriesWindow> window;
+    std::string revision;
+  };
+  // What binding() last read of a key, for its append to start from; taken by it.
+  bool take_recent(const std::string& key, Read* read);
+
   RedisClient& client_;
   const std::size_t max_bytes_;
   const std::chrono::milliseconds ttl_;
   const bool compare_and_set_;
+  Mutex mutex_;
+  std::unordered_map<std::string, Read> recent_ TSSERVE_GUARDED_BY(mutex_);
 };
 
 // The Redis key of a series key's window.

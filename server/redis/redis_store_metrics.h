@@ -16,6 +16,7 @@
 #include <prometheus/histogram.h>
 #include <prometheus/registry.h>
 
+#include <map>
 #include <string>
 
 namespace tsserve::server {
@@ -24,13 +25,17 @@ class RedisStoreMetrics {
  public:
   explicit RedisStoreMetrics(prometheus::Registry& registry);
 
+  // `operation` is one of the names above (their series are made once, here).
   void record_call(const std::string& operation, double seconds, bool ok);
   void set_up(bool up);
 
  private:
+  struct Series {
+    prometheus::Counter* failures;
+    prometheus::Histogram* seconds;
+  };
   prometheus::Gauge* up_;
-  prometheus::Family<prometheus::Counter>& failures_;
-  prometheus::Family<prometheus::Histogram>& seconds_;
+  std::map<std::string, Series> by_operation_;  // constant after construction
 };
 
 }  // namespace tsserve::server
