@@ -1403,6 +1403,8 @@ def main():
         import tempfile
         with tempfile.NamedTemporaryFile("w", suffix=".prom", delete=False) as scrape:
             scrape.write(scrape_driven_server(os.path.abspath(args.server), root))
+            from shared_store_scrape import scrape_store_server  # its own server, on Redis
+            scrape.write(scrape_store_server(os.path.abspath(args.server), root))
         metrics = scrape.name
     tree.names = Names(tree, metrics)
     if args.server:
