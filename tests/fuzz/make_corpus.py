@@ -666,6 +666,44 @@ def series_snapshot_seeds():
 
 
 # --------------------------------------------------------------------------------------
+# Kept forecasts in the shared store (server/redis/forecast_entries.h's layouts, written
+# here from its documentation). The first byte: 0x00, a meta; 0x01, a time's entries.
+
+
+def kept_forecast_meta_bytes(model, version, names, mean, std, levels):
+    def text(s):
+        b = s.encode()
+        return struct.pack("<I", len(b)) + b
+    out = text(model) + text(version) + struct.pack("<I", len(names))
+    out += b"".join(text(n) for n in names) + struct.pack("<I", len(mean))
+    out += b"".join(struct.pack("<d", m) for m in mean + std)
+    return out + struct.pack("<I", len(levels)) + b"".join(struct.pack("<d", l) for l in levels)
+
+
+def kept_forecast_entry_bytes(forecast_id, step, values, bands):
+    """bands: (lower, upper) pairs of len(values) floats."""
+    out = struct.pack("<QqII", forecast_id, step, len(values), len(bands)) + raw(values)
+    for lower, upper in bands:
+        out += raw(lower) + raw(upper)
+    return out
+
+
+def kept_forecast_seeds():
+    seven = [round(0.1 * i, 3) for i in range(len(COLUMNS))]
+    band = ([v - 1 for v in seven], [v + 1 for v in seven])
+    two_entries = (kept_forecast_entry_bytes(7, 0, seven, [band, band]) +
+                   kept_forecast_entry_bytes(2 ** 63 + 5, 95, [1.5], []))
+    return {
+        "meta_scaled.bin": PROTO_MODE + kept_forecast_meta_bytes(
+            "patchtst-etth1", "1", COLUMNS, [1.0] * len(COLUMNS), [2.0] * len(COLUMNS), [0.8, 0.99]),
+        "meta_plain.bin": PROTO_MODE + kept_forecast_meta_bytes("m", "", ["0"], [], [], []),
+        "refused_meta_truncated.bin": PROTO_MODE + kept_forecast_meta_bytes("m", "", ["0"], [], [], [])[:9],
+        "entries.bin": BUILT_MODE + two_entries,
+        "refused_entries_truncated.bin": BUILT_MODE + two_entries[:-3],
+    }
+
+
+# --------------------------------------------------------------------------------------
 # Server config: part 0 is the config file, then NUL-separated arguments and TSSERVE_*=v.
 
 
@@ -730,6 +768,7 @@ def main():
         "torch_pickle": torch_pickle_seeds(),
         "server_config": server_config_seeds(),
         "series_snapshot": series_snapshot_seeds(),
+        "kept_forecast": kept_forecast_seeds(),
     }
     shutil.rmtree(proto_dir)
     total = 0
