@@ -1,5 +1,6 @@
 #include "server/redis/forecast_entries.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace tsserve::server {
@@ -43,7 +44,15 @@ class Reader {
     at_ += count * sizeof(T);
     return true;
   }
+  // count floats into `out`, which has room for them.
+  bool get_into(std::size_t count, float* out) {
+    if ((bytes_.size() - at_) / sizeof(float) < count) return false;
+    std::memcpy(out, bytes_.data() + at_, count * sizeof(float));
+    at_ += count * sizeof(float);
+    return true;
+  }
   std::size_t at() const { return at_; }
+  std::size_t remaining() const { return bytes_.size() - at_; }
   bool done() const { return at_ == bytes_.size(); }
 
  private:
@@ -129,13 +138,17 @@ Status decode_entries(std::string_view bytes, std::vector<ForecastEntry>* entrie
         bands > bytes.size() || !in.get_array(variables, &entry.values)) {
       return corrupt("entry");
     }
+    // bands <= bytes.size() and variables < 2^32: the product cannot overflow 64 bits,
+    // and it is checked against what remains before anything is allocated for it.
+    const std::size_t bounds = static_cast<std::size_t>(bands) * variables;
+    if (in.remaining() / (2 * sizeof(float)) < bounds) return corrupt("entry");
+    entry.lower.resize(bounds);
+    entry.upper.resize(bounds);
     for (uint32_t b = 0; b < bands; ++b) {
-      std::vector<float> lower, upper;
-      if (!in.get_array(variables, &lower) || !in.get_array(variables, &upper)) {
+      if (!in.get_into(variables, entry.lower.data() + b * variables) ||
+          !in.get_into(variables, entry.upper.data() + b * variables)) {
         return corrupt("entry");
       }
-      entry.lower.insert(entry.lower.end(), lower.begin(), lower.end());
-      entry.upper.insert(entry.upper.end(), upper.begin(), upper.end());
     }
     entries->push_back(std::move(entry));
   }

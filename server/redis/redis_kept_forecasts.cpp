@@ -159,8 +159,16 @@ Status RedisKeptForecasts::score(const ActualsReport& report, const ScoreSink& s
   }
   std::vector<Candidate> candidates;
   std::vector<std::size_t> first_of_point(report.values.size() + 1, 0);  // CSR by point
+  // A key's forecasts mostly share their names: the columns of the last names looked up
+  // are reused while the next forecast's names equal them.
+  const std::vector<std::string>* mapped_names = nullptr;
+  std::vector<int64_t> column_of_variable;  // -1: no column
+  std::vector<std::vector<Candidate>> by_column(static_cast<std::size_t>(columns));
   for (std::size_t t = 0; t < rows; ++t) {
-    std::vector<std::vector<Candidate>> by_column(static_cast<std::size_t>(columns));
+    for (std::vector<Candidate>& of_column : by_column) {
+      of_column.clear();
+      of_column.reserve(entries[t].size());
+    }
     std::size_t bits = 0;  // the marks of the entries before this one
     for (const ForecastEntry& entry : entries[t]) {
       const std::size_t base = bits;
@@ -169,21 +177,29 @@ Status RedisKeptForecasts::score(const ActualsReport& report, const ScoreSink& s
       if (found == metas.end()) continue;
       const ForecastMeta& meta = *found->second;
       if (entry.values.size() != meta.variable_names.size()) continue;
+      if (mapped_names == nullptr || *mapped_names != meta.variable_names) {
+        mapped_names = &meta.variable_names;
+        column_of_variable.assign(meta.variable_names.size(), -1);
+        for (std::size_t v = 0; v < meta.variable_names.size(); ++v) {
+          const auto column = column_of.find(meta.variable_names[v]);
+          if (column != column_of.end()) column_of_variable[v] = column->second;
+        }
+      }
       for (std::size_t v = 0; v < meta.variable_names.size(); ++v) {
-        const auto column = column_of.find(meta.variable_names[v]);
-        if (column == column_of.end()) continue;
+        const int64_t column = column_of_variable[v];
+        if (column < 0) continue;
         // A column takes the forecast's first variable of its name.
-        std::vector<Candidate>& of_column = by_column[static_cast<std::size_t>(column->second)];
+        std::vector<Candidate>& of_column = by_column[static_cast<std::size_t>(column)];
         if (!of_column.empty() && of_column.back().entry == &entry) continue;
-        by_column[static_cast<std::size_t>(column->second)].push_back(
-            {t, column->second, &entry, &meta, static_cast<int64_t>(v), base + v});
+        of_column.push_back({t, column, &entry, &meta, static_cast<int64_t>(v), base + v});
       }
     }
     for (int64_t n = 0; n < columns; ++n) {
       const std::size_t point = t * static_cast<std::size_t>(columns) + static_cast<std::size_t>(n);
       first_of_point[point] = candidates.size();
       if (std::isfinite(report.values[point])) {
-        for (const Candidate& c : by_column[static_cast<std::size_t>(n)]) candidates.push_back(c);
+        const std::vector<Candidate>& of_column = by_column[static_cast<std::size_t>(n)];
+        candidates.insert(candidates.end(), of_column.begin(), of_column.end());
       }
     }
   }
@@ -226,20 +242,24 @@ Status RedisKeptForecasts::score(const ActualsReport& report, const ScoreSink& s
     TSSERVE_RETURN_IF_ERROR(client_.run("forecast_mark", sets, &marks));
     for (std::size_t group = 0; group < first_of_time.size(); ++group) {
       // The bits that were set before, of this time.
-      std::unordered_set<std::size_t> was_set;
+      std::vector<bool> was_set;
       const std::vector<RedisReply>& old = marks[2 * group].elements;
       for (std::size_t r = 0; r < runs[group].size() && r < old.size(); ++r) {
         const auto [bit, length] = runs[group][r];
         const auto value = static_cast<uint64_t>(old[r].integer);
         for (std::size_t i = 0; i < length; ++i) {
           // The field's most significant bit is its first (lowest) offset.
-          if ((value >> (length - 1 - i)) & 1U) was_set.insert(bit + i);
+          if ((value >> (length - 1 - i)) & 1U) {
+            if (was_set.size() <= bit + i) was_set.resize(bit + i + 1, false);
+            was_set[bit + i] = true;
+          }
         }
       }
       const std::size_t end =
           group + 1 < first_of_time.size() ? first_of_time[group + 1] : candidates.size();
       for (std::size_t c = first_of_time[group]; c < end; ++c) {
-        newly[c] = was_set.count(candidates[c].bit) == 0;
+        const std::size_t bit = candidates[c].bit;
+        newly[c] = bit >= was_set.size() || !was_set[bit];
       }
     }
   }
