@@ -127,6 +127,20 @@ class Bench:
                 runs.append(json.loads(out))
         return runs
 
+    def series_store(self):
+        """Observe on the in-process store against the shared one in a local Redis
+        (tests/bench/series_store.py): concurrency 1 and 8, Redis memory per key."""
+        log("series store: in-process vs Redis")
+        out = os.path.join(self.build, "series_store.json")
+        subprocess.run([PYTHON, os.path.join(ROOT, "tests", "bench", "series_store.py"),
+                        "--tsserve", self.tsserve, "--observe-bench", self.observe_bench,
+                        "--seconds", str(self.args.duration), "--json", out],
+                       check=False, capture_output=True, text=True)
+        if not os.path.exists(out):  # redis-server missing (deploy/install-deps.sh) or a failure
+            return None
+        with open(out) as f:
+            return json.load(f)
+
     def http_under_attack(self):
         """Legitimate JSON forecasts (wrk, concurrency 8) with and without 4 connections
         sending 16 MiB hostile bodies, alternating (tests/bench/http_under_attack.py)."""
@@ -355,6 +369,7 @@ class Bench:
         r["inf_forward"] = self.run_model_bench("BM_EncoderDecoderForward/")
         r["live_series"] = self.live_series()
         r["http_under_attack"] = self.http_under_attack()
+        r["series_store"] = self.series_store()
 
 
 def measuring_options(argv):
@@ -590,6 +605,32 @@ def live_series_section(runs):
                 run["concurrency"], run["keys"], p["name"], p["calls_per_s"], p["points_per_s"],
                 p["p50_ms"], p["p99_ms"], p["errors"]))
     out.append("")
+    return out
+
+
+def series_store_section(run):
+    """Observe on the in-process store vs Redis (series_store.py), with the 0.8x goal."""
+    if not run:
+        return []
+    redis8 = next(r for r in run["runs"] if r["store"] == "redis" and r["concurrency"] == 8)
+    out = ["## The shared series store: Observe in process vs through Redis (one machine)", "",
+           "observe_bench (gRPC Observe, one new point per call; `forecast`: with the next "
+           "forecast) against one tsserve on its in-process store, then on a local redis-server "
+           "(AOF, fsync every second), %d keys, %g s per phase; a fresh server and an empty Redis "
+           "per run. Redis memory per key: its window %.0f bytes; with its kept forecasts %.0f "
+           "bytes after %.0f forecasts each. Target: Observe with the next forecast through "
+           "Redis at >= %.1fx the in-process store's points/s at concurrency 8." % (
+               run["keys"], run["seconds"], redis8["redis_window_bytes"],
+               redis8["redis_bytes_per_key"], redis8["forecasts_per_key"], run["goal"]), "",
+           "| store | concurrency | phase | p50 ms | p99 ms | points/s | errors |",
+           "|---|---:|---|---:|---:|---:|---:|"]
+    for r in run["runs"]:
+        for p in r["phases"]:
+            out.append("| %s | %d | %s | %.3f | %.3f | %.0f | %d |" % (
+                "in process" if r["store"] == "memory" else "Redis", r["concurrency"], p["name"],
+                p["p50_ms"], p["p99_ms"], p["points_per_s"], p["errors"]))
+    out += ["", "Redis / in process, with the next forecast, concurrency 8: **%.2fx** (%s)." % (
+        run["ratio"], verdict(run["ratio"] >= run["goal"])), ""]
     return out
 
 
@@ -1213,6 +1254,7 @@ def report(results, args, images_rel):
         out += informer_section(results)
     out += live_series_section(results.get("live_series", []))
     out += http_under_attack_section(results.get("http_under_attack"))
+    out += series_store_section(results.get("series_store"))
 
     # Only what this run measured: the reading of it is docs/performance.md's, by hand.
     out += ["What these figures say: "

@@ -1,0 +1,370 @@
+"""Real processes for the scale-out tests (issue 46): a redis-server with AOF always, tsserve
+replicas sharing it (--series-store redis://...), nginx balancing HTTP round robin over
+them with a retry on refusal, and one separate tsserve on its in-process store that is fed
+the same calls: what "the replicas answer as one server" is measured against.
+
+The tsserve processes are tests/reliability/load/tsserve_fleet.py's Server (restart on the
+same ports, SIGTERM/kill -9, /metrics); HTTP calls are tests/e2e/tsserve_http.py's call().
+Every wait is bounded and waits for a condition (a port answering, a process exit, a
+count reaching a value), never for time to pass.
+"""
+
+import calendar
+import csv
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "reliability", "load"))
+sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
+import tsserve_fleet  # noqa: E402
+from tsserve_fleet import Failure, Server, check, run_main, wait_until  # noqa: E402,F401
+from tsserve_http import call  # noqa: E402
+
+REDIS_SERVER = "/usr/bin/redis-server"
+REDIS_CLI = "/usr/bin/redis-cli"
+NGINX = "/usr/sbin/nginx"
+MODEL = "patchtst-etth1"
+COLUMNS = ["HUFL", "HULL", "MUFL", "MULL", "LUFL", "LULL", "OT"]  # the bundled model's 7
+SEQ_LEN = 336
+# ETTh1's standard split (../shared/data/README.md): test = rows 11,520..14,399, its
+# windows starting seq_len rows earlier.
+TEST_FIRST_ROW = 8640 + 2880 - SEQ_LEN
+TEST_END_ROW = 8640 + 2880 + 2880
+EXIT_SKIP = 77
+
+
+def skip_unless_installed():
+    """Exit 77 with a reason tests/tools/skip_summary.py knows ("X is not installed": it
+    checks the program is really absent) when redis-server or nginx is missing."""
+    for program in (REDIS_SERVER, NGINX):
+        if not os.access(program, os.X_OK):
+            print("SKIPPED: %s is not installed (deploy/install-deps.sh installs it)"
+                  % os.path.basename(program))
+            sys.exit(EXIT_SKIP)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def read_test_split(csv_path):
+    """[(unix seconds, {column: value})] of ETTh1's test split (its windows' first rows
+    included). Values as the CSV's text reads into a double: what every server is sent."""
+    if not os.path.exists(csv_path):
+        print("SKIPPED: %s is missing" % csv_path)
+        sys.exit(EXIT_SKIP)
+    rows = []
+    with open(csv_path, newline="") as f:
+        for i, row in enumerate(csv.DictReader(f)):
+            if TEST_FIRST_ROW <= i < TEST_END_ROW:
+                when = calendar.timegm(time.strptime(row["date"], "%Y-%m-%d %H:%M:%S"))
+                rows.append((when, {c: float(row[c]) for c in COLUMNS}))
+    check(len(rows) == TEST_END_ROW - TEST_FIRST_ROW,
+          "%s has %d rows of the test split, expected %d" % (csv_path, len(rows),
+                                                            TEST_END_ROW - TEST_FIRST_ROW))
+    return rows
+
+
+def observe_body(points, forecast):
+    return {"timestamps": [t for t, _ in points],
+            "values": {c: [v[c] for _, v in points] for c in COLUMNS},
+            "forecast": forecast, "model": MODEL}
+
+
+def observe(port, key, points, forecast):
+    """(status, answer) of POST /v1/series/KEY/observe on 127.0.0.1:PORT; status None and
+    the error's text when no HTTP answer came (refused, reset) or it was not JSON (a
+    balancer's own error page)."""
+    try:
+        return call(port, "/v1/series/%s/observe" % key, observe_body(points, forecast))
+    except (urllib.error.URLError, OSError, ValueError) as error:
+        return None, {"error": "%s: %s" % (type(error).__name__, error)}
+
+
+# What a call's answer holds about this call alone, not about the series: its request id
+# and its forecast's timing (queue wait, compute time, the batch it shared).
+PER_CALL = ("request_id", "timing")
+
+
+def _without_request_ids(value):
+    if isinstance(value, dict):
+        return {k: _without_request_ids(v) for k, v in value.items() if k not in PER_CALL}
+    if isinstance(value, list):
+        return [_without_request_ids(v) for v in value]
+    return value
+
+
+def comparable(answer):
+    """An Observe answer as text to compare with another server's: every field but PER_CALL
+    ones, numbers as Python writes a double (equal text = equal bits)."""
+    return json.dumps(_without_request_ids(answer), sort_keys=True)
+
+
+def window_of(answer):
+    """What an Observe answer says of the key's window alone: its size and the forecast
+    made from it (values, bands, times), as text; not whether that forecast was kept
+    (forecast_stored, and timestamps_note, which says why one was not)."""
+    forecast = {k: v for k, v in (answer.get("forecast") or {}).items()
+                if k not in ("forecast_stored", "timestamps_note")}
+    return json.dumps(_without_request_ids({"window_points": answer.get("window_points"),
+                                            "forecast": forecast}), sort_keys=True)
+
+
+def first_difference(a, b, where="answer"):
+    """Where two JSON values first differ, and the two values there."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in sorted(set(a) | set(b)):
+            if k in PER_CALL:
+                continue
+            if k not in a or k not in b:
+                return "%s.%s: present in one only" % (where, k)
+            found = first_difference(a[k], b[k], "%s.%s" % (where, k))
+            if found:
+                return found
+        return None
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            return "%s: %d vs %d items" % (where, len(a), len(b))
+        for i, (x, y) in enumerate(zip(a, b)):
+            found = first_difference(x, y, "%s[%d]" % (where, i))
+            if found:
+                return found
+        return None
+    return None if json.dumps(a) == json.dumps(b) else "%s: %r vs %r" % (where, a, b)
+
+
+def is_duplicate_refusal(status, answer, timestamp):
+    """A 400 refusing `timestamp` because the key already holds it (the point was stored by
+    an earlier try whose answer was lost)."""
+    error = answer.get("error", "")
+    return status == 400 and ("%d repeats or precedes" % timestamp) in error
+
+
+class Redis:
+    """redis-server on loopback, AOF fsynced at every write (or as `appendfsync` says), its
+    files in `folder`."""
+
+    def __init__(self, folder, appendfsync="always"):
+        self.folder, self.appendfsync = folder, appendfsync
+        self.port = free_port()
+        self.process = None
+        self.start()
+
+    @property
+    def url(self):
+        return "redis://127.0.0.1:%d/0" % self.port
+
+    def start(self):
+        self.process = subprocess.Popen(
+            [REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "yes", "--appendfsync", self.appendfsync, "--dir", self.folder,
+             "--logfile", os.path.join(self.folder, "redis.log")],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_until(lambda: self.cli("PING") == "PONG", 30, "redis-server to answer PING on %d"
+                   % self.port)
+
+    def cli(self, *command):
+        """redis-cli's answer (text), or "" when it cannot reach the server."""
+        try:
+            done = subprocess.run([REDIS_CLI, "-p", str(self.port), *command],
+                                  capture_output=True, text=True, timeout=10)
+        except subprocess.TimeoutExpired:
+            return ""
+        return done.stdout.strip() if done.returncode == 0 else ""
+
+    def kill9(self):
+        self.process.kill()
+        self.process.wait(timeout=30)
+
+    def stop(self):
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=30)
+
+
+NGINX_CONFIG = """# A minimal non-root nginx for the scale-out tests (tests/scaleout/cluster.py)
+daemon off;
+master_process on;
+worker_processes 1;
+pid {dir}/nginx.pid;
+error_log {dir}/error.log warn;
+events {{ worker_connections 256; }}
+http {{
+  access_log {dir}/access.log;
+  client_body_temp_path {dir}/client_body;
+  proxy_temp_path {dir}/proxy;
+  fastcgi_temp_path {dir}/fastcgi;
+  uwsgi_temp_path {dir}/uwsgi;
+  scgi_temp_path {dir}/scgi;
+  upstream tsserve_http {{
+{servers}
+  }}
+  server {{
+    listen 127.0.0.1:{port};
+    client_max_body_size 16m;
+    location / {{
+      proxy_pass http://tsserve_http;
+      proxy_next_upstream error timeout http_503 non_idempotent;
+      proxy_connect_timeout 2s;
+      proxy_read_timeout 60s;
+    }}
+  }}
+}}
+"""
+
+
+def render_nginx_config(folder, port, http_ports):
+    """deploy/nginx/'s template when the repository has one (rendered with these ports),
+    else the minimal config above. Returns (path, which)."""
+    templates = sorted(f for f in os.listdir(os.path.join(HERE, "..", "..", "deploy", "nginx"))
+                       if f.endswith(".template")) \
+        if os.path.isdir(os.path.join(HERE, "..", "..", "deploy", "nginx")) else []
+    # max_fails=0: a replica that refused or answered 503 is tried again by the next call,
+    # never marked down (with all 3 down, nginx would answer 502 "no live upstreams").
+    servers = "\n".join("    server 127.0.0.1:%d max_fails=0;" % p for p in http_ports)
+    text = NGINX_CONFIG.format(dir=folder, port=port, servers=servers)
+    which = "tests/scaleout/cluster.py's minimal config"
+    if templates:
+        which += " (deploy/nginx/%s exists but is not rendered by this test yet)" % templates[0]
+    path = os.path.join(folder, "nginx.conf")
+    with open(path, "w") as f:
+        f.write(text)
+    return path, which
+
+
+class Nginx:
+    """nginx balancing HTTP round robin over `http_ports`, retrying the next replica on a
+    refused connection, a timeout or a 503 (POSTs included)."""
+
+    def __init__(self, folder, http_ports):
+        os.makedirs(folder, exist_ok=True)
+        self.folder, self.port = folder, free_port()
+        self.config, self.which = render_nginx_config(folder, self.port, http_ports)
+        self.process = subprocess.Popen([NGINX, "-c", self.config, "-p", folder],
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+        def listening():
+            check(self.process.poll() is None, "nginx exited %s: %s" % (
+                self.process.returncode, self.process.stderr.read().decode()[-2000:]))
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                    return True
+            except OSError:
+                return False
+        wait_until(listening, 30, "nginx to listen on %d" % self.port)
+
+    def upstream_errors(self):
+        """The errors nginx logged talking to a replica (each one a try it passed to the
+        next replica): "connect() failed (111: Connection refused)", a reset, a close."""
+        try:
+            with open(os.path.join(self.folder, "error.log")) as f:
+                return sum(1 for line in f if "upstream" in line and "[error]" in line)
+        except OSError:
+            return 0
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGQUIT)
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+def start_server(binary, work, name, store_url=None, env=None):
+    """A tsserve (tsserve_fleet.Server) with HTTP on a fixed free port, so restart() brings
+    it back where nginx sends; on `store_url` when given. `env` adds to the environment."""
+    http_port = free_port()
+    args = ["--http-address", "127.0.0.1:%d" % http_port]
+    if store_url:
+        args += ["--series-store", store_url]
+    saved = dict(os.environ)
+    os.environ.update(env or {})
+    try:
+        server = Server(binary, work, name, args=args)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    server.http_port = http_port
+    return server
+
+
+ACCURACY_COUNTS = ["tsserve_forecast_scored_points_total", "tsserve_interval_covered_points_total",
+                   "tsserve_interval_scored_points_total", "tsserve_observed_points_total",
+                   "tsserve_observed_checked_points_total", "tsserve_observed_outside_points_total"]
+ACCURACY_SUMS = ["tsserve_forecast_abs_error_total", "tsserve_forecast_squared_error_total"]
+_LABEL = re.compile(r'(\w+)="([^"]*)"')
+
+
+def accuracy_samples(expositions):
+    """{(name, labels): value} of the live accuracy counters (server/accuracy/
+    accuracy_metrics.cpp, server/live/live_series_metrics.cpp), summed over expositions."""
+    total = {}
+    for exposition in expositions:
+        for line in exposition.splitlines():
+            match = tsserve_fleet._SAMPLE.match(line)
+            if not match or match.group(1) not in ACCURACY_COUNTS + ACCURACY_SUMS:
+                continue
+            labels = tuple(sorted(_LABEL.findall(match.group(2) or "")))
+            key = (match.group(1), labels)
+            total[key] = total.get(key, 0.0) + float(match.group(3))
+    return total
+
+
+def accuracy_differences(replicas, single):
+    """Lines naming each accuracy series whose sum over `replicas` differs from `single`'s
+    (counts exactly, sums within 1e-9 relative); and the number of series compared."""
+    summed = accuracy_samples(r.metrics() for r in replicas)
+    alone = accuracy_samples([single.metrics()])
+    differences = []
+    for key in sorted(set(summed) | set(alone)):
+        a, b = summed.get(key, 0.0), alone.get(key, 0.0)
+        if key[0] in ACCURACY_COUNTS:
+            same = a == b
+        else:
+            same = abs(a - b) <= 1e-9 * max(abs(a), abs(b))
+        if not same:
+            differences.append("%s%s: replicas %r, one server %r" % (key[0], dict(key[1]), a, b))
+    return differences, len(set(summed) | set(alone))
+
+
+class Cleanup:
+    """Stops every process handed to it, last first, whatever happened."""
+
+    def __init__(self):
+        self.items = []
+
+    def add(self, item):
+        self.items.append(item)
+        return item
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        for item in reversed(self.items):
+            try:
+                if isinstance(item, Server):
+                    item.ensure_stopped()
+                else:
+                    item.stop()
+            except Exception as error:  # keep stopping the others
+                print("cleanup: %s" % error, file=sys.stderr)
+
+
+def fresh_folder(path):
+    shutil.rmtree(path, ignore_errors=True)
+    os.makedirs(path)
+    return path
