@@ -303,6 +303,7 @@ def replica_killed(opts, rows, cleanup):
 
 
 def redis_restart(opts, rows, cleanup):
+    grpc_stubs(opts)
     fleet = Cluster(opts, cleanup)
     pids = [r.pid for r in fleet.replicas]
     feed = Feed(rows, opts.keys, fleet.nginx.port, fleet.single.http_port, "redis", retry=True,
@@ -317,6 +318,8 @@ def redis_restart(opts, rows, cleanup):
         wait_until(lambda: len([r for r in feed.retried if r[2] == 503]) >= 10, 60,
                    "calls answered 503 while redis is down")
         refused_while_down = list(feed.retried)
+        grpc_code, grpc_details = grpc_observe(fleet.replicas[0], rows)
+        up_while_down = fleet.replicas[0].metric_sum("tsserve_series_store_up")
         fleet.redis.start()
         restarted = time.monotonic()
         feed.wait_progress(2 * opts.keys, 120, "service to resume after redis came back")
@@ -325,6 +328,9 @@ def redis_restart(opts, rows, cleanup):
         feed.stop.set()
         feed.join()
     differ, failed = feed.final_check()
+    up_after = [r.metric_sum("tsserve_series_store_up") for r in fleet.replicas]
+    failures_counted = sum(r.metric_sum("tsserve_series_store_failures_total")
+                           for r in fleet.replicas)
     statuses = {}
     for _, _, status, _ in refused_while_down:
         statuses[status] = statuses.get(status, 0) + 1
@@ -336,6 +342,15 @@ def redis_restart(opts, rows, cleanup):
               acked_at_kill, restarted - killed, statuses,
               refused_while_down[0][3] if refused_while_down else "", resumed - restarted,
               feed.summary(), differ, failed))
+    print("while down: gRPC Observe on %s answered %s %r, its tsserve_series_store_up %g; after: "
+          "tsserve_series_store_up %s, tsserve_series_store_failures_total summed %g" % (
+              fleet.replicas[0].name, grpc_code, grpc_details, up_while_down, up_after,
+              failures_counted))
+    check(grpc_code == "UNAVAILABLE" and grpc_details.startswith(naming),
+          "gRPC Observe while redis was down: %s %r, expected UNAVAILABLE starting %r" % (
+              grpc_code, grpc_details, naming))
+    check(up_while_down == 0 and up_after == [1.0] * len(fleet.replicas) and failures_counted > 0,
+          "tsserve_series_store_up / _failures_total do not show the outage and the recovery")
     check(all(r.process.poll() is None for r in fleet.replicas) and
           [r.pid for r in fleet.replicas] == pids, "a replica exited or was restarted")
     check(set(statuses) == {503}, "while redis was down, calls answered %s, expected only 503"
@@ -345,6 +360,28 @@ def redis_restart(opts, rows, cleanup):
         len(feed.failures), first(feed.failures)))
     check(not feed.differences, "a window lost an acknowledged point (answers differ from one "
           "server fed the acknowledged points): %s" % first(feed.differences))
+
+
+def grpc_stubs(opts):
+    """tsserve.v1's Python stubs, generated as tests/e2e/oip_client_check.py does."""
+    from oip_client_check import generate_stubs
+    generate_stubs(os.path.join(opts.work, "stubs"))
+
+
+def grpc_observe(replica, rows):
+    """(code name, details) of one gRPC Observe (a new key, its first point) on `replica`."""
+    import grpc
+    from tsserve.v1 import forecast_service_pb2 as v1, forecast_service_pb2_grpc as v1_grpc
+    t, values = rows[0]
+    request = v1.ObserveRequest(series_key="grpc-while-down", model=cluster.MODEL,
+                                variable_names=cluster.COLUMNS, timestamps=[t],
+                                values=[values[c] for c in cluster.COLUMNS])
+    with grpc.insecure_channel(replica.target) as channel:
+        try:
+            v1_grpc.ForecastServiceStub(channel).Observe(request, timeout=30)
+        except grpc.RpcError as error:
+            return error.code().name, error.details()
+    return "OK", ""
 
 
 def contest(rows, replicas, single, key, contested):
