@@ -265,13 +265,23 @@ class Nginx:
         wait_until(listening, 30, "nginx to listen on %d" % self.port)
 
     def upstream_errors(self):
-        """The errors nginx logged talking to a replica (each one a try it passed to the
-        next replica): "connect() failed (111: Connection refused)", a reset, a close."""
+        """The errors nginx logged talking to a replica, by kind (each one a try it passed
+        to the next replica): "refused" (connect() failed: nothing listening), "lost" (the
+        connection reset or closed before the answer: a call in flight), "other"."""
+        kinds = {"refused": 0, "lost": 0, "other": 0}
         try:
             with open(os.path.join(self.folder, "error.log")) as f:
-                return sum(1 for line in f if "upstream" in line and "[error]" in line)
+                lines = [line for line in f if "upstream" in line and "[error]" in line]
         except OSError:
-            return 0
+            lines = []
+        for line in lines:
+            if "Connection refused" in line:
+                kinds["refused"] += 1
+            elif "prematurely closed" in line or "reset by peer" in line:
+                kinds["lost"] += 1
+            else:
+                kinds["other"] += 1
+        return kinds
 
     def stop(self):
         if self.process.poll() is None:

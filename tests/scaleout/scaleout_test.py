@@ -51,8 +51,10 @@ class Feed:
     """Feeds keys point by point through `door` (nginx's port) and the same stored points to
     `single` (the in-process store), comparing each acknowledged answer. `retry`: a call
     that got no answer or a 5xx is sent again (bounded) until acknowledged; a 400 refusing
-    its timestamp as already held then means an earlier try stored it (counted as stored,
-    answer lost). Without `retry` every call that is not 200 is a failure."""
+    its timestamp as already held means an earlier try (ours, or nginx's retry of a call a
+    dying replica had stored) stored it: counted as stored with the answer lost, and the
+    window checks then show whether it is there. Without `retry` every call that is not 200
+    is a failure."""
 
     def __init__(self, rows, keys, door, single, prefix, retry=False, threads=4,
                  retry_deadline_s=90, windows_only=False):
@@ -117,7 +119,9 @@ class Feed:
             with self.lock:
                 self.acked += 1
             return True
-        if tried_before and cluster.is_duplicate_refusal(status, answer, timestamp):
+        # A duplicate refusal of a point this feeder has had no answer for: an earlier try,
+        # ours or nginx's (a replica killed after storing, before answering), stored it.
+        if (tried_before or self.retry) and cluster.is_duplicate_refusal(status, answer, timestamp):
             self._record(self.stored_unacked, (key, timestamp))
             return True
         self._record(self.failures, (key, timestamp, status, answer.get("error", "")))
@@ -263,8 +267,8 @@ def rolling_restart(opts, rows, cleanup):
         feed.stop.set()
         feed.join()
     differ, failed = feed.final_check()
-    print("rolling restart of %d replicas during the feed (%s): %s; nginx logged %d upstream "
-          "errors (tries it passed to the next replica); each key's next forecast after: %d "
+    print("rolling restart of %d replicas during the feed (%s): %s; nginx's upstream errors "
+          "(tries it passed to the next replica): %s; each key's next forecast after: %d "
           "differ, %d failed" % (len(fleet.replicas), ", ".join(drains), feed.summary(),
                                  fleet.nginx.upstream_errors(), differ, failed))
     check(not feed.failures, "%d calls failed during the rolling restart: %s" % (
@@ -291,7 +295,7 @@ def replica_killed(opts, rows, cleanup):
     differ, failed = feed.final_check()
     held = [feed.key(k) for k in range(opts.keys)
             if fleet.redis.cli("EXISTS", "tsserve:w:" + feed.key(k)) == "1"]
-    print("kill -9 of %s after %d acknowledged calls: %s; nginx logged %d upstream errors; each "
+    print("kill -9 of %s after %d acknowledged calls: %s; nginx's upstream errors %s; each "
           "key's next forecast after: %d differ, %d failed; %d of %d windows in redis" % (
               victim.name, acked_at_kill, feed.summary(), fleet.nginx.upstream_errors(), differ,
               failed, len(held), opts.keys))
