@@ -225,22 +225,28 @@ http {{
 
 
 def render_nginx_config(folder, port, http_ports):
-    """deploy/nginx/'s template when the repository has one (rendered with these ports),
-    else the minimal config above. Returns (path, which)."""
-    templates = sorted(f for f in os.listdir(os.path.join(HERE, "..", "..", "deploy", "nginx"))
-                       if f.endswith(".template")) \
-        if os.path.isdir(os.path.join(HERE, "..", "..", "deploy", "nginx")) else []
+    """deploy/nginx/render.sh's config (the template compose uses) when the repository has
+    it, rendered with these loopback ports and `folder` for its runtime files; else the
+    minimal config above. Returns (path, which)."""
+    path = os.path.join(folder, "nginx.conf")
+    render = os.path.join(HERE, "..", "..", "deploy", "nginx", "render.sh")
+    if os.path.exists(render):
+        env = dict(os.environ,
+                   TSSERVE_UPSTREAMS_HTTP=" ".join("127.0.0.1:%d" % p for p in http_ports),
+                   TSSERVE_UPSTREAMS_GRPC="", TSSERVE_NGINX_HTTP_LISTEN="127.0.0.1:%d" % port,
+                   TSSERVE_NGINX_RUNTIME_DIR=folder)
+        done = subprocess.run(["sh", render], env=env, capture_output=True, text=True, timeout=60)
+        check(done.returncode == 0, "deploy/nginx/render.sh exited %d: %s" % (
+            done.returncode, done.stderr[-2000:]))
+        with open(path, "w") as f:
+            f.write(done.stdout)
+        return path, "deploy/nginx/tsserve.conf.template rendered by deploy/nginx/render.sh"
     # max_fails=0: a replica that refused or answered 503 is tried again by the next call,
     # never marked down (with all 3 down, nginx would answer 502 "no live upstreams").
     servers = "\n".join("    server 127.0.0.1:%d max_fails=0;" % p for p in http_ports)
-    text = NGINX_CONFIG.format(dir=folder, port=port, servers=servers)
-    which = "tests/scaleout/cluster.py's minimal config"
-    if templates:
-        which += " (deploy/nginx/%s exists but is not rendered by this test yet)" % templates[0]
-    path = os.path.join(folder, "nginx.conf")
     with open(path, "w") as f:
-        f.write(text)
-    return path, which
+        f.write(NGINX_CONFIG.format(dir=folder, port=port, servers=servers))
+    return path, "tests/scaleout/cluster.py's minimal config (no deploy/nginx/render.sh)"
 
 
 class Nginx:
