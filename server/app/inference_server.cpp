@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -24,6 +25,7 @@
 #include "server/registry/repository_manager.h"
 #include "server/service/forecast_service.h"
 #include "server/service/oip_service.h"
+#include "server/service/replica_ready.h"
 #include "server/sync/mutex.h"
 
 namespace tsserve::server {
@@ -75,6 +77,26 @@ class WithoutReflection final : public grpc::ServerBuilderOption {
         plugins->end());
   }
 };
+
+// After the queue is done, how long answers already given may take to reach their
+// callers before the listeners close: the rest of the drain budget, but at least the
+// minimum (so calls cut at the deadline still get their UNAVAILABLE) and at most the
+// maximum (so a health Watch stream, which never ends, does not hold the exit).
+constexpr std::chrono::steady_clock::duration kAnswerGraceMin = std::chrono::milliseconds(250);
+constexpr std::chrono::steady_clock::duration kAnswerGraceMax = std::chrono::seconds(1);
+
+std::string seconds_text(std::chrono::milliseconds timeout) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", std::chrono::duration<double>(timeout).count());
+  return text;
+}
+
+// What a call still queued at the drain's bound is answered: UNAVAILABLE, which clients
+// and balancers retry, saying why and where.
+TaskStatus drain_cut(std::chrono::milliseconds timeout) {
+  return {TaskCode::kUnavailable, "draining: the drain timeout of " + seconds_text(timeout) +
+                                      " s passed before this call ran; retry on another replica"};
+}
 
 // The registry's changes as the repository's metrics (model_version_metrics.h).
 class RegistryMetrics final : public RegistryObserver {
@@ -242,32 +264,42 @@ class InferenceServerImpl final : public InferenceServer {
   bool shutdown(std::chrono::milliseconds timeout) override {
     MutexLock lock(shutdown_mutex_);
     if (stopped_) return drained_;
-    const auto deadline = std::chrono::system_clock::now() + timeout;
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
     const auto [forecast_rows, encode_rows] = repository_->registry().queued_rows();
     spdlog::info("draining: {} calls in flight; {} rows queued for Forecast, {} for Encode",
                  metrics_ ? std::to_string(metrics_->inflight()) : std::string("uncounted"),
                  forecast_rows, encode_rows);
     set_serving(false);  // from here new calls get UNAVAILABLE; admitted ones finish
     if (http_) http_->begin_drain();  // answers close their connections
-    // Admitted tasks run to completion on their versions; each finishes its call.
-    repository_->stop();
-    const auto now = std::chrono::system_clock::now();
-    drained_ = now <= deadline;
-    if (http_) {
-      // Every answer is owed no more: a short grace sends them, as for gRPC below.
-      const auto remaining = std::min(deadline, now + std::chrono::seconds(1)) - now;
-      http_->finish_drain(std::chrono::steady_clock::now() +
-                          std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                              std::max(remaining, std::chrono::system_clock::duration::zero())));
-      http_.reset();
+    // Admitted tasks run on their versions until the deadline; what is still queued then
+    // is answered UNAVAILABLE, so a rollout never waits for a long queue (or for the
+    // supervisor's SIGKILL). A batch running at the deadline finishes: it cannot be cut.
+    const std::size_t cut = repository_->stop_by(deadline, drain_cut(timeout));
+    drained_ = cut == 0;
+    if (cut > 0) {
+      spdlog::warn(
+          "drain timeout of {} s passed: {} queued calls answered UNAVAILABLE (retryable on "
+          "another replica); the batches running then finished",
+          seconds_text(timeout), cut);
     }
     // Every admitted call has its answer now; what may remain are responses in flight
-    // and streams with no end (health Watch), which need not hold the exit for the whole
-    // drain budget: a short grace flushes the former, then the rest is cancelled.
-    server_->Shutdown(std::min(deadline, now + std::chrono::seconds(1)));
+    // and streams with no end (health Watch), which need not hold the exit for the rest
+    // of the drain budget: a short grace sends the former (the cut answers too, even past
+    // the deadline), then the rest is cancelled.
+    const auto now = std::chrono::steady_clock::now();
+    const auto flush_by = now + std::clamp<std::chrono::steady_clock::duration>(
+                                    deadline - now, kAnswerGraceMin, kAnswerGraceMax);
+    if (http_) {
+      http_->finish_drain(flush_by);
+      http_.reset();
+    }
+    server_->Shutdown(std::chrono::system_clock::now() +
+                      std::chrono::duration_cast<std::chrono::system_clock::duration>(flush_by -
+                                                                                     now));
     server_->Wait();
     live_->stop();  // no call appends any more: the last snapshot holds every point taken
     stopped_ = true;
+    // The words in parentheses are read by scripts (tests/e2e, tests/reliability): keep them.
     spdlog::info("stopped ({}); calls answered since start: {}",
                  drained_ ? "drained" : "drain timeout passed",
                  metrics_ ? metrics_->answered_summary() : "not counted (metrics off)");
@@ -297,14 +329,15 @@ class InferenceServerImpl final : public InferenceServer {
     update_readiness();
   }
 
-  // grpc.health.v1: "" and the services are SERVING while the server admits calls and
-  // every configured model has a ready version; each model's name while it has one. Runs
-  // after every repository change and every serving change.
+  // grpc.health.v1: "" and the services are SERVING while this replica is ready
+  // (replica_ready.h: it admits calls and some model has a ready version, so one model
+  // that fails to load does not pull it); each model's name while that model has one.
+  // Runs after every repository change and every serving change.
   void update_readiness() {
     MutexLock lock(health_mutex_);
     if (!server_) return;  // the first scan runs before the server exists
     const bool serving = state_.serving();
-    const bool ready = serving && repository_->registry().all_ready();
+    const bool ready = replica_ready(state_, repository_->registry());
     auto* health = server_->GetHealthCheckService();
     health->SetServingStatus("", ready);
     for (const char* name : kServiceNames) health->SetServingStatus(name, ready);

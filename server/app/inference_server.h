@@ -8,9 +8,12 @@
 // Lifecycle: start() returns once every model of the repository is loaded and warmed up
 // or refused, and the listeners are bound. With the single --model a refused model stops
 // start() (there is nothing to serve); with a repository a refused version is listed and
-// the rest served. Health is SERVING once every configured model has a ready version.
-// shutdown() drains: health NOT_SERVING, new calls UNAVAILABLE, every admitted request
-// finishes, then the listeners close.
+// the rest served. Health (grpc.health.v1 "", GET /v2/health/ready) is SERVING while
+// calls are admitted and some model has a ready version (replica_ready.h); a model that
+// failed to load is NOT_SERVING under its own name only.
+// shutdown() drains: health NOT_SERVING, new calls UNAVAILABLE, admitted requests run
+// until the timeout; those still queued then are answered UNAVAILABLE ("draining: ...;
+// retry on another replica"), a batch already running finishes; then the listeners close.
 //
 // Thread safety: shutdown() may be called from any thread, once or more.
 
@@ -36,8 +39,10 @@ class InferenceServer {
   // --repository-poll-s (tests call it instead of waiting).
   virtual void poll_repository() = 0;
 
-  // Drains and stops. Returns false when admitted calls were still running at
-  // `timeout` (they are then cancelled).
+  // Drains and stops within `timeout` (plus what a batch running at the timeout takes to
+  // finish, and a short grace to send the answers). Returns true when every admitted call
+  // was answered with its result; false when some were still queued at `timeout` and were
+  // answered UNAVAILABLE instead (main() exits 1).
   virtual bool shutdown(std::chrono::milliseconds timeout) = 0;
 };
 

@@ -3,8 +3,9 @@
 // reflection) and HTTP (the Open Inference Protocol's REST binding, the JSON API /v1, the
 // console), with Prometheus metrics. `tsserve --help` lists every option, its default and
 // its environment variable. With no arguments it serves the bundled PatchTST with gRPC on
-// :50051, HTTP on :8000 and metrics on :9464. SIGTERM or SIGINT drains (admitted requests
-// finish) and exits 0.
+// :50051, HTTP on :8000 and metrics on :9464. SIGTERM or SIGINT drains: admitted requests
+// run until --drain-timeout-s, those still queued then are answered UNAVAILABLE (a batch
+// already running finishes); exit 0 when every admitted request got its result, else 1.
 
 #include <spdlog/spdlog.h>
 
@@ -55,9 +56,10 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
 
   const int signal_number = wait_for_stop_signal();
-  spdlog::info("received {}; draining every admitted request (exit 1 if it takes over {} s)",
-               strsignal(signal_number),
-               config.server.drain_timeout_s);
+  spdlog::info(
+      "received {}; draining: admitted requests run for up to {} s, then those still queued "
+      "are answered UNAVAILABLE (a running batch finishes) and the exit code is 1",
+      strsignal(signal_number), config.server.drain_timeout_s);
   const bool drained = server->shutdown(std::chrono::milliseconds(
       static_cast<int64_t>(config.server.drain_timeout_s * 1000)));
   return drained ? 0 : 1;

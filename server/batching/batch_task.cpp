@@ -18,6 +18,8 @@ const char* to_string(TaskCode code) {
       return "DEADLINE_EXCEEDED";
     case TaskCode::kInternal:
       return "INTERNAL";
+    case TaskCode::kUnavailable:
+      return "UNAVAILABLE";
   }
   return "UNKNOWN";
 }

@@ -21,9 +21,11 @@ enum class TaskCode {
   kCancelled,         // the caller went away before the task was processed
   kDeadlineExceeded,  // the deadline passed while the task was queued
   kInternal,          // the batch failed (message says why)
+  kUnavailable,       // the server stopped before the task ran (the drain's bound passed);
+                      // retryable elsewhere. The message says why.
 };
 
-// "OK", "CANCELLED", "DEADLINE_EXCEEDED", "INTERNAL": the gRPC names, for logs.
+// "OK", "CANCELLED", "DEADLINE_EXCEEDED", "INTERNAL", "UNAVAILABLE": the gRPC names, for logs.
 const char* to_string(TaskCode code);
 
 struct TaskStatus {

@@ -160,6 +160,22 @@ void DynamicBatcher::shutdown() {
   }
 }
 
+std::size_t DynamicBatcher::cancel_queued(const TaskStatus& status) {
+  std::deque<Queued> cut;
+  {
+    MutexLock lock(mutex_);
+    stopping_ = true;
+    arrivals_.fetch_add(1, std::memory_order_release);
+    cut.swap(queue_);
+    queued_rows_ = 0;
+  }
+  // Workers waiting for a batch to fill, or for work, find the queue empty and stop.
+  work_available_.notify_all();
+  // Outside the lock: a completion answers its call and may take a while.
+  for (Queued& queued : cut) queued.task->complete(status);
+  return cut.size();
+}
+
 std::size_t DynamicBatcher::queued_rows() const {
   MutexLock lock(mutex_);
   return queued_rows_;

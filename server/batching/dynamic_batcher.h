@@ -144,6 +144,13 @@ class DynamicBatcher {
   // concurrent callers all return once the workers are gone.
   void shutdown();
 
+  // The drain's bound (RepositoryManager::stop_by): stops accepting, as shutdown() does, and
+  // completes every task still queued with `status` at once, on the calling thread. Tasks
+  // in a batch already running are not touched: a forward pass cannot be interrupted, so
+  // they finish with their results. Returns how many tasks it completed so. Does not join
+  // the workers (shutdown() does); may run before, during or after it.
+  std::size_t cancel_queued(const TaskStatus& status);
+
   // Queue depth now (tasks in batches being processed are not counted).
   std::size_t queued_rows() const;
   std::size_t queued_tasks() const;

@@ -215,8 +215,8 @@ ServerMetrics::ServerMetrics() : registry_(std::make_shared<prometheus::Registry
   ready_ = &prometheus::BuildGauge()
                 .Name("tsserve_ready")
                 .Help(
-                    "1 when the model is loaded and warmed up and the server is not "
-                    "draining, else 0.")
+                    "1 when the server admits calls (not starting, not draining) and some "
+                    "model has a ready version, else 0.")
                 .Register(*registry_)
                 .Add({});
   model_info_family_ = &prometheus::BuildGauge()

@@ -10,7 +10,7 @@
 //   tsserve_queue_depth_rows{model,version}      gauge     rows waiting in the version's batchers
 //   tsserve_inflight_requests                    gauge     RPCs started, not finished
 //   tsserve_model_info{name,version,attention,device} gauge 1 per loaded version
-//   tsserve_ready                                gauge     1 when serving, else 0
+//   tsserve_ready                                gauge     1 when ready (replica_ready.h), else 0
 //
 // Buckets: request and compute latency 100us..10s (1-2.5-5 steps); queue wait the same
 // from 10us, since a batch that fills at once waits microseconds; batch rows 1, 2, 4, ...,

@@ -51,6 +51,22 @@ void ModelRegistry::unload_all() {
   for (const Key& key : loaded) unload(key);
 }
 
+std::size_t ModelRegistry::cancel_queued(const TaskStatus& status) {
+  // Not under apply_mutex_: unload_all() holds it for the whole drain this bounds.
+  std::vector<std::shared_ptr<ModelVersion>> loaded;
+  {
+    MutexLock lock(mutex_);
+    for (const auto& [key, entry] : entries_)
+      if (entry.loaded) loaded.push_back(entry.loaded);
+  }
+  std::size_t cut = 0;
+  for (const std::shared_ptr<ModelVersion>& version : loaded) {
+    cut += version->forecast_batcher().cancel_queued(status);
+    cut += version->encode_batcher().cancel_queued(status);
+  }
+  return cut;
+}
+
 ModelRegistry::Resolution ModelRegistry::resolve(const std::string& model,
                                                  const std::string& version) {
   Resolution result;
@@ -345,6 +361,13 @@ bool ModelRegistry::all_ready() const {
     if (!ready) return false;
   }
   return true;
+}
+
+bool ModelRegistry::any_ready() const {
+  MutexLock lock(mutex_);
+  for (const auto& [key, entry] : entries_)
+    if (entry.status.state == VersionState::kReady) return true;
+  return false;
 }
 
 std::pair<std::size_t, std::size_t> ModelRegistry::queued_rows() const {

@@ -104,6 +104,10 @@ class ModelRegistry {
   // Unloads (drains) every version, for the server's drain; the models stay configured,
   // so a later resolve() is kNotReady. The destructor does the same.
   void unload_all();
+  // The drain's bound: completes every task still queued in any loaded version's batchers
+  // with `status` (DynamicBatcher::cancel_queued), and they accept nothing more; batches
+  // running now finish. May run while unload_all() drains. Returns the tasks cut.
+  std::size_t cancel_queued(const TaskStatus& status);
 
   // Every version known, by model then version.
   std::vector<VersionStatus> statuses() const;
@@ -112,6 +116,8 @@ class ModelRegistry {
   std::vector<std::string> configured_models() const;
   // Every configured model has a ready version.
   bool all_ready() const;
+  // Some model has a ready version: what this replica can serve (readiness, replica_ready.h).
+  bool any_ready() const;
   // Rows waiting in the batchers of every loaded version: {Forecast, Encode}.
   std::pair<std::size_t, std::size_t> queued_rows() const;
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <future>
 #include <iterator>
 
 namespace tsserve::server {
@@ -22,6 +23,19 @@ void RepositoryManager::stop() {
   stop_.notify_all();
   if (poller_.joinable()) poller_.join();
   registry_.unload_all();
+}
+
+std::size_t RepositoryManager::stop_by(std::chrono::steady_clock::time_point deadline,
+                                      const TaskStatus& cut) {
+  // The drain runs on a thread of its own so that this one can keep the time: stop()
+  // blocks until every batcher is empty, however long its queue.
+  std::future<void> drained = std::async(std::launch::async, [this] { stop(); });
+  std::size_t cut_calls = 0;
+  if (drained.wait_until(deadline) != std::future_status::ready) {
+    cut_calls = registry_.cancel_queued(cut);
+  }
+  drained.get();  // the batches that were running at the deadline finish
+  return cut_calls;
 }
 
 RepositoryScan RepositoryManager::scan_without_unloaded() {

@@ -20,6 +20,7 @@
 // Thread safety: every member from any thread. poll_once() is what the poller's thread
 // runs; tests call it directly instead of waiting for the poller.
 
+#include <chrono>
 #include <condition_variable>
 #include <functional>
 #include <memory>
@@ -50,6 +51,11 @@ class RepositoryManager {
   // Stops the poller, then unloads (drains) every version: every admitted request is
   // answered. Idempotent; the object stays usable for lookups (nothing resolves).
   void stop();
+  // stop() with a bound: from `deadline` on, every call still queued is answered with
+  // `cut` (UNAVAILABLE, saying why) instead of waiting its turn; batches running then
+  // finish (a forward pass cannot be interrupted), so this returns once they have.
+  // Returns how many calls were cut: 0 when everything admitted ran before the deadline.
+  std::size_t stop_by(std::chrono::steady_clock::time_point deadline, const TaskStatus& cut);
 
   // REQUIRES: called before poll_once and start_polling, at most once.
   void on_change(ChangeListener listener) { listener_ = std::move(listener); }

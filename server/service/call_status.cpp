@@ -19,6 +19,9 @@ Status task_status(const TaskStatus& status) {
     case TaskCode::kDeadlineExceeded:
       return {StatusCode::kDeadlineExceeded,
               "the deadline passed while the request was queued; it was not computed"};
+    case TaskCode::kUnavailable:
+      // The batcher's message names why (the drain's bound) and that a retry elsewhere works.
+      return {StatusCode::kUnavailable, status.message};
     case TaskCode::kInternal:
       break;
   }

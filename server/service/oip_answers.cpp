@@ -2,6 +2,7 @@
 
 #include "server/service/call_status.h"
 #include "server/service/model_route.h"
+#include "server/service/replica_ready.h"
 
 namespace tsserve::server {
 
@@ -12,7 +13,7 @@ Status answer_server_live(inference::ServerLiveResponse* response) {
 
 Status answer_server_ready(const ServiceContext& service,
                            inference::ServerReadyResponse* response) {
-  response->set_ready(service.state->serving());
+  response->set_ready(replica_ready(*service.state, *service.registry));
   return {};
 }
 

@@ -25,7 +25,7 @@ struct OipServerInfo {
 // Live whenever it answers: the process is up, starting or draining, and restarting it
 // would not help (a liveness probe that fails during a drain would kill the drain).
 Status answer_server_live(inference::ServerLiveResponse* response);
-// Ready while the server serves (ServingState).
+// Ready while the server admits calls and some model has a ready version (replica_ready.h).
 Status answer_server_ready(const ServiceContext& service, inference::ServerReadyResponse* response);
 // NOT_FOUND for a version that is not ready, as for an unknown model.
 Status answer_model_ready(const ServiceContext& service,

@@ -69,6 +69,7 @@ TEST(BatchTaskTest, CodesHaveTheirGrpcNames) {
   EXPECT_STREQ(to_string(TaskCode::kCancelled), "CANCELLED");
   EXPECT_STREQ(to_string(TaskCode::kDeadlineExceeded), "DEADLINE_EXCEEDED");
   EXPECT_STREQ(to_string(TaskCode::kInternal), "INTERNAL");
+  EXPECT_STREQ(to_string(TaskCode::kUnavailable), "UNAVAILABLE");
 }
 
 }  // namespace

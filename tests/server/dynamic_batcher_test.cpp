@@ -594,6 +594,39 @@ TEST(DynamicBatcherTest, DestructorDrainsTheQueue) {
   }
 }
 
+// The drain's bound: what is queued is answered at once with the given status, the batch
+// already in the processor is left to finish, and nothing more is accepted.
+TEST(DynamicBatcherTest, CancelQueuedAnswersTheQueueNowAndLeavesTheRunningBatchToFinish) {
+  FakeClock clock;
+  Outcomes outcomes;
+  Recorder recorder;
+  Gate entered;
+  Gate release;
+  DynamicBatcher batcher(options_with(100, 0ms),
+                         recorder.processor(hold_first_batch(entered, release)), clock);
+  ASSERT_EQ(submit(batcher, 1, 1, outcomes), SubmitResult::kAccepted);
+  ASSERT_TRUE(entered.wait());  // task 1 runs, held in the processor
+  ASSERT_EQ(submit(batcher, 2, 1, outcomes), SubmitResult::kAccepted);
+  ASSERT_EQ(submit(batcher, 3, 2, outcomes), SubmitResult::kAccepted);
+
+  EXPECT_EQ(batcher.cancel_queued({TaskCode::kUnavailable, "draining: cut"}), 2u);
+  // Answered on this thread, before it returned, while task 1 is still running.
+  ASSERT_EQ(outcomes.count(), 2u);
+  for (int id : {2, 3}) {
+    ASSERT_THAT(outcomes.codes(id), ElementsAre(TaskCode::kUnavailable));
+    EXPECT_EQ(outcomes.of(id).front().message, "draining: cut");
+  }
+  EXPECT_EQ(batcher.queued_rows(), 0u);
+  EXPECT_EQ(submit(batcher, 4, 1, outcomes), SubmitResult::kShuttingDown);
+
+  release.open();
+  batcher.shutdown();
+  EXPECT_THAT(outcomes.codes(1), ElementsAre(TaskCode::kOk));
+  EXPECT_THAT(recorder.batch_ids(), ElementsAre(ElementsAre(1)));  // 2 and 3 never ran
+  EXPECT_EQ(batcher.cancel_queued({TaskCode::kUnavailable, "again"}), 0u);
+  EXPECT_EQ(outcomes.count(), 3u);
+}
+
 // The test plays puppeteer: the processor of the first batch returns only when the test
 // lets it, and what was submitted meanwhile forms the next batch, timed from its own
 // oldest task.

@@ -24,6 +24,7 @@
 #include <sstream>
 #include <thread>
 
+#include "raw_http_client.h"
 #include "safetensors_file.h"
 #include "server_harness.h"
 #include "tsserve/model/checkpoint_file.h"
@@ -269,6 +270,63 @@ TEST(RepositoryManager, BadEntriesAreRefusedByPathAndTheRestIsServed) {
   EXPECT_EQ(health("good"), "SERVING");
   EXPECT_EQ(health(""), "SERVING");
   EXPECT_EQ(health("twin"), "code " + std::to_string(grpc::StatusCode::NOT_FOUND));
+}
+
+// Readiness is what this replica can serve (replica_ready.h), liveness the process: a new
+// model whose first version fails to load (a shared repository: every replica sees it)
+// must pull no replica out of its endpoints, nor get it restarted. Only a replica with no
+// ready model at all is not ready, and it is live all the same.
+TEST(RepositoryManager, AModelWhoseFirstVersionFailsToLoadLeavesTheServerReadyForTheOthers) {
+  TempRepository repository;
+  repository.add("good", 1, "patchtst_etth1");
+  // Valid to the scan (config and a non-empty checkpoint), refused by the load.
+  const fs::path bad = repository.add("bad", 1, "patchtst_etth1");
+  std::ofstream(bad / "model.pt", std::ios::trunc) << "not a checkpoint";
+
+  ServerHarness harness(repository_config(repository.root()));
+  auto health = [&](const std::string& service) {
+    grpc::health::v1::HealthCheckRequest request;
+    request.set_service(service);
+    grpc::health::v1::HealthCheckResponse answer;
+    grpc::ClientContext context;
+    const grpc::Status status = harness.health().Check(&context, request, &answer);
+    return status.ok() ? grpc::health::v1::HealthCheckResponse::ServingStatus_Name(answer.status())
+                       : "code " + std::to_string(status.error_code());
+  };
+  auto oip_ready = [&] {
+    inference::ServerReadyResponse ready;
+    grpc::ClientContext context;
+    EXPECT_TRUE(harness.oip().ServerReady(&context, {}, &ready).ok());
+    return ready.ready();
+  };
+  const int http = harness.server().http_port();
+  using tsserve::testing::http_call;
+
+  bool bad_failed = false;
+  v1::ListModelsResponse listed = list_models(harness);
+  for (const auto& model : listed.models())
+    for (const auto& version : model.versions())
+      bad_failed |= model.name() == "bad" && version.state() == v1::ModelVersionStatus::STATE_FAILED;
+  ASSERT_TRUE(bad_failed) << listed.DebugString();
+
+  EXPECT_EQ(health(""), "SERVING");
+  EXPECT_EQ(health("tsserve.v1.ForecastService"), "SERVING");
+  EXPECT_EQ(health("good"), "SERVING");
+  EXPECT_EQ(health("bad"), "NOT_SERVING");  // the model's own name says it
+  EXPECT_EQ(http_call(http, "GET", "/v2/health/ready").status, 200);
+  EXPECT_EQ(http_call(http, "GET", "/v2/health/live").status, 200);
+  EXPECT_TRUE(oip_ready());
+  EXPECT_EQ(http_call(http, "GET", "/v2/models/bad/ready").status, 503);
+  v1::ForecastResponse response;
+  ASSERT_TRUE(call(harness, patchtst_request("good", 5), &response).ok());
+
+  // The served model gone too: nothing left to serve, so not ready; still live.
+  fs::remove_all(repository.root() / "good");
+  harness.server().poll_repository();
+  EXPECT_EQ(health(""), "NOT_SERVING");
+  EXPECT_EQ(http_call(http, "GET", "/v2/health/ready").status, 503);
+  EXPECT_FALSE(oip_ready());
+  EXPECT_EQ(http_call(http, "GET", "/v2/health/live").status, 200);
 }
 
 // Latency percentiles of one phase, in milliseconds.
