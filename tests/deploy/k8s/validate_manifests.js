@@ -4,7 +4,8 @@
 //    OpenAPI schemas (the ServiceMonitor against the Prometheus operator's CRD; the
 //    KServe predictor, an inline PodSpec, as a core/v1 Pod spec). The schemas accept
 //    unknown keys, so 2. reads the fields that matter and fails when they are missing.
-// 2. Wiring: selectors match the pod labels, probes are native gRPC on the gRPC port,
+// 2. Wiring: selectors match the pod labels, readiness is a native gRPC probe on the gRPC
+//    port, liveness GET /v2/health/live on the HTTP port (the process, not the models),
 //    the grace period outlasts preStop + the drain timeout from the ConfigMap, the pod
 //    runs as the image's non-root user, the HPA and PDB point at the Deployment, the
 //    ServiceMonitor selects the ClusterIP Service and names a port it has.
@@ -51,12 +52,19 @@ function checkPodSpec(where, spec, drainTimeoutS, imageUser) {
   const container = spec.containers[0];
   const grpcPort = (container.ports || []).find((p) => p.name === "grpc" || p.name === "h2c");
   if (!grpcPort) return fail(where, "no container port named grpc (or h2c for KServe)");
-  for (const probe of ["readinessProbe", "livenessProbe"]) {
-    const p = container[probe];
-    if (!p || !p.grpc) fail(where, `${probe} must be a native gRPC probe (grpc.health.v1)`);
-    else if (p.grpc.port !== grpcPort.containerPort)
-      fail(where, `${probe} probes port ${p.grpc.port}; the gRPC port is ${grpcPort.containerPort}`);
-  }
+  const ready = container.readinessProbe;
+  if (!ready || !ready.grpc) fail(where, "readinessProbe must be a native gRPC probe (grpc.health.v1)");
+  else if (ready.grpc.port !== grpcPort.containerPort)
+    fail(where, `readinessProbe probes port ${ready.grpc.port}; the gRPC port is ${grpcPort.containerPort}`);
+  // Liveness on the process alone: a probe of readiness would restart every replica when
+  // one model of a shared repository fails to load.
+  const live = container.livenessProbe;
+  const httpPort = (container.ports || []).find((p) => p.name === "http");
+  const liveHttpPort = httpPort ? httpPort.containerPort : 8000;  // tsserve's default --http-address
+  if (!live || !live.httpGet || live.httpGet.path !== "/v2/health/live")
+    fail(where, "livenessProbe must be httpGet /v2/health/live (the process, not the models' readiness)");
+  else if (live.httpGet.port !== liveHttpPort && !(httpPort && live.httpGet.port === httpPort.name))
+    fail(where, `livenessProbe probes port ${live.httpGet.port}; the HTTP port is ${liveHttpPort}`);
   const preStop = container.lifecycle && container.lifecycle.preStop;
   const sleep = preStop && preStop.exec && preStop.exec.command[0] === "sleep" ? Number(preStop.exec.command[1]) : NaN;
   if (!(sleep > 0)) fail(where, "preStop should pause (sleep N) so endpoints drop the pod before SIGTERM");
@@ -104,7 +112,10 @@ function main() {
     fail(nameOf(deployment), `TSSERVE_CONFIG (${env.TSSERVE_CONFIG}) is not a file of the mounted ConfigMap ${configMap.metadata.name}`);
 
   const portNames = new Set(container.ports.map((p) => p.name));
-  const services = byKind("Service");
+  // tsserve's own Services; those of a StatefulSet's pods (the Redis of redis.yaml) are
+  // validate_scaleout.js's to check.
+  const services = byKind("Service").filter(
+    (s) => !byKind("StatefulSet").some((set) => matches(s.spec.selector, set.spec.template.metadata.labels)));
   const headless = services.filter((s) => s.spec.clusterIP === "None");
   const clusterIp = services.filter((s) => s.spec.clusterIP !== "None");
   if (headless.length !== 1 || clusterIp.length !== 1) fail("Services", "expected one headless and one ClusterIP Service");
