@@ -17,7 +17,7 @@
 FROM debian:bookworm AS build
 # The libraries the CMake project finds (LibTorch, gRPC, protobuf, spdlog, prometheus-cpp,
 # nlohmann-json, CLI11, Boost.Beast, OpenSSL and simdjson for the HTTP door, cairo for the
-# client's plots), the toolchain, and nothing for tests: TSSERVE_BUILD_TESTS=OFF. No
+# client's plots, hiredis for the shared series store --series-store redis://), the toolchain, and nothing for tests: TSSERVE_BUILD_TESTS=OFF. No
 # ccache here: a container build starts cold anyway.
 # libopenblas0-pthread: LibTorch links libblas.so.3, which is the reference BLAS (about
 # 30x slower for the model's Linear layers) unless OpenBLAS is installed to take the
@@ -28,7 +28,7 @@ RUN apt-get update \
       libtorch-dev libopenblas0-pthread \
       libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler \
       libspdlog-dev prometheus-cpp-dev nlohmann-json3-dev libcli11-dev zlib1g-dev \
-      libboost-dev libsimdjson-dev libssl-dev libcairo2-dev \
+      libboost-dev libsimdjson-dev libssl-dev libcairo2-dev libhiredis-dev \
  && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /src

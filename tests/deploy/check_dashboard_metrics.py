@@ -297,10 +297,15 @@ def check_compose_wiring():
     with open(os.path.join(ROOT, "Dockerfile")) as f:
         dockerfile = f.read()
     metrics_port = re.search(r"TSSERVE_METRICS_ADDRESS=[^:\s]*:(\d+)", dockerfile).group(1)
-    if ("tsserve:" + metrics_port) not in targets:
-        failures.append("prometheus.yml scrapes %s; the image serves metrics on tsserve:%s" % (targets, metrics_port))
-    if "tsserve" not in services or "prometheus" not in services or "grafana" not in services:
-        failures.append("compose: services %s; expected tsserve, prometheus, grafana" % sorted(services))
+    # The replicas (deploy/compose.yaml runs several; check_scaleout_deploy.py checks the
+    # rest of the scale-out layout): every one is scraped.
+    replicas = sorted(n for n, s in services.items() if str(s.get("image", "")).startswith("tsserve:"))
+    for replica in replicas:
+        if ("%s:%s" % (replica, metrics_port)) not in targets:
+            failures.append("prometheus.yml scrapes %s; the image serves metrics on %s:%s"
+                            % (targets, replica, metrics_port))
+    if not replicas or "prometheus" not in services or "grafana" not in services:
+        failures.append("compose: services %s; expected tsserve replicas, prometheus, grafana" % sorted(services))
     with open(os.path.join(DEPLOY, "grafana", "provisioning", "datasources", "prometheus.yaml")) as f:
         datasource = yaml.safe_load(f)["datasources"][0]
     if datasource["uid"] != "prometheus" or datasource["url"] != "http://prometheus:9090":
