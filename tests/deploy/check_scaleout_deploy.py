@@ -102,6 +102,12 @@ def check_compose(compose, prometheus):
     else:
         if not any(v.split(":")[0] == "./nginx" for v in nginx.get("volumes") or []):
             failures.append("compose: nginx does not mount ./nginx (the template and render.sh)")
+        command = " ".join(nginx.get("command") or []) if isinstance(nginx.get("command"), list) \
+            else str(nginx.get("command") or "")
+        m = re.search(r"render\.sh\s*>\s*(\S+).*\bnginx\s+-c\s+(\S+)", command)
+        if not m or m.group(1) != m.group(2):
+            failures.append("compose: nginx's command %r should render the template with render.sh "
+                            "and start nginx -c on that file" % command)
         published = {p.split(":")[-1] for p in nginx.get("ports") or []}
         env = nginx.get("environment") or {}
         for kind, var in (("http", "TSSERVE_NGINX_HTTP_LISTEN"), ("grpc", "TSSERVE_NGINX_GRPC_LISTEN")):
