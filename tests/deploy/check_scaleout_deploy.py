@@ -14,9 +14,12 @@
    gRPC ports, round robin (no hash or sticky directive), never marked down
    (max_fails=0), with `proxy_next_upstream error timeout http_503 non_idempotent` and
    `grpc_pass grpc://` with `grpc_next_upstream error timeout`.
+3. HAProxy (deploy/haproxy/, the optional alternative): rendered with loopback ports, with
+   and without gRPC, `haproxy -c` accepts it, its backends are those ports, round robin,
+   HTTP retried on conn-failure and 503, gRPC servers over h2 (skipped without haproxy).
 --plant: runs the checks against defects planted in copies (a wrong upstream port, a
 replica without TSSERVE_SERIES_STORE, fsync always dropped from redis, a balancer that
-does not retry 503, a template nginx refuses) and passes only when every one is caught.
+does not retry 503 (nginx and HAProxy), a template nginx refuses) and passes only when every one is caught.
 """
 
 import argparse
@@ -32,6 +35,7 @@ import yaml
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEPLOY = os.path.join(ROOT, "deploy")
 NGINX = "/usr/sbin/nginx"
+HAPROXY = "/usr/sbin/haproxy"
 
 
 def image_ports():
@@ -118,7 +122,7 @@ def check_compose(compose, prometheus):
     return replicas, failures
 
 
-def render(env, work, name):
+def render(env, work, name, balancer="nginx"):
     """render.sh's output with `env`, pid/logs/temp files under work/name; (path, stderr)."""
     folder = os.path.join(work, name)
     shutil.rmtree(folder, ignore_errors=True)
@@ -128,13 +132,14 @@ def render(env, work, name):
                 TSSERVE_NGINX_ERROR_LOG=os.path.join(folder, "error.log"),
                 TSSERVE_NGINX_ACCESS_LOG=os.path.join(folder, "access.log"),
                 PATH=os.environ.get("PATH", "/usr/bin:/bin"))
-    if os.environ.get("TSSERVE_NGINX_TEMPLATE"):  # --plant's planted copy
-        full["TSSERVE_NGINX_TEMPLATE"] = os.environ["TSSERVE_NGINX_TEMPLATE"]
-    done = subprocess.run(["/bin/sh", os.path.join(DEPLOY, "nginx", "render.sh")],
+    for name in ("TSSERVE_NGINX_TEMPLATE", "TSSERVE_HAPROXY_TEMPLATE"):  # --plant's copies
+        if os.environ.get(name):
+            full[name] = os.environ[name]
+    done = subprocess.run(["/bin/sh", os.path.join(DEPLOY, balancer, "render.sh")],
                           env=full, capture_output=True, text=True)
     if done.returncode != 0:
-        return None, "render.sh exited %d: %s" % (done.returncode, done.stderr.strip())
-    path = os.path.join(folder, "nginx.conf")
+        return None, "%s/render.sh exited %d: %s" % (balancer, done.returncode, done.stderr.strip())
+    path = os.path.join(folder, "nginx.conf" if balancer == "nginx" else "haproxy.cfg")
     with open(path, "w") as f:
         f.write(done.stdout)
     return path, ""
@@ -256,6 +261,58 @@ def check_nginx(compose, replicas, work):
     return failures
 
 
+def check_haproxy(work):
+    """deploy/haproxy/ (optional beside nginx): rendered with loopback ports, with and
+    without gRPC, `haproxy -c` accepts it, and its backends are those ports, round robin,
+    HTTP retried on conn-failure and 503, gRPC servers over h2."""
+    failures = []
+    if not os.access(HAPROXY, os.X_OK):
+        print("haproxy is not installed: deploy/haproxy not checked")
+        return failures
+    http = ["127.0.0.1:%d" % p for p in (18001, 18002, 18003)]
+    grpc = ["127.0.0.1:%d" % p for p in (18051, 18052, 18053)]
+    for name, env, want_grpc in (
+            ("haproxy", {"TSSERVE_UPSTREAMS_HTTP": " ".join(http), "TSSERVE_UPSTREAMS_GRPC": ",".join(grpc),
+                         "TSSERVE_NGINX_HTTP_LISTEN": "127.0.0.1:18000",
+                         "TSSERVE_NGINX_GRPC_LISTEN": "127.0.0.1:18050"}, grpc),
+            ("haproxy-http-only", {"TSSERVE_UPSTREAMS_HTTP": " ".join(http),
+                                   "TSSERVE_NGINX_HTTP_LISTEN": "127.0.0.1:18000"}, None)):
+        path, error = render(env, work, name, balancer="haproxy")
+        if error:
+            failures.append("%s: %s" % (name, error))
+            continue
+        done = subprocess.run([HAPROXY, "-c", "-q", "-f", path], capture_output=True, text=True)
+        if done.returncode != 0:
+            failures.append("%s: haproxy -c refused the rendered config: %s"
+                            % (name, (done.stdout + done.stderr).strip()[-800:]))
+        with open(path) as f:
+            text = directives(f.read())
+        if "${" in text:
+            failures.append("%s: placeholders left unrendered" % name)
+        sections = dict(re.findall(r"^backend\s+(\S+)\n((?:[ \t]+.*\n?|\n)*)", text, re.M))
+        for backend, wanted in (("tsserve_http", http), ("tsserve_grpc", want_grpc)):
+            body = sections.get(backend)
+            if wanted is None:
+                if body is not None:
+                    failures.append("%s: backend %s rendered without gRPC upstreams" % (name, backend))
+                continue
+            if body is None:
+                failures.append("%s: no backend %s" % (name, backend))
+                continue
+            servers = re.findall(r"^\s*server\s+\S+\s+(\S+)(.*)$", body, re.M)
+            if sorted(a for a, _ in servers) != sorted(wanted):
+                failures.append("%s: backend %s has %s; expected %s" % (name, backend, sorted(a for a, _ in servers), sorted(wanted)))
+            if not re.search(r"^\s*balance\s+roundrobin\b", body, re.M):
+                failures.append("%s: backend %s is not balance roundrobin" % (name, backend))
+            retry = set((re.search(r"^\s*retry-on\s+(.*)$", body, re.M) or re.match("()", "")).group(1).split())
+            need = {"conn-failure", "503"} if backend == "tsserve_http" else {"conn-failure"}
+            if not need <= retry:
+                failures.append("%s: backend %s retry-on %s; needs %s" % (name, backend, sorted(retry), sorted(need)))
+            if backend == "tsserve_grpc" and not all("proto h2" in extra for _, extra in servers):
+                failures.append("%s: gRPC servers need proto h2" % name)
+    return failures
+
+
 def load():
     with open(os.path.join(DEPLOY, "compose.yaml")) as f:
         compose = yaml.safe_load(f)
@@ -266,7 +323,7 @@ def load():
 
 def run_checks(compose, prometheus, work):
     replicas, failures = check_compose(compose, prometheus)
-    return failures + check_nginx(compose, replicas, work)
+    return failures + check_nginx(compose, replicas, work) + check_haproxy(work)
 
 
 def planted(work):
@@ -295,6 +352,9 @@ def planted(work):
                                                                "error timeout")),
               "a template nginx refuses": (None, lambda t: t.replace("grpc_pass grpc://tsserve_grpc;",
                                                                      "grpc_pass grpc://tsserve_grpc"))}
+    haproxy_plants = {"haproxy without a retry on 503": lambda t: t.replace(
+        "retry-on conn-failure empty-response 503", "retry-on conn-failure empty-response")}
+    haproxy_template = os.path.join(DEPLOY, "haproxy", "tsserve.cfg.template")
     template = os.path.join(DEPLOY, "nginx", "tsserve.conf.template")
     missed = []
     for what, (compose_plant, template_plant) in plants.items():
@@ -325,6 +385,26 @@ def planted(work):
             print("plant '%s' caught: %s" % (what, failures[0]))
         else:
             missed.append(what)
+    if os.access(HAPROXY, os.X_OK):
+        for what, template_plant in haproxy_plants.items():
+            with open(haproxy_template) as f:
+                text = f.read()
+            if template_plant(text) == text:
+                missed.append("%s: the plant did not apply (the template changed?)" % what)
+                continue
+            copy_path = os.path.join(work, "planted.cfg.template")
+            with open(copy_path, "w") as f:
+                f.write(template_plant(text))
+            os.environ["TSSERVE_HAPROXY_TEMPLATE"] = copy_path
+            try:
+                failures = check_haproxy(os.path.join(work, "plant"))
+            finally:
+                os.environ.pop("TSSERVE_HAPROXY_TEMPLATE", None)
+            if failures:
+                print("plant '%s' caught: %s" % (what, failures[0]))
+            else:
+                missed.append(what)
+            plants[what] = None
     for what in missed:
         print("FAIL: plant not caught:", what)
     if missed:
@@ -352,7 +432,7 @@ def main():
     if failures:
         sys.exit(1)
     print("PASS: compose (replicas, redis with AOF, nginx, Prometheus) and deploy/nginx "
-          "(rendered 3 ways, nginx -t, upstreams and retries)")
+          "(rendered 3 ways, nginx -t, upstreams and retries) and deploy/haproxy (haproxy -c)")
 
 
 if __name__ == "__main__":
