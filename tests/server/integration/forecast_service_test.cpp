@@ -329,6 +329,52 @@ TEST(ForecastService, FullQueueShedsAndDrainLosesNothingAdmitted) {
             grpc::StatusCode::UNAVAILABLE);
 }
 
+// The drain's bound end to end (the cut itself, with a batch held running, is
+// tests/server/bounded_drain_test.cpp): a drain with no time left cuts what is queued or
+// lets its one batch run, whichever wins the race, and says which. Either way every call
+// is answered, a cut one UNAVAILABLE with the reason, the return value (main's exit code)
+// is false exactly when one was cut, and the drain does not outlast the timeout by more
+// than the grace.
+TEST(ForecastService, ADrainAtItsTimeoutAnswersEveryQueuedCallAndSaysWhetherItCutAny) {
+  ServerConfig config = test_config();
+  config.batching.max_batch_rows = 16;
+  config.batching.max_queue_delay_ms = 3.6e6;  // an hour: the calls stay queued
+  ServerHarness harness(config);
+  constexpr int kCalls = 4;
+  std::vector<v1::ForecastRequest> requests;
+  for (int i = 0; i < kCalls; ++i) requests.push_back(forecast_request(1, 336, 40 + i));
+  std::vector<v1::ForecastResponse> responses(kCalls);
+  std::vector<grpc::ClientContext> contexts(kCalls);
+  std::vector<grpc::Status> statuses(kCalls);
+  CallCounter all(kCalls);
+  for (int i = 0; i < kCalls; ++i) {
+    happens_before(&statuses);
+    harness.stub().async()->Forecast(&contexts[i], &requests[i], &responses[i],
+                                     [&, i](grpc::Status status) {
+                                       happens_after(&statuses);
+                                       statuses[i] = std::move(status);
+                                       all.done();
+                                     });
+  }
+  ASSERT_TRUE(metric_reaches(harness, "tsserve_inflight_requests", kCalls));  // queued
+
+  const auto start = std::chrono::steady_clock::now();
+  const bool drained = harness.server().shutdown(milliseconds(0));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, seconds(5));
+  ASSERT_TRUE(all.wait(seconds(30)));
+  int cut = 0;
+  for (int i = 0; i < kCalls; ++i) {
+    if (statuses[i].ok()) continue;
+    ++cut;
+    EXPECT_EQ(statuses[i].error_code(), grpc::StatusCode::UNAVAILABLE);
+    EXPECT_EQ(statuses[i].error_message(),
+              "draining: the drain timeout of 0 s passed before this call ran; retry on another "
+              "replica");
+  }
+  EXPECT_TRUE(cut == 0 || cut == kCalls) << cut << " cut: they were queued as one batch";
+  EXPECT_EQ(drained, cut == 0);
+}
+
 TEST(ForecastService, ExpiredRequestsAreDroppedBeforeCompute) {
   ServerConfig config = test_config();
   config.batching.max_batch_rows = 8;
