@@ -474,7 +474,8 @@ std::vector<ConfigOption> make_options() {
       [](auto& c) -> auto& { return c.server.max_message_bytes; }, 1024, kMaxInt));
   options.push_back(number_option(
       {"drain_timeout_s", "Server", "SECONDS",
-       "On SIGTERM, how long the drain should take: queued and in-flight requests always run to the end; a drain that took longer exits 1"},
+       "On SIGTERM, how long admitted requests may run; those still queued then are answered "
+       "UNAVAILABLE (a running batch finishes) and the exit code is 1"},
       [](auto& c) -> auto& { return c.server.drain_timeout_s; }, 0.0, kOneDaySeconds));
   options.push_back(text_option(
       {"tls_cert", "Server", "FILE", "Server certificate (PEM); \"\" = plaintext"},
