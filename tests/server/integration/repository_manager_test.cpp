@@ -165,6 +165,17 @@ v1::ListModelsResponse list_models(ServerHarness& harness) {
   return response;
 }
 
+// grpc.health.v1's answer for `service`: the status's name, or "code N" when the call fails.
+std::string health_of(ServerHarness& harness, const std::string& service) {
+  grpc::health::v1::HealthCheckRequest request;
+  request.set_service(service);
+  grpc::health::v1::HealthCheckResponse answer;
+  grpc::ClientContext context;
+  const grpc::Status status = harness.health().Check(&context, request, &answer);
+  return status.ok() ? grpc::health::v1::HealthCheckResponse::ServingStatus_Name(answer.status())
+                     : "code " + std::to_string(status.error_code());
+}
+
 TEST(RepositoryManager, FourModelsOfDifferentShapesAndDataAnswerAsEachAloneUnderConcurrentLoad) {
   const fs::path etth2 = etth2_model_dir();
   // Without ETTh2.csv the generator makes no ETTh2 model and leaves its reason here.
@@ -258,15 +269,7 @@ TEST(RepositoryManager, BadEntriesAreRefusedByPathAndTheRestIsServed) {
 
   // grpc.health.v1 per model name: the served one SERVING, a refused one unknown; the
   // server is ready: every model it serves has a ready version.
-  auto health = [&](const std::string& service) {
-    grpc::health::v1::HealthCheckRequest request;
-    request.set_service(service);
-    grpc::health::v1::HealthCheckResponse answer;
-    grpc::ClientContext context;
-    const grpc::Status status = harness.health().Check(&context, request, &answer);
-    return status.ok() ? grpc::health::v1::HealthCheckResponse::ServingStatus_Name(answer.status())
-                       : "code " + std::to_string(status.error_code());
-  };
+  auto health = [&](const std::string& service) { return health_of(harness, service); };
   EXPECT_EQ(health("good"), "SERVING");
   EXPECT_EQ(health(""), "SERVING");
   EXPECT_EQ(health("twin"), "code " + std::to_string(grpc::StatusCode::NOT_FOUND));
@@ -284,15 +287,7 @@ TEST(RepositoryManager, AModelWhoseFirstVersionFailsToLoadLeavesTheServerReadyFo
   std::ofstream(bad / "model.pt", std::ios::trunc) << "not a checkpoint";
 
   ServerHarness harness(repository_config(repository.root()));
-  auto health = [&](const std::string& service) {
-    grpc::health::v1::HealthCheckRequest request;
-    request.set_service(service);
-    grpc::health::v1::HealthCheckResponse answer;
-    grpc::ClientContext context;
-    const grpc::Status status = harness.health().Check(&context, request, &answer);
-    return status.ok() ? grpc::health::v1::HealthCheckResponse::ServingStatus_Name(answer.status())
-                       : "code " + std::to_string(status.error_code());
-  };
+  auto health = [&](const std::string& service) { return health_of(harness, service); };
   auto oip_ready = [&] {
     inference::ServerReadyResponse ready;
     grpc::ClientContext context;
