@@ -4,26 +4,39 @@
 #include <utility>
 #include <vector>
 
-#include "server/live/series_snapshot.h"
+#include "server/redis/window_layout.h"
 
 namespace tsserve::server {
 namespace {
 
-// KEYS[1] the window's hash; ARGV: the revision read ("" = none), the new revision, the
-// encoded window, the expiry in ms. 1 = written, 0 = the revision moved (read again).
-constexpr const char* kCompareAndSet = R"lua(
-local held = redis.call('HGET', KEYS[1], 'rev')
-if (held or '') ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'rev', ARGV[2], 'window', ARGV[3])
+// KEYS[1] the hash, KEYS[2] the ring. An array of the revision, the head and the ring
+// ("" for each when the key is not held).
+constexpr const char* kRead = R"lua(
+local fields = redis.call('HMGET', KEYS[1], 'rev', 'head')
+return {fields[1] or '', fields[2] or '', redis.call('GET', KEYS[2]) or ''}
+)lua";
+
+// KEYS as kRead. ARGV: the revision seen ("" = none; "*" = write without comparing), the
+// new revision, the new head, the expiry in ms, then "set" and the whole ring, or "range"
+// and (offset, bytes) pairs. 1 = written; otherwise the key's current state, as kRead's.
+// The ring outlives the hash by a minute, so a held head always finds its ring.
+constexpr const char* kAppend = R"lua(
+local held = redis.call('HGET', KEYS[1], 'rev') or ''
+if ARGV[1] ~= '*' and held ~= ARGV[1] then
+  return {held, redis.call('HGET', KEYS[1], 'head') or '', redis.call('GET', KEYS[2]) or ''}
+end
+redis.call('HSET', KEYS[1], 'rev', ARGV[2], 'head', ARGV[3])
+if ARGV[5] == 'set' then
+  redis.call('SET', KEYS[2], ARGV[6])
+else
+  for i = 6, #ARGV, 2 do redis.call('SETRANGE', KEYS[2], ARGV[i], ARGV[i + 1]) end
+end
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
+redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[4]) + 60000)
 return 1
 )lua";
 
-// Reads kept for the appends that follow them at most; past it they start again (an
-// append whose read was dropped reads again).
-constexpr std::size_t kMaxRecentReads = 4096;
-
-// A writer that keeps losing the race to others gives up after this many reads; each
+// A writer that keeps losing the race to others gives up after this many tries; each
 // loss means another append to the key succeeded meanwhile.
 constexpr int kMaxAttempts = 64;
 
@@ -36,95 +49,148 @@ std::string new_revision() {
 }  // namespace
 
 std::string redis_window_key(const std::string& series_key) { return "tsserve:w:" + series_key; }
+std::string redis_window_ring_key(const std::string& series_key) {
+  return "tsserve:wv:" + series_key;
+}
 
 RedisSeriesStore::RedisSeriesStore(RedisClient& client, std::size_t max_bytes,
                                    std::chrono::milliseconds ttl, bool compare_and_set)
     : client_(client), max_bytes_(max_bytes), ttl_(ttl), compare_and_set_(compare_and_set) {}
 
-Status RedisSeriesStore::read(const std::string& key, std::optional<SeriesWindow>* window,
-                              std::string* revision) {
-  std::vector<RedisReply> replies;
-  TSSERVE_RETURN_IF_ERROR(
-      client_.run("window_read", {{"HMGET", redis_window_key(key), "rev", "window"}}, &replies));
-  window->reset();
-  revision->clear();
-  const RedisReply& fields = replies.front();
-  if (fields.elements.size() != 2 || fields.elements[1].type != RedisReply::Type::kString) {
-    return Status();
+Status RedisSeriesStore::decode(const std::string& key, const RedisReply& answer,
+                                SeenPtr* seen) const {
+  auto state = std::make_shared<Seen>();
+  state->at = std::chrono::steady_clock::now();
+  const std::vector<RedisReply>& parts = answer.elements;
+  if (answer.type != RedisReply::Type::kArray || parts.size() != 3) {
+    return {StatusCode::kInternal, client_.name() + ": a window script answered no state"};
   }
-  *revision = fields.elements[0].text;
-  std::vector<SeriesWindow> decoded;
-  const Status status = decode_series_snapshot(fields.elements[1].text, &decoded);
-  if (!status.ok() || decoded.size() != 1 || decoded.front().series_key != key) {
-    return {StatusCode::kInternal, client_.name() + ": the window of key \"" + key +
-                                       "\" is unreadable (" +
-                                       (status.ok() ? "not one window of this key" : status.message()) +
-                                       "); delete " + redis_window_key(key) + " to start it anew"};
+  state->revision = parts[0].text;
+  if (!state->revision.empty()) {
+    SeriesWindow window;
+    const Status decoded = decode_window(parts[1].text, parts[2].text, &window, &state->capacity);
+    if (!decoded.ok() || window.series_key != key) {
+      return {StatusCode::kInternal,
+              client_.name() + ": the window of key \"" + key + "\" is unreadable (" +
+                  (decoded.ok() ? "another key's window" : decoded.message()) + "); delete " +
+                  redis_window_key(key) + " and " + redis_window_ring_key(key) +
+                  " to start it anew"};
+    }
+    state->window = std::move(window);
   }
-  *window = std::move(decoded.front());
+  *seen = std::move(state);
   return Status();
+}
+
+Status RedisSeriesStore::read(const std::string& key, SeenPtr* seen) {
+  std::vector<RedisReply> replies;
+  TSSERVE_RETURN_IF_ERROR(client_.run(
+      "window_read",
+      {{"EVAL", kRead, "2", redis_window_key(key), redis_window_ring_key(key)}}, &replies));
+  TSSERVE_RETURN_IF_ERROR(decode(key, replies.front(), seen));
+  remember(key, *seen);
+  return Status();
+}
+
+RedisSeriesStore::SeenPtr RedisSeriesStore::recall(const std::string& key) {
+  const MutexLock lock(mutex_);
+  const auto found = seen_.find(key);
+  if (found == seen_.end()) return nullptr;
+  if (std::chrono::steady_clock::now() - found->second->at >= ttl_) return nullptr;
+  return found->second;
+}
+
+void RedisSeriesStore::remember(const std::string& key, SeenPtr seen) {
+  const std::size_t bytes = bytes_of(key, seen);
+  const MutexLock lock(mutex_);
+  auto found = seen_.find(key);
+  if (found != seen_.end()) {
+    seen_bytes_ -= bytes_of(key, found->second);
+    seen_.erase(found);
+  }
+  if (seen_bytes_ + bytes > max_bytes_) {  // past the bound, remember anew
+    seen_.clear();
+    seen_bytes_ = 0;
+  }
+  seen_bytes_ += bytes;
+  seen_.emplace(key, std::move(seen));
+}
+
+std::size_t RedisSeriesStore::bytes_of(const std::string& key, const SeenPtr& seen) {
+  return seen->window ? series_window_bytes(*seen->window) : 2 * key.size() + 64;
 }
 
 Status RedisSeriesStore::binding(const std::string& key, std::optional<SeriesBinding>* binding) {
-  Read fresh;
-  TSSERVE_RETURN_IF_ERROR(read(key, &fresh.window, &fresh.revision));
+  SeenPtr seen = recall(key);
+  if (seen == nullptr) TSSERVE_RETURN_IF_ERROR(read(key, &seen));
   binding->reset();
-  if (fresh.window) *binding = fresh.window->binding;
-  const MutexLock lock(mutex_);
-  if (recent_.size() >= kMaxRecentReads) recent_.clear();
-  recent_[key] = std::move(fresh);
+  if (seen->window) *binding = seen->window->binding;
   return Status();
-}
-
-bool RedisSeriesStore::take_recent(const std::string& key, Read* read) {
-  const MutexLock lock(mutex_);
-  const auto found = recent_.find(key);
-  if (found == recent_.end()) return false;
-  *read = std::move(found->second);
-  recent_.erase(found);
-  return true;
 }
 
 Status RedisSeriesStore::append(const SeriesAppend& append, SeriesWindow* window,
                                 SeriesDrops* /*drops: Redis expires keys itself*/) {
   const std::string key = redis_window_key(append.series_key);
+  const std::string ring_key = redis_window_ring_key(append.series_key);
+  // Without the compare-and-set nothing would catch a stale state: read afresh.
+  SeenPtr seen = compare_and_set_ ? recall(append.series_key) : nullptr;
+  bool fresh = seen == nullptr;  // seen as Redis holds it now, not as remembered
+  if (fresh) TSSERVE_RETURN_IF_ERROR(read(append.series_key, &seen));
   for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
-    Read last;
-    // Without the compare-and-set nothing would catch a stale read: read afresh.
-    if (attempt > 0 || !compare_and_set_ || !take_recent(append.series_key, &last)) {
-      TSSERVE_RETURN_IF_ERROR(read(append.series_key, &last.window, &last.revision));
-    }
-    std::optional<SeriesWindow>& held = last.window;
-    const std::string& revision = last.revision;
+    const SeriesWindow* current = seen->window ? &*seen->window : nullptr;
     int64_t step_seconds = 0;
-    const SeriesWindow* current = held ? &*held : nullptr;
-    TSSERVE_RETURN_IF_ERROR(check_series_append(append, current, &step_seconds));
-    const SeriesAppendPlan plan = plan_series_append(append, current, max_bytes_);
-    TSSERVE_RETURN_IF_ERROR(plan.status);
+    Status checked = check_series_append(append, current, &step_seconds);
+    SeriesAppendPlan plan;
+    if (checked.ok()) {
+      plan = plan_series_append(append, current, max_bytes_);
+      checked = plan.status;
+    }
+    if (!checked.ok()) {
+      // A refusal stands only on the key's current state: what this replica remembers
+      // may be behind another replica's appends.
+      if (fresh) return checked;
+      TSSERVE_RETURN_IF_ERROR(read(append.series_key, &seen));
+      fresh = true;
+      continue;
+    }
     SeriesWindow next;
-    if (held) {
-      next = std::move(*held);
+    if (current != nullptr) {
+      next = *current;
     } else {
       next.series_key = append.series_key;
       next.binding = append.binding;
     }
     apply_series_append(append, plan, step_seconds, &next);
-    const std::string encoded = encode_series_snapshot({next});
-    const std::string expiry = std::to_string(ttl_.count());
-    std::vector<RedisReply> replies;
-    if (compare_and_set_) {
-      TSSERVE_RETURN_IF_ERROR(client_.run(
-          "window_write",
-          {{"EVAL", kCompareAndSet, "1", key, revision, new_revision(), encoded, expiry}},
-          &replies));
-      if (replies.front().integer != 1) continue;  // another append won: read it, check again
+    const int64_t capacity = append.keep_points;
+    auto written = std::make_shared<Seen>();
+    written->revision = new_revision();
+    written->capacity = capacity;
+    RedisCommand command{"EVAL", kAppend, "2", key, ring_key,
+                         compare_and_set_ ? seen->revision : "*", written->revision,
+                         encode_window_head(next, capacity), std::to_string(ttl_.count())};
+    if (current == nullptr || seen->capacity != capacity) {
+      command.insert(command.end(), {"set", whole_ring(next, capacity)});
     } else {
-      TSSERVE_RETURN_IF_ERROR(client_.run(
-          "window_write",
-          {{"HSET", key, "rev", new_revision(), "window", encoded}, {"PEXPIRE", key, expiry}},
-          &replies));
+      command.push_back("range");
+      for (RingWrite& write : ring_writes_of_newest(next, capacity,
+                                                    static_cast<int64_t>(plan.new_kept))) {
+        command.push_back(std::to_string(write.offset));
+        command.push_back(std::move(write.bytes));
+      }
     }
-    if (window != nullptr) *window = std::move(next);
+    std::vector<RedisReply> replies;
+    TSSERVE_RETURN_IF_ERROR(client_.run("window_write", {command}, &replies));
+    if (replies.front().type != RedisReply::Type::kInteger) {
+      // Another append won: its state came back; check this one again on it.
+      TSSERVE_RETURN_IF_ERROR(decode(append.series_key, replies.front(), &seen));
+      remember(append.series_key, seen);
+      fresh = true;
+      continue;
+    }
+    written->at = std::chrono::steady_clock::now();
+    if (window != nullptr) *window = next;
+    written->window = std::move(next);
+    remember(append.series_key, std::move(written));
     return Status();
   }
   return {StatusCode::kUnavailable, client_.name() + ": key \"" + append.series_key + "\": " +

@@ -2,22 +2,29 @@
 // The live series in a Redis every replica shares (series_store.h), so that any replica
 // takes any key's next points.
 //
-// One key's window is one Redis hash, "tsserve:w:<series_key>": its window encoded as a
-// one-window series snapshot (live/series_snapshot.h: checksummed, its invariants checked
-// when read) and a revision. An append reads both, checks and applies the append in this
-// process with the very checks of the in-process store (live/series_append.h), and writes
-// the new window with a compare-and-set script that succeeds only if the revision is
-// still the one read. A writer that lost the race reads again and checks again: so two
-// replicas appending to one key can neither interleave nor reorder its points, and a
-// timestamp both send is accepted once and refused (INVALID_ARGUMENT) the second time.
-// The hash expires after `ttl` without an append. An Observe reads the key's binding and
-// then appends: the append's first attempt uses the window that binding() read (the
-// compare-and-set finds out if it moved since), so the common call reads once.
+// One key's window is laid out as window_layout.h says: a hash with its revision and its
+// head, and a ring of its points, so an append sends its new points and a small head, not
+// the whole window. An append checks and applies the points in this process with the
+// very checks of the in-process store (live/series_append.h), starting from the window as
+// this replica last saw it, and writes with a compare-and-set script that succeeds only if
+// the key's revision is still the one seen. A script that finds the revision moved (the
+// key's previous append landed on another replica) answers the key's current window in
+// the same round trip; the append is checked again on it and retried. So two replicas
+// appending to one key can neither interleave nor reorder its points, and a timestamp
+// both send is accepted once and refused (INVALID_ARGUMENT) the second time.
+//
+// Round trips: an append to a key this replica wrote or read last is one (two when
+// another replica wrote it since); a key it has not seen is read first. What it last saw
+// of each key is kept for at most `ttl` (the key's own expiry in Redis, renewed by every
+// append, so a key seen within it still exists unless deleted by hand) and within
+// `max_bytes` in all (past it the memory starts again). binding() answers from it too: a
+// key's binding never changes while the key exists.
 //
 // Thread safety: every member may be called from any thread.
 
 #include <chrono>
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -30,9 +37,9 @@ namespace tsserve::server {
 
 class RedisSeriesStore final : public SeriesStore {
  public:
-  // `client` outlives the store. `max_bytes` bounds one window as in process;
-  // `compare_and_set` false writes without comparing (only for the test that shows the
-  // comparison is what keeps concurrent writers apart).
+  // `client` outlives the store. `max_bytes` bounds one window as in process, and what
+  // this replica remembers of the keys; `compare_and_set` false writes without comparing
+  // (only for the test that shows the comparison is what keeps concurrent writers apart).
   RedisSeriesStore(RedisClient& client, std::size_t max_bytes, std::chrono::milliseconds ttl,
                    bool compare_and_set = true);
 
@@ -41,25 +48,34 @@ class RedisSeriesStore final : public SeriesStore {
   std::optional<SeriesStoreSize> size() const override { return std::nullopt; }
 
  private:
-  // The key's window into *window (nullopt: not held) and its revision ("" when not held).
-  Status read(const std::string& key, std::optional<SeriesWindow>* window, std::string* revision);
-
-  struct Read {
+  // A key as this replica last saw it.
+  struct Seen {
+    std::string revision;               // "" = the key is not held
     std::optional<SeriesWindow> window;
-    std::string revision;
+    int64_t capacity = 0;               // its ring's, when held
+    std::chrono::steady_clock::time_point at;
   };
-  // What binding() last read of a key, for its append to start from; taken by it.
-  bool take_recent(const std::string& key, Read* read);
+  using SeenPtr = std::shared_ptr<const Seen>;
+
+  // The key's state from Redis' answer (revision, head, ring) into *seen.
+  Status decode(const std::string& key, const RedisReply& answer, SeenPtr* seen) const;
+  Status read(const std::string& key, SeenPtr* seen);
+  SeenPtr recall(const std::string& key);
+  void remember(const std::string& key, SeenPtr seen);
+  // What remembering `seen` costs, as the in-process store counts a window.
+  static std::size_t bytes_of(const std::string& key, const SeenPtr& seen);
 
   RedisClient& client_;
   const std::size_t max_bytes_;
   const std::chrono::milliseconds ttl_;
   const bool compare_and_set_;
   Mutex mutex_;
-  std::unordered_map<std::string, Read> recent_ TSSERVE_GUARDED_BY(mutex_);
+  std::unordered_map<std::string, SeenPtr> seen_ TSSERVE_GUARDED_BY(mutex_);
+  std::size_t seen_bytes_ TSSERVE_GUARDED_BY(mutex_) = 0;
 };
 
-// The Redis key of a series key's window.
+// The Redis keys of a series key's window: its hash (revision, head) and its ring.
 std::string redis_window_key(const std::string& series_key);
+std::string redis_window_ring_key(const std::string& series_key);
 
 }  // namespace tsserve::server

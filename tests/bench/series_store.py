@@ -56,7 +56,7 @@ def run_one(opts, work, store, concurrency):
         if redis:
             result["redis_bytes_per_key"] = (used_memory(redis) - before) / opts.keys
             result["redis_keys"] = int(redis.cli("DBSIZE") or 0)
-            windows = redis.cli("--scan", "--pattern", "tsserve:w:*").split()[:20]
+            windows = redis.cli("--scan", "--pattern", "tsserve:w*:*").split()[:20]
             sizes = [int(redis.cli("MEMORY", "USAGE", w) or 0) for w in windows]
             result["redis_window_bytes"] = sum(sizes) / len(sizes) if sizes else 0
             result["forecasts_per_key"] = sum(

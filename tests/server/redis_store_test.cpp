@@ -23,7 +23,7 @@
 
 #include "kept_forecasts_parity.h"
 #include "server/live/memory_series_store.h"
-#include "server/live/series_snapshot.h"
+#include "server/redis/window_layout.h"
 #include "server/redis/redis_client.h"
 #include "server/redis/redis_kept_forecasts.h"
 #include "server/redis/redis_series_store.h"
@@ -133,18 +133,24 @@ SeriesAppend points(const std::string& key, int64_t start, int64_t count, int64_
   return append;
 }
 
+// Three replicas (three stores on one Redis, each remembering what it saw) take the calls
+// in random turns, so an append starts from a stale state as often as from a fresh one.
 TEST_F(RedisStoreTest, WindowsAnswerAsTheInProcessStore) {
   MemorySeriesStore memory(SeriesStoreLimits{1000, 1u << 30});
-  RedisSeriesStore shared(*client_, 1u << 30, std::chrono::hours(1));
+  RedisSeriesStore one(*client_, 1u << 30, std::chrono::hours(1));
+  RedisSeriesStore two(*client_, 1u << 30, std::chrono::hours(1));
+  RedisSeriesStore three(*client_, 1u << 30, std::chrono::hours(1));
+  RedisSeriesStore* const replicas[] = {&one, &two, &three};
   std::mt19937 random(7);
   const auto pick = [&random](int low, int high) {
     return std::uniform_int_distribution<int>(low, high)(random);
   };
   int accepted = 0, refused = 0;
-  for (int call = 0; call < 300; ++call) {
+  for (int call = 0; call < 600; ++call) {
     const std::string key = "k" + std::to_string(pick(0, 3));
     // Mostly on the grid after the key's last point; sometimes a repeat, a gap, an
-    // irregular step, another N, another model or a value that is not finite.
+    // irregular step, another N, another model, a value that is not finite, another
+    // window length (the ring written whole) or more points than the window keeps.
     std::optional<SeriesBinding> held;
     ASSERT_TRUE(memory.binding(key, &held).ok());
     SeriesWindow now;
@@ -161,9 +167,12 @@ TEST_F(RedisStoreTest, WindowsAnswerAsTheInProcessStore) {
     if (twist == 0) start -= 3600;      // a repeat
     if (twist == 1) start += 7200;      // a gap
     if (twist == 2) start += 1800;      // irregular
-    SeriesAppend append = points(key, start, pick(1, 5), twist == 3 ? 3 : 2, &random);
+    SeriesAppend append =
+        points(key, start, twist == 7 ? 15 : pick(1, 5), twist == 3 ? 3 : 2, &random);
     if (twist == 4) append.binding.model = "other";
     if (twist == 5) append.values[0] = std::nanf("");
+    if (twist == 6) append.keep_points = 8;
+    RedisSeriesStore& shared = *replicas[pick(0, 2)];
     SeriesWindow from_memory, from_redis;
     const Status a = memory.append(append, &from_memory, nullptr);
     const Status b = shared.append(append, &from_redis, nullptr);
@@ -177,7 +186,7 @@ TEST_F(RedisStoreTest, WindowsAnswerAsTheInProcessStore) {
     }
     std::optional<SeriesBinding> x, y;
     ASSERT_TRUE(memory.binding(key, &x).ok());
-    ASSERT_TRUE(shared.binding(key, &y).ok());
+    ASSERT_TRUE(replicas[pick(0, 2)]->binding(key, &y).ok());
     ASSERT_EQ(x, y);
   }
   // Both kinds of answer were compared, not one.
@@ -216,13 +225,18 @@ RaceResult race(int port, bool compare_and_set, int steps) {
   result.accepted = accepted.load();
   RedisClient reader(options_for(port), nullptr, nullptr);
   std::vector<RedisReply> replies;
-  if (!reader.run("read", {{"HGET", redis_window_key("raced"), "window"}}, &replies).ok()) {
+  if (!reader.run("read",
+                  {{"HGET", redis_window_key("raced"), "head"},
+                   {"GET", redis_window_ring_key("raced")}},
+                  &replies)
+           .ok()) {
     return result;
   }
-  std::vector<SeriesWindow> windows;
-  if (decode_series_snapshot(replies.front().text, &windows).ok() && windows.size() == 1) {
-    result.accepted_total = windows.front().accepted_total;
-    result.points = windows.front().points();
+  SeriesWindow window;
+  int64_t capacity = 0;
+  if (decode_window(replies[0].text, replies[1].text, &window, &capacity).ok()) {
+    result.accepted_total = window.accepted_total;
+    result.points = window.points();
   }
   return result;
 }
