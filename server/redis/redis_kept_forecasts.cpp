@@ -1,46 +1,82 @@
 #include "server/redis/redis_kept_forecasts.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <random>
 #include <string_view>
 #include <unordered_set>
 #include <utility>
-#include <vector>
 
 namespace tsserve::server {
 namespace {
 
 // Metas cached at most; past it the cache starts again (a miss costs one round trip).
-constexpr std::size_t kMaxCachedMetas = 1 << 16;
+constexpr std::size_t kMaxCachedMetas = 1 << 14;
+// Members older than the expiry that one keep drops at most (the next keeps drop the rest).
+constexpr int kMaxDroppedPerKeep = 1000;
+// A run of marks is one BITFIELD field; Lua numbers hold 53 bits exactly.
+constexpr std::size_t kMaxRunBits = 52;
 
 std::string meta_key(uint64_t id) { return "tsserve:fm:" + std::to_string(id); }
-std::string points_key(const std::string& series_key, int64_t time) {
-  return "tsserve:fp:" + series_key + ":" + std::to_string(time);
-}
-std::string marks_key(const std::string& series_key, int64_t time) {
-  return "tsserve:fs:" + series_key + ":" + std::to_string(time);
-}
-std::string names_key(const std::string& series_key) { return "tsserve:fn:" + series_key; }
+std::string body_key(uint64_t id) { return "tsserve:fb:" + std::to_string(id); }
+std::string index_key(const std::string& key) { return "tsserve:fi:" + key; }
+std::string kept_at_key(const std::string& key) { return "tsserve:fk:" + key; }
+std::string names_key(const std::string& key) { return "tsserve:fn:" + key; }
+std::string sequence_key(const std::string& key) { return "tsserve:fq:" + key; }
 
-// KEYS: the names, the meta, then the F times' entry strings. ARGV: the expiry in ms, the
-// meta, F, then F entries, then the names. A time's string gets its expiry when this
-// append made it (APPEND answers the new length).
+// KEYS: the meta, the body, the index, the kept-at set, the names, the sequence. ARGV: the
+// expiry in ms, the meta, the body, the last time, the id, the most members to drop, then
+// the names.
 constexpr const char* kKeep = R"lua(
-local ttl = ARGV[1]
-local steps = tonumber(ARGV[3])
-for i = 1, steps do
-  local entry = ARGV[3 + i]
-  if redis.call('APPEND', KEYS[2 + i], entry) == #entry then
-    redis.call('PEXPIRE', KEYS[2 + i], ttl)
+local ttl = tonumber(ARGV[1])
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ttl)
+redis.call('SET', KEYS[2], ARGV[3], 'PX', ttl)
+local member = redis.call('INCR', KEYS[6]) .. '-' .. ARGV[5]
+local now = redis.call('TIME')
+local ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+local old = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', ms - ttl, 'LIMIT', 0, ARGV[6])
+if #old > 0 then
+  redis.call('ZREM', KEYS[3], unpack(old))
+  redis.call('ZREM', KEYS[4], unpack(old))
+end
+redis.call('ZADD', KEYS[3], ARGV[4], member)
+redis.call('ZADD', KEYS[4], ms, member)
+local names = {}
+for i = 7, #ARGV do names[#names + 1] = ARGV[i] end
+redis.call('SADD', KEYS[5], unpack(names))
+for i = 3, 6 do redis.call('PEXPIRE', KEYS[i], ttl) end
+return 1
+)lua";
+
+// KEYS: one body per (forecast, step) read. ARGV, per key: the entry's offset and length,
+// the number of runs, then per run its bit offset, its length and its value (all ones).
+// Answers per key: its entry ("" when the body expired) and, when the entry is there, the
+// old value of each run (BITFIELD SET answers what it replaced).
+constexpr const char* kScore = R"lua(
+local out = {}
+local a = 1
+for i = 1, #KEYS do
+  local offset, length, runs = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
+  a = a + 3
+  local entry = redis.call('GETRANGE', KEYS[i], offset, offset + length - 1)
+  out[#out + 1] = entry
+  if #entry == length then
+    local fields = {}
+    for r = 1, runs do
+      fields[#fields + 1] = 'SET'
+      fields[#fields + 1] = 'u' .. ARGV[a + 1]
+      fields[#fields + 1] = ARGV[a]
+      fields[#fields + 1] = ARGV[a + 2]
+      a = a + 3
+    end
+    local replaced = redis.call('BITFIELD', KEYS[i], unpack(fields))
+    for r = 1, #replaced do out[#out + 1] = replaced[r] end
+  else
+    a = a + 3 * runs
   end
 end
-redis.call('SET', KEYS[2], ARGV[2], 'PX', ttl)
-local names = {}
-for i = 4 + steps, #ARGV do names[#names + 1] = ARGV[i] end
-redis.call('SADD', KEYS[1], unpack(names))
-redis.call('PEXPIRE', KEYS[1], ttl)
-return 1
+return out
 )lua";
 
 uint64_t new_id() {
@@ -48,15 +84,56 @@ uint64_t new_id() {
   return random();
 }
 
-// One (forecast entry, variable) pair that may score report point (t, n).
-struct Candidate {
-  std::size_t t = 0;
-  int64_t n = 0;
-  const ForecastEntry* entry = nullptr;
-  const ForecastMeta* meta = nullptr;
-  int64_t variable = 0;
-  std::size_t bit = 0;  // its mark in the time's bitmap
+// "<seq>-<id>", as kKeep names a member.
+struct Member {
+  uint64_t seq = 0;
+  uint64_t id = 0;
 };
+bool parse_member(std::string_view text, Member* member) {
+  const auto dash = text.find('-');
+  if (dash == std::string_view::npos) return false;
+  const char* end = text.data() + text.size();
+  const auto seq = std::from_chars(text.data(), text.data() + dash, member->seq);
+  const auto id = std::from_chars(text.data() + dash + 1, end, member->id);
+  return seq.ec == std::errc() && seq.ptr == text.data() + dash && id.ec == std::errc() &&
+         id.ptr == end;
+}
+
+// One (forecast, step) a report reads the entry of and sets marks in.
+struct Group {
+  uint64_t id = 0;
+  const ForecastMeta* meta = nullptr;
+  int64_t k = 0;
+  std::vector<std::size_t> bits;               // its pairs' marks
+  std::vector<std::pair<std::size_t, std::size_t>> runs;  // (first bit, length), sorted
+  bool held = false;                            // its entry was read (the body is there)
+  ForecastEntry entry;
+  std::vector<std::size_t> set_before;          // the bits that were set, sorted
+};
+
+// One (forecast, point) pair that may score report point `point`.
+struct Candidate {
+  std::size_t point = 0;
+  std::size_t group = 0;
+  std::size_t bit = 0;
+  int64_t variable = 0;
+};
+
+// Sorted `bits` as runs of adjacent bits, each at most kMaxRunBits long.
+std::vector<std::pair<std::size_t, std::size_t>> runs_of(std::vector<std::size_t> bits) {
+  std::sort(bits.begin(), bits.end());
+  std::vector<std::pair<std::size_t, std::size_t>> runs;
+  for (std::size_t i = 0; i < bits.size();) {
+    std::size_t length = 1;
+    while (i + length < bits.size() && bits[i + length] == bits[i] + length &&
+           length < kMaxRunBits) {
+      ++length;
+    }
+    runs.emplace_back(bits[i], length);
+    i += length;
+  }
+  return runs;
+}
 
 }  // namespace
 
@@ -72,19 +149,22 @@ void RedisKeptForecasts::remember(uint64_t id, Meta meta) {
 Status RedisKeptForecasts::keep(IssuedForecast forecast, StoreDrops* /*drops*/) {
   const uint64_t id = new_id();
   auto meta = std::make_shared<const ForecastMeta>(meta_of(forecast));
-  const auto steps = static_cast<std::size_t>(forecast.steps());
-  RedisCommand keep{"EVAL", kKeep, std::to_string(2 + steps), names_key(forecast.series_key),
-                    meta_key(id)};
-  keep.reserve(keep.size() + 2 * steps + 3 + forecast.variable_names.size());
-  for (std::size_t k = 0; k < steps; ++k) {
-    keep.push_back(points_key(forecast.series_key, forecast.times[k]));
-  }
-  keep.push_back(std::to_string(ttl_.count()));
-  keep.push_back(encode_meta(*meta));
-  keep.push_back(std::to_string(steps));
-  for (std::size_t k = 0; k < steps; ++k) {
-    keep.push_back(encode_entry(forecast, id, static_cast<int64_t>(k)));
-  }
+  const std::string& key = forecast.series_key;
+  RedisCommand keep{"EVAL",
+                    kKeep,
+                    "6",
+                    meta_key(id),
+                    body_key(id),
+                    index_key(key),
+                    kept_at_key(key),
+                    names_key(key),
+                    sequence_key(key),
+                    std::to_string(ttl_.count()),
+                    encode_meta(*meta),
+                    encode_body(forecast),
+                    std::to_string(forecast.times.back()),
+                    std::to_string(id),
+                    std::to_string(kMaxDroppedPerKeep)};
   keep.insert(keep.end(), forecast.variable_names.begin(), forecast.variable_names.end());
   std::vector<RedisReply> replies;
   TSSERVE_RETURN_IF_ERROR(client_.run("forecast_keep", {keep}, &replies));
@@ -126,172 +206,149 @@ Status RedisKeptForecasts::score(const ActualsReport& report, const ScoreSink& s
                                  StoreDrops* /*drops*/, ActualsOutcome* outcome) {
   *outcome = ActualsOutcome();
   const std::size_t rows = report.timestamps.size();
-  const auto columns = static_cast<int64_t>(report.variable_names.size());
+  const std::size_t columns = report.variable_names.size();
 
-  // 1. The key's names and the entries at every reported time, in one round trip.
-  std::vector<RedisCommand> reads{{"SMEMBERS", names_key(report.series_key)}};
-  for (const int64_t time : report.timestamps) {
-    reads.push_back({"GET", points_key(report.series_key, time)});
-  }
+  // 1. The key's names and the forecasts that may cover the report, in one round trip.
+  const std::string first_time =
+      rows == 0 ? "+inf"
+                : std::to_string(*std::min_element(report.timestamps.begin(),
+                                                   report.timestamps.end()));
   std::vector<RedisReply> replies;
-  TSSERVE_RETURN_IF_ERROR(client_.run("forecast_read", reads, &replies));
+  TSSERVE_RETURN_IF_ERROR(client_.run(
+      "forecast_read",
+      {{"SMEMBERS", names_key(report.series_key)},
+       {"ZRANGEBYSCORE", index_key(report.series_key), first_time, "+inf"}},
+      &replies));
   std::unordered_set<std::string_view> key_names;
-  for (const RedisReply& name : replies.front().elements) key_names.insert(name.text);
+  for (const RedisReply& name : replies[0].elements) key_names.insert(name.text);
   if (key_names.empty()) {
     outcome->unknown_key = static_cast<int64_t>(report.values.size());
     return Status();
   }
-  std::vector<std::vector<ForecastEntry>> entries(rows);
-  std::vector<uint64_t> ids;
-  for (std::size_t t = 0; t < rows; ++t) {
-    if (replies[t + 1].type != RedisReply::Type::kString) continue;
-    TSSERVE_RETURN_IF_ERROR(decode_entries(replies[t + 1].text, &entries[t]));
-    for (const ForecastEntry& entry : entries[t]) ids.push_back(entry.id);
+  std::vector<Member> members;
+  for (const RedisReply& text : replies[1].elements) {
+    Member member;
+    if (parse_member(text.text, &member)) members.push_back(member);
   }
+  std::sort(members.begin(), members.end(),
+            [](const Member& a, const Member& b) { return a.seq < b.seq; });
+  std::vector<uint64_t> ids;
+  for (const Member& member : members) ids.push_back(member.id);
   std::unordered_map<uint64_t, Meta> metas;
   TSSERVE_RETURN_IF_ERROR(metas_of(ids, &metas));
 
-  // 2. The pairs, as the in-process store picks them: by row, by column, then in the
-  // order the forecasts were kept; a column takes a forecast's first variable of its name.
-  std::unordered_map<std::string_view, int64_t> column_of;
-  for (int64_t n = 0; n < columns; ++n) {
-    column_of.emplace(report.variable_names[static_cast<std::size_t>(n)], n);
-  }
+  // 2. The pairs, as the in-process store picks them: by point, then in the order the
+  // forecasts were kept; a column takes a forecast's first variable of its name.
+  std::unordered_map<std::string_view, std::size_t> column_of;
+  for (std::size_t n = 0; n < columns; ++n) column_of.emplace(report.variable_names[n], n);
+  std::vector<Group> groups;
   std::vector<Candidate> candidates;
-  std::vector<std::size_t> first_of_point(report.values.size() + 1, 0);  // CSR by point
-  // A key's forecasts mostly share their names: the columns of the last names looked up
-  // are reused while the next forecast's names equal them.
-  const std::vector<std::string>* mapped_names = nullptr;
-  std::vector<int64_t> column_of_variable;  // -1: no column
-  std::vector<std::vector<Candidate>> by_column(static_cast<std::size_t>(columns));
-  for (std::size_t t = 0; t < rows; ++t) {
-    for (std::vector<Candidate>& of_column : by_column) {
-      of_column.clear();
-      of_column.reserve(entries[t].size());
+  std::vector<int64_t> variable_of_column(columns);
+  for (const Member& member : members) {
+    const auto found = metas.find(member.id);
+    if (found == metas.end()) continue;  // expired
+    const ForecastMeta& meta = *found->second;
+    std::fill(variable_of_column.begin(), variable_of_column.end(), -1);
+    for (std::size_t v = meta.variables(); v-- > 0;) {  // the first of a name wins
+      const auto column = column_of.find(meta.variable_names[v]);
+      if (column != column_of.end()) variable_of_column[column->second] = static_cast<int64_t>(v);
     }
-    std::size_t bits = 0;  // the marks of the entries before this one
-    for (const ForecastEntry& entry : entries[t]) {
-      const std::size_t base = bits;
-      bits += entry.values.size();
-      const auto found = metas.find(entry.id);
-      if (found == metas.end()) continue;
-      const ForecastMeta& meta = *found->second;
-      if (entry.values.size() != meta.variable_names.size()) continue;
-      if (mapped_names == nullptr || *mapped_names != meta.variable_names) {
-        mapped_names = &meta.variable_names;
-        column_of_variable.assign(meta.variable_names.size(), -1);
-        for (std::size_t v = 0; v < meta.variable_names.size(); ++v) {
-          const auto column = column_of.find(meta.variable_names[v]);
-          if (column != column_of.end()) column_of_variable[v] = column->second;
+    for (std::size_t t = 0; t < rows; ++t) {
+      const int64_t k = meta.step_of(report.timestamps[t]);
+      if (k < 0) continue;
+      std::size_t group = groups.size();
+      for (std::size_t n = 0; n < columns; ++n) {
+        const std::size_t point = t * columns + n;
+        const int64_t v = variable_of_column[n];
+        if (v < 0 || !std::isfinite(report.values[point])) continue;
+        if (group == groups.size()) {
+          groups.emplace_back();
+          groups.back().id = member.id;
+          groups.back().meta = &meta;
+          groups.back().k = k;
         }
-      }
-      for (std::size_t v = 0; v < meta.variable_names.size(); ++v) {
-        const int64_t column = column_of_variable[v];
-        if (column < 0) continue;
-        // A column takes the forecast's first variable of its name.
-        std::vector<Candidate>& of_column = by_column[static_cast<std::size_t>(column)];
-        if (!of_column.empty() && of_column.back().entry == &entry) continue;
-        of_column.push_back({t, column, &entry, &meta, static_cast<int64_t>(v), base + v});
-      }
-    }
-    for (int64_t n = 0; n < columns; ++n) {
-      const std::size_t point = t * static_cast<std::size_t>(columns) + static_cast<std::size_t>(n);
-      first_of_point[point] = candidates.size();
-      if (std::isfinite(report.values[point])) {
-        const std::vector<Candidate>& of_column = by_column[static_cast<std::size_t>(n)];
-        candidates.insert(candidates.end(), of_column.begin(), of_column.end());
+        const std::size_t bit = mark_bit(meta, k, v);
+        groups[group].bits.push_back(bit);
+        candidates.push_back({point, group, bit, v});
       }
     }
   }
-  first_of_point[report.values.size()] = candidates.size();
+  // Made forecast by forecast: a stable sort by point leaves each point's in keep order.
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Candidate& a, const Candidate& b) { return a.point < b.point; });
 
-  // 3. Marked in one round trip, one BITFIELD per time; a pair scores when its bit was
-  // not set before. A run of adjacent bits (an entry's variables, all reported at once
-  // by an Observe) is one SET of an unsigned field of ones: setting ones ORs, and the
+  // 3. The entries read and the marks set in one script; a pair scores when its bit was
+  // not set before. A run of adjacent bits (a step's variables, all reported at once by
+  // an Observe) is one SET of an unsigned field of ones: setting ones ORs, and the
   // field's old value says which of them were set.
-  std::vector<bool> newly(candidates.size(), false);
-  if (!candidates.empty()) {
-    std::vector<RedisCommand> sets;
-    std::vector<std::vector<std::pair<std::size_t, std::size_t>>> runs;  // per time: (bit, length)
-    std::vector<std::size_t> first_of_time;
-    for (std::size_t c = 0; c < candidates.size();) {
-      const std::size_t t = candidates[c].t;
-      std::size_t end = c;
-      while (end < candidates.size() && candidates[end].t == t) ++end;
-      std::vector<std::size_t> bits;
-      for (std::size_t i = c; i < end; ++i) bits.push_back(candidates[i].bit);
-      std::sort(bits.begin(), bits.end());
-      const std::string key = marks_key(report.series_key, report.timestamps[t]);
-      RedisCommand bitfield{"BITFIELD", key};
-      runs.emplace_back();
-      for (std::size_t i = 0; i < bits.size();) {
-        std::size_t length = 1;
-        while (i + length < bits.size() && bits[i + length] == bits[i] + length && length < 63) ++length;
-        bitfield.insert(bitfield.end(), {"SET", "u" + std::to_string(length),
-                                         std::to_string(bits[i]),
-                                         std::to_string((uint64_t{1} << length) - 1)});
-        runs.back().emplace_back(bits[i], length);
-        i += length;
+  if (!groups.empty()) {
+    RedisCommand command{"EVAL", kScore, std::to_string(groups.size())};
+    for (const Group& group : groups) command.push_back(body_key(group.id));
+    for (Group& group : groups) {
+      const std::size_t bytes = entry_bytes(*group.meta);
+      group.runs = runs_of(group.bits);
+      command.insert(command.end(), {std::to_string(static_cast<std::size_t>(group.k) * bytes),
+                                     std::to_string(bytes), std::to_string(group.runs.size())});
+      for (const auto& [bit, length] : group.runs) {
+        command.insert(command.end(), {std::to_string(bit), std::to_string(length),
+                                       std::to_string((uint64_t{1} << length) - 1)});
       }
-      sets.push_back(std::move(bitfield));
-      sets.push_back({"PEXPIRE", key, std::to_string(ttl_.count())});
-      first_of_time.push_back(c);
-      c = end;
     }
-    std::vector<RedisReply> marks;
-    TSSERVE_RETURN_IF_ERROR(client_.run("forecast_mark", sets, &marks));
-    for (std::size_t group = 0; group < first_of_time.size(); ++group) {
-      // The bits that were set before, of this time.
-      std::vector<bool> was_set;
-      const std::vector<RedisReply>& old = marks[2 * group].elements;
-      for (std::size_t r = 0; r < runs[group].size() && r < old.size(); ++r) {
-        const auto [bit, length] = runs[group][r];
-        const auto value = static_cast<uint64_t>(old[r].integer);
+    std::vector<RedisReply> answers;
+    TSSERVE_RETURN_IF_ERROR(client_.run("forecast_mark", {command}, &answers));
+    const std::vector<RedisReply>& parts = answers.front().elements;
+    std::size_t at = 0;
+    for (Group& group : groups) {
+      if (at >= parts.size()) break;
+      const RedisReply& entry = parts[at++];
+      if (entry.text.size() != entry_bytes(*group.meta)) continue;  // expired
+      TSSERVE_RETURN_IF_ERROR(decode_entry(entry.text, *group.meta, &group.entry));
+      group.held = true;
+      for (const auto& [bit, length] : group.runs) {
+        if (at >= parts.size()) break;
+        const auto old = static_cast<uint64_t>(parts[at++].integer);
         for (std::size_t i = 0; i < length; ++i) {
           // The field's most significant bit is its first (lowest) offset.
-          if ((value >> (length - 1 - i)) & 1U) {
-            if (was_set.size() <= bit + i) was_set.resize(bit + i + 1, false);
-            was_set[bit + i] = true;
-          }
+          if ((old >> (length - 1 - i)) & 1U) group.set_before.push_back(bit + i);
         }
-      }
-      const std::size_t end =
-          group + 1 < first_of_time.size() ? first_of_time[group + 1] : candidates.size();
-      for (std::size_t c = first_of_time[group]; c < end; ++c) {
-        const std::size_t bit = candidates[c].bit;
-        newly[c] = bit >= was_set.size() || !was_set[bit];
       }
     }
   }
 
   // 4. The outcome and the scores, in the pairs' order.
   std::vector<ScoredBand> bands;
+  std::size_t c = 0;
   for (std::size_t point = 0; point < report.values.size(); ++point) {
     const double actual = report.values[point];
     if (!std::isfinite(actual)) {
       ++outcome->not_finite;
       continue;
     }
-    int64_t scored = 0;
-    for (std::size_t c = first_of_point[point]; c < first_of_point[point + 1]; ++c) {
-      if (!newly[c]) continue;
-      ++scored;
+    int64_t scored = 0, covering = 0;
+    for (; c < candidates.size() && candidates[c].point == point; ++c) {
       const Candidate& pair = candidates[c];
-      const ForecastMeta& meta = *pair.meta;
+      const Group& group = groups[pair.group];
+      if (!group.held) continue;
+      ++covering;
+      if (std::binary_search(group.set_before.begin(), group.set_before.end(), pair.bit)) {
+        continue;
+      }
+      ++scored;
+      const ForecastMeta& meta = *group.meta;
       const auto v = static_cast<std::size_t>(pair.variable);
-      const std::size_t variables = meta.variable_names.size();
+      const std::size_t variables = meta.variables();
       bands.clear();
       for (std::size_t b = 0; b < meta.levels.size(); ++b) {
-        bands.push_back({meta.levels[b], pair.entry->lower[b * variables + v],
-                         pair.entry->upper[b * variables + v]});
+        bands.push_back({meta.levels[b], group.entry.lower[b * variables + v],
+                         group.entry.upper[b * variables + v]});
       }
       const bool scaled = !meta.scaler_mean.empty();
       ScoredPoint scored_point{report.series_key,
                                meta.model,
                                meta.version,
                                pair.variable,
-                               pair.entry->step + 1,
-                               pair.entry->values[v],
+                               group.k + 1,
+                               group.entry.values[v],
                                scaled ? (actual - meta.scaler_mean[v]) / meta.scaler_std[v] : actual,
                                point,
                                bands};
@@ -302,12 +359,12 @@ Status RedisKeptForecasts::score(const ActualsReport& report, const ScoreSink& s
       }
       score(scored_point);
     }
-    const std::string& name = report.variable_names[point % static_cast<std::size_t>(columns)];
+    const std::string& name = report.variable_names[point % columns];
     if (scored > 0) {
       outcome->matched += scored;
     } else if (key_names.count(name) == 0) {
       ++outcome->unknown_variable;
-    } else if (first_of_point[point] == first_of_point[point + 1]) {
+    } else if (covering == 0) {
       ++outcome->no_forecast;
     } else {
       ++outcome->already_reported;

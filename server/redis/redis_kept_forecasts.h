@@ -1,24 +1,26 @@
 #pragma once
 // The forecasts issued with a series key, kept in a Redis every replica shares
 // (accuracy/kept_forecasts.h), so that an actual is scored on whichever replica receives
-// it. Laid out so that a report reads only the times it reports (forecast_entries.h):
+// it. Laid out (forecast_layout.h) so that keeping a forecast is a few writes whatever its
+// horizon, and a report reads only the steps it reports:
 //
-//   tsserve:fm:<id>             the forecast's meta (string)
-//   tsserve:fp:<series_key>:<t> every kept forecast's entry at time t, appended in the
-//                               order they were kept (string)
-//   tsserve:fs:<series_key>:<t> the scored marks at time t (bitmap): the entries at t, in
-//                               order, take K bits each
-//   tsserve:fn:<series_key>     the variable names of the key's forecasts (set)
+//   tsserve:fm:<id>           the forecast's meta, times included (string; replicas cache it)
+//   tsserve:fb:<id>           its body: every step's entry, then the scored marks (string)
+//   tsserve:fi:<series_key>   the key's forecasts, "<seq>-<id>" scored by their last time
+//   tsserve:fk:<series_key>   the same members scored by when they were kept (ms)
+//   tsserve:fq:<series_key>   the key's keep sequence (seq: the order they were kept)
+//   tsserve:fn:<series_key>   the variable names of the key's forecasts (set)
 //
 // keep() is one script (one round trip, atomic: a report sees a forecast whole or not at
-// all, and two replicas' forecasts of one key are appended in one order at every time).
-// score() reads the report's times in one round trip (meta once per process, cached: meta
-// never changes), picks the (forecast, point) pairs exactly as the in-process store does,
-// and marks them with one BITFIELD SET per time in a second one: BITFIELD answers each
+// all, and two replicas' forecasts of one key get distinct, ordered seqs). score() reads
+// the key's names and the forecasts that may cover the report (last time >= its first
+// time) in one round trip, their metas from its cache (one more for those it has not seen),
+// picks the (forecast, point) pairs exactly as the in-process store does, then reads the
+// entries of the steps it needs and sets their marks in one script: BITFIELD answers each
 // bit it replaced, so of two replicas scoring one point at once exactly one scores it.
-// A time's keys expire `ttl` after they were made, the names and meta `ttl` after the
-// key's last forecast (Redis' own expiry: not counted in StoreDrops); a time's entries are
-// all written within a forecast's span of it, far inside any useful ttl.
+// A forecast's meta and body expire `ttl` after it was kept, the key's sets `ttl` after its
+// last forecast; a keep drops the key's members older than `ttl` (Redis' own expiry: not
+// counted in StoreDrops).
 //
 // Thread safety: every member may be called from any thread.
 
@@ -28,9 +30,10 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "server/accuracy/kept_forecasts.h"
-#include "server/redis/forecast_entries.h"
+#include "server/redis/forecast_layout.h"
 #include "server/redis/redis_client.h"
 #include "server/sync/mutex.h"
 

@@ -666,40 +666,65 @@ def series_snapshot_seeds():
 
 
 # --------------------------------------------------------------------------------------
-# Kept forecasts in the shared store (server/redis/forecast_entries.h's layouts, written
-# here from its documentation). The first byte: 0x00, a meta; 0x01, a time's entries.
+# The shared store's layouts (server/redis/forecast_layout.h and window_layout.h, written
+# here from their documentation). The first byte: 0x00, a meta; 0x01, a u32 length, a meta
+# and one step's entry; 0x02, a u32 length, a window's head and its ring.
+META_MODE, ENTRY_MODE, WINDOW_MODE = b"\x00", b"\x01", b"\x02"
 
 
-def kept_forecast_meta_bytes(model, version, names, mean, std, levels):
-    def text(s):
-        b = s.encode()
-        return struct.pack("<I", len(b)) + b
-    out = text(model) + text(version) + struct.pack("<I", len(names))
-    out += b"".join(text(n) for n in names) + struct.pack("<I", len(mean))
+def store_text(s):
+    b = s.encode()
+    return struct.pack("<I", len(b)) + b
+
+
+def kept_forecast_meta_bytes(model, version, names, mean, std, levels, times):
+    out = store_text(model) + store_text(version) + struct.pack("<I", len(names))
+    out += b"".join(store_text(n) for n in names) + struct.pack("<I", len(mean))
     out += b"".join(struct.pack("<d", m) for m in mean + std)
-    return out + struct.pack("<I", len(levels)) + b"".join(struct.pack("<d", l) for l in levels)
+    out += struct.pack("<I", len(levels)) + b"".join(struct.pack("<d", l) for l in levels)
+    return out + struct.pack("<I", len(times)) + b"".join(struct.pack("<q", t) for t in times)
 
 
-def kept_forecast_entry_bytes(forecast_id, step, values, bands):
+def kept_forecast_entry_bytes(values, bands):
     """bands: (lower, upper) pairs of len(values) floats."""
-    out = struct.pack("<QqII", forecast_id, step, len(values), len(bands)) + raw(values)
+    out = raw(values)
     for lower, upper in bands:
         out += raw(lower) + raw(upper)
     return out
 
 
-def kept_forecast_seeds():
+def window_head_bytes(key, model, version, names, variables, step, last, accepted, points,
+                      capacity):
+    out = store_text(key) + store_text(model) + store_text(version)
+    out += struct.pack("<I", len(names)) + b"".join(store_text(n) for n in names)
+    return out + struct.pack("<6q", variables, step, last, accepted, points, capacity)
+
+
+def prefixed(first, rest):
+    return struct.pack("<I", len(first)) + first + rest
+
+
+def shared_store_seeds():
     seven = [round(0.1 * i, 3) for i in range(len(COLUMNS))]
     band = ([v - 1 for v in seven], [v + 1 for v in seven])
-    two_entries = (kept_forecast_entry_bytes(7, 0, seven, [band, band]) +
-                   kept_forecast_entry_bytes(2 ** 63 + 5, 95, [1.5], []))
+    hours = [1_700_000_000 + 3600 * i for i in range(1, 97)]
+    scaled = kept_forecast_meta_bytes("patchtst-etth1", "1", COLUMNS, [1.0] * len(COLUMNS),
+                                      [2.0] * len(COLUMNS), [0.8, 0.99], hours)
+    plain = kept_forecast_meta_bytes("m", "", ["0"], [], [], [], [1_700_000_000])
+    entry = kept_forecast_entry_bytes(seven, [band, band])
+    # A full ring of 4 points of 7 variables that wrapped: the key's points 6..9 in slots
+    # 2, 3, 0, 1.
+    head = window_head_bytes("plant-1", "patchtst-etth1", "", COLUMNS, len(COLUMNS), 3600,
+                             1_700_032_400, 10, 4, 4)
+    ring = raw([float(i) for i in range(4 * len(COLUMNS))])
     return {
-        "meta_scaled.bin": PROTO_MODE + kept_forecast_meta_bytes(
-            "patchtst-etth1", "1", COLUMNS, [1.0] * len(COLUMNS), [2.0] * len(COLUMNS), [0.8, 0.99]),
-        "meta_plain.bin": PROTO_MODE + kept_forecast_meta_bytes("m", "", ["0"], [], [], []),
-        "refused_meta_truncated.bin": PROTO_MODE + kept_forecast_meta_bytes("m", "", ["0"], [], [], [])[:9],
-        "entries.bin": BUILT_MODE + two_entries,
-        "refused_entries_truncated.bin": BUILT_MODE + two_entries[:-3],
+        "meta_scaled.bin": META_MODE + scaled,
+        "meta_plain.bin": META_MODE + plain,
+        "refused_meta_truncated.bin": META_MODE + plain[:9],
+        "entry.bin": ENTRY_MODE + prefixed(scaled, entry),
+        "refused_entry_truncated.bin": ENTRY_MODE + prefixed(scaled, entry[:-3]),
+        "window.bin": WINDOW_MODE + prefixed(head, ring),
+        "refused_window_ring_short.bin": WINDOW_MODE + prefixed(head, ring[:-4]),
     }
 
 
@@ -768,7 +793,7 @@ def main():
         "torch_pickle": torch_pickle_seeds(),
         "server_config": server_config_seeds(),
         "series_snapshot": series_snapshot_seeds(),
-        "kept_forecast": kept_forecast_seeds(),
+        "shared_store": shared_store_seeds(),
     }
     shutil.rmtree(proto_dir)
     total = 0

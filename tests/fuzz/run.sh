@@ -22,7 +22,7 @@ seconds=20
 jobs=$(nproc)
 targets=(attention_selection checkpoint_file encode_request forecast_json_request forecast_request
          http_framing http_request_rules http_routes json_float_array oip_json_request
-         observe_request oip_request series_snapshot server_config torch_pickle kept_forecast)
+         observe_request oip_request series_snapshot server_config torch_pickle shared_store)
 while [ $# -gt 0 ]; do
   case $1 in
     --build-dir) build=$2; shift 2 ;;

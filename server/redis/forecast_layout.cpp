@@ -1,0 +1,115 @@
+#include "server/redis/forecast_layout.h"
+
+#include <algorithm>
+
+#include "server/redis/byte_codec.h"
+
+namespace tsserve::server {
+namespace {
+
+Status corrupt(const char* what) {
+  return {StatusCode::kInternal, std::string("kept forecast: ") + what + " is corrupt"};
+}
+
+}  // namespace
+
+int64_t ForecastMeta::step_of(int64_t time) const {
+  const auto found = std::lower_bound(times.begin(), times.end(), time);
+  return found != times.end() && *found == time ? found - times.begin() : -1;
+}
+
+ForecastMeta meta_of(const IssuedForecast& forecast) {
+  ForecastMeta meta;
+  meta.model = forecast.model;
+  meta.version = forecast.version;
+  meta.variable_names = forecast.variable_names;
+  meta.scaler_mean = forecast.scaler_mean;
+  meta.scaler_std = forecast.scaler_std;
+  for (const IntervalBand& band : forecast.bands) meta.levels.push_back(band.level);
+  meta.times = forecast.times;
+  return meta;
+}
+
+std::string encode_meta(const ForecastMeta& meta) {
+  std::string out;
+  bytes::put_string(&out, meta.model);
+  bytes::put_string(&out, meta.version);
+  bytes::put<uint32_t>(&out, static_cast<uint32_t>(meta.variable_names.size()));
+  for (const std::string& name : meta.variable_names) bytes::put_string(&out, name);
+  bytes::put<uint32_t>(&out, static_cast<uint32_t>(meta.scaler_mean.size()));
+  for (const double mean : meta.scaler_mean) bytes::put(&out, mean);
+  for (const double deviation : meta.scaler_std) bytes::put(&out, deviation);
+  bytes::put<uint32_t>(&out, static_cast<uint32_t>(meta.levels.size()));
+  for (const double level : meta.levels) bytes::put(&out, level);
+  bytes::put<uint32_t>(&out, static_cast<uint32_t>(meta.times.size()));
+  for (const int64_t time : meta.times) bytes::put(&out, time);
+  return out;
+}
+
+Status decode_meta(std::string_view bytes, ForecastMeta* meta) {
+  bytes::Reader in(bytes);
+  uint32_t names = 0, scalers = 0, levels = 0, times = 0;
+  if (!in.get_string(&meta->model) || !in.get_string(&meta->version) || !in.get(&names) ||
+      names > in.remaining()) {
+    return corrupt("meta");
+  }
+  meta->variable_names.resize(names);
+  for (std::string& name : meta->variable_names) {
+    if (!in.get_string(&name)) return corrupt("meta");
+  }
+  if (!in.get(&scalers) || (scalers != 0 && scalers != names) ||
+      !in.get_array(scalers, &meta->scaler_mean) || !in.get_array(scalers, &meta->scaler_std) ||
+      !in.get(&levels) || !in.get_array(levels, &meta->levels) || !in.get(&times) ||
+      !in.get_array(times, &meta->times) || !in.done()) {
+    return corrupt("meta");
+  }
+  if (names == 0 || times == 0 || !std::is_sorted(meta->times.begin(), meta->times.end()) ||
+      std::adjacent_find(meta->times.begin(), meta->times.end()) != meta->times.end()) {
+    return corrupt("meta (no variables, no times, or times not increasing)");
+  }
+  return Status();
+}
+
+std::size_t entry_bytes(const ForecastMeta& meta) {
+  return sizeof(float) * meta.variables() * (1 + 2 * meta.levels.size());
+}
+
+std::size_t mark_bit(const ForecastMeta& meta, int64_t k, int64_t v) {
+  return 8 * meta.times.size() * entry_bytes(meta) +
+         static_cast<std::size_t>(k) * meta.variables() + static_cast<std::size_t>(v);
+}
+
+std::string encode_body(const IssuedForecast& forecast) {
+  const auto variables = static_cast<std::size_t>(forecast.variables());
+  const auto steps = static_cast<std::size_t>(forecast.steps());
+  const std::size_t entry = sizeof(float) * variables * (1 + 2 * forecast.bands.size());
+  std::string out;
+  out.reserve(steps * entry + (steps * variables + 7) / 8);
+  for (std::size_t k = 0; k < steps; ++k) {
+    const auto at = [&](std::size_t v) { return v * steps + k; };
+    for (std::size_t v = 0; v < variables; ++v) bytes::put(&out, forecast.values[at(v)]);
+    for (const IntervalBand& band : forecast.bands) {
+      for (std::size_t v = 0; v < variables; ++v) bytes::put(&out, band.lower[at(v)]);
+      for (std::size_t v = 0; v < variables; ++v) bytes::put(&out, band.upper[at(v)]);
+    }
+  }
+  out.append((steps * variables + 7) / 8, '\0');
+  return out;
+}
+
+Status decode_entry(std::string_view bytes, const ForecastMeta& meta, ForecastEntry* entry) {
+  if (bytes.size() != entry_bytes(meta)) return corrupt("entry");
+  bytes::Reader in(bytes);
+  const std::size_t variables = meta.variables();
+  const std::size_t bounds = meta.levels.size() * variables;
+  in.get_array(variables, &entry->values);
+  entry->lower.resize(bounds);
+  entry->upper.resize(bounds);
+  for (std::size_t b = 0; b < meta.levels.size(); ++b) {
+    in.get_into(variables, entry->lower.data() + b * variables);
+    in.get_into(variables, entry->upper.data() + b * variables);
+  }
+  return Status();
+}
+
+}  // namespace tsserve::server
