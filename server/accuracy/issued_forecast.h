@@ -28,6 +28,10 @@ struct IssuedForecast {
   std::vector<double> scaler_std;
   // Interval bands, by level; empty until the Forecast path records them.
   std::vector<IntervalBand> bands;
+  // When every band is band_around(level, values, widths) (the calibrated ones are): each
+  // band's widths, [K, F]; empty otherwise. The widths depend on the model version and the
+  // request's columns only, so a shared store keeps them once for many forecasts.
+  std::vector<std::vector<double>> band_widths;
 
   int64_t variables() const { return static_cast<int64_t>(variable_names.size()); }
   int64_t steps() const { return static_cast<int64_t>(times.size()); }

@@ -1,6 +1,9 @@
 #include "server/redis/forecast_layout.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <utility>
 
 #include "server/redis/byte_codec.h"
 
@@ -18,7 +21,7 @@ int64_t ForecastMeta::step_of(int64_t time) const {
   return found != times.end() && *found == time ? found - times.begin() : -1;
 }
 
-ForecastMeta meta_of(const IssuedForecast& forecast) {
+ForecastMeta meta_of(const IssuedForecast& forecast, std::string widths_id) {
   ForecastMeta meta;
   meta.model = forecast.model;
   meta.version = forecast.version;
@@ -27,7 +30,53 @@ ForecastMeta meta_of(const IssuedForecast& forecast) {
   meta.scaler_std = forecast.scaler_std;
   for (const IntervalBand& band : forecast.bands) meta.levels.push_back(band.level);
   meta.times = forecast.times;
+  meta.widths_id = std::move(widths_id);
   return meta;
+}
+
+bool widths_of(const IssuedForecast& forecast, std::string* bytes, std::string* id) {
+  if (forecast.bands.empty() || forecast.band_widths.size() != forecast.bands.size()) {
+    return false;
+  }
+  bytes->clear();
+  for (std::size_t b = 0; b < forecast.bands.size(); ++b) {
+    const IntervalBand& band = forecast.bands[b];
+    const std::vector<double>& widths = forecast.band_widths[b];
+    if (widths.size() != forecast.values.size() || band.lower.size() != widths.size() ||
+        band.upper.size() != widths.size()) {
+      return false;
+    }
+    for (std::size_t i = 0; i < widths.size(); ++i) {
+      // Bit for bit, or the bounds go in the body.
+      const float lower = band_lower(forecast.values[i], widths[i]);
+      const float upper = band_upper(forecast.values[i], widths[i]);
+      if (std::memcmp(&lower, &band.lower[i], sizeof(float)) != 0 ||
+          std::memcmp(&upper, &band.upper[i], sizeof(float)) != 0) {
+        return false;
+      }
+      bytes::put(bytes, widths[i]);
+    }
+  }
+  // Two FNV-1a 64 hashes of the bytes (different offset bases): an id no other widths
+  // written by a server will share.
+  uint64_t first = 14695981039346656037ULL, second = 1099511628211ULL * 31;
+  for (const char c : *bytes) {
+    first = (first ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+    second = (second ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+  }
+  char hex[33];
+  std::snprintf(hex, sizeof(hex), "%016llx%016llx", static_cast<unsigned long long>(first),
+                static_cast<unsigned long long>(second));
+  *id = hex;
+  return true;
+}
+
+Status decode_widths(std::string_view bytes, const ForecastMeta& meta, std::vector<double>* widths) {
+  const std::size_t count = meta.levels.size() * meta.variables() * meta.times.size();
+  if (bytes.size() != count * sizeof(double)) return corrupt("widths");
+  widths->resize(count);
+  std::memcpy(widths->data(), bytes.data(), bytes.size());
+  return Status();
 }
 
 std::string encode_meta(const ForecastMeta& meta) {
@@ -43,6 +92,7 @@ std::string encode_meta(const ForecastMeta& meta) {
   for (const double level : meta.levels) bytes::put(&out, level);
   bytes::put<uint32_t>(&out, static_cast<uint32_t>(meta.times.size()));
   for (const int64_t time : meta.times) bytes::put(&out, time);
+  bytes::put_string(&out, meta.widths_id);
   return out;
 }
 
@@ -60,7 +110,7 @@ Status decode_meta(std::string_view bytes, ForecastMeta* meta) {
   if (!in.get(&scalers) || (scalers != 0 && scalers != names) ||
       !in.get_array(scalers, &meta->scaler_mean) || !in.get_array(scalers, &meta->scaler_std) ||
       !in.get(&levels) || !in.get_array(levels, &meta->levels) || !in.get(&times) ||
-      !in.get_array(times, &meta->times) || !in.done()) {
+      !in.get_array(times, &meta->times) || !in.get_string(&meta->widths_id) || !in.done()) {
     return corrupt("meta");
   }
   if (names == 0 || times == 0 || !std::is_sorted(meta->times.begin(), meta->times.end()) ||
@@ -71,7 +121,8 @@ Status decode_meta(std::string_view bytes, ForecastMeta* meta) {
 }
 
 std::size_t entry_bytes(const ForecastMeta& meta) {
-  return sizeof(float) * meta.variables() * (1 + 2 * meta.levels.size());
+  return sizeof(float) * meta.variables() *
+         (meta.widths_id.empty() ? 1 + 2 * meta.levels.size() : 1);
 }
 
 std::size_t mark_bit(const ForecastMeta& meta, int64_t k, int64_t v) {
@@ -79,15 +130,16 @@ std::size_t mark_bit(const ForecastMeta& meta, int64_t k, int64_t v) {
          static_cast<std::size_t>(k) * meta.variables() + static_cast<std::size_t>(v);
 }
 
-std::string encode_body(const IssuedForecast& forecast) {
+std::string encode_body(const IssuedForecast& forecast, const ForecastMeta& meta) {
   const auto variables = static_cast<std::size_t>(forecast.variables());
   const auto steps = static_cast<std::size_t>(forecast.steps());
-  const std::size_t entry = sizeof(float) * variables * (1 + 2 * forecast.bands.size());
+  const bool bounds = meta.widths_id.empty();
   std::string out;
-  out.reserve(steps * entry + (steps * variables + 7) / 8);
+  out.reserve(steps * entry_bytes(meta) + (steps * variables + 7) / 8);
   for (std::size_t k = 0; k < steps; ++k) {
     const auto at = [&](std::size_t v) { return v * steps + k; };
     for (std::size_t v = 0; v < variables; ++v) bytes::put(&out, forecast.values[at(v)]);
+    if (!bounds) continue;
     for (const IntervalBand& band : forecast.bands) {
       for (std::size_t v = 0; v < variables; ++v) bytes::put(&out, band.lower[at(v)]);
       for (std::size_t v = 0; v < variables; ++v) bytes::put(&out, band.upper[at(v)]);
@@ -97,17 +149,33 @@ std::string encode_body(const IssuedForecast& forecast) {
   return out;
 }
 
-Status decode_entry(std::string_view bytes, const ForecastMeta& meta, ForecastEntry* entry) {
+Status decode_entry(std::string_view bytes, const ForecastMeta& meta,
+                    const std::vector<double>& widths, int64_t k, ForecastEntry* entry) {
   if (bytes.size() != entry_bytes(meta)) return corrupt("entry");
   bytes::Reader in(bytes);
   const std::size_t variables = meta.variables();
-  const std::size_t bounds = meta.levels.size() * variables;
+  const std::size_t levels = meta.levels.size();
   in.get_array(variables, &entry->values);
-  entry->lower.resize(bounds);
-  entry->upper.resize(bounds);
-  for (std::size_t b = 0; b < meta.levels.size(); ++b) {
-    in.get_into(variables, entry->lower.data() + b * variables);
-    in.get_into(variables, entry->upper.data() + b * variables);
+  entry->lower.resize(levels * variables);
+  entry->upper.resize(levels * variables);
+  if (meta.widths_id.empty()) {
+    for (std::size_t b = 0; b < levels; ++b) {
+      in.get_into(variables, entry->lower.data() + b * variables);
+      in.get_into(variables, entry->upper.data() + b * variables);
+    }
+    return Status();
+  }
+  const std::size_t steps = meta.times.size();
+  if (widths.size() != levels * variables * steps || k < 0 ||
+      static_cast<std::size_t>(k) >= steps) {
+    return corrupt("entry's widths");
+  }
+  for (std::size_t b = 0; b < levels; ++b) {
+    for (std::size_t v = 0; v < variables; ++v) {
+      const double width = widths[(b * variables + v) * steps + static_cast<std::size_t>(k)];
+      entry->lower[b * variables + v] = band_lower(entry->values[v], width);
+      entry->upper[b * variables + v] = band_upper(entry->values[v], width);
+    }
   }
   return Status();
 }

@@ -3,10 +3,17 @@
 // split so that a report reads only the steps it reports:
 //
 //  - Meta, once per forecast, never changed: model, version, variable names, scaler,
-//    band levels and the F forecast times. Replicas cache it.
-//  - Body: F entries of entry_bytes() each (the forecast's K values at that step, then per
-//    band its K lower and K upper bounds), then the marks: F * K bits, bit k * K + v set
-//    once (forecast step k, variable v) has been scored.
+//    band levels, the F forecast times and the id of its bands' widths ("" when the body
+//    holds the bounds). Replicas cache it.
+//  - Widths, when every band is the forecast +- a width (the calibrated bands are:
+//    interval_band.h): L x K x F doubles, the same for every forecast of one model version
+//    and one set of columns, so kept once under an id of their bytes (a 128-bit hash) for
+//    all of them. Replicas cache them.
+//  - Body: F entries of entry_bytes() each (the forecast's K values at that step, then,
+//    without widths, per band its K lower and K upper bounds), then the marks: F * K bits,
+//    bit k * K + v set once (forecast step k, variable v) has been scored.
+// A body with widths is 1 + 2 L times smaller: the bounds are computed when scored, with
+// the one formula the response used (band_lower, band_upper), so they are the same bits.
 //
 // In byte_codec.h's forms. Decoders check every length against what remains (a corrupt
 // value is an error, never a crash or an overread).
@@ -30,6 +37,7 @@ struct ForecastMeta {
   std::vector<double> scaler_std;
   std::vector<double> levels;  // L band levels, the forecast's order
   std::vector<int64_t> times;  // F, increasing
+  std::string widths_id;       // "" = the bounds are in the body
 
   std::size_t variables() const { return variable_names.size(); }
   // The step of `time` (0-based), or -1 when the forecast does not cover it.
@@ -42,18 +50,27 @@ struct ForecastEntry {
   std::vector<float> lower, upper;  // [L, K]
 };
 
-ForecastMeta meta_of(const IssuedForecast& forecast);
+// The forecast's meta; `widths_id` as widths_of() gave it ("" for bounds in the body).
+ForecastMeta meta_of(const IssuedForecast& forecast, std::string widths_id);
 std::string encode_meta(const ForecastMeta& meta);
 Status decode_meta(std::string_view bytes, ForecastMeta* meta);
 
-// Bytes of one step's entry in the body: 4 K (1 + 2 L).
+// When every band of `forecast` is band_around(level, values, its widths) bit for bit:
+// true, with the widths' bytes (L x K x F doubles) in *bytes and their id in *id.
+bool widths_of(const IssuedForecast& forecast, std::string* bytes, std::string* id);
+// The widths' bytes as doubles; an error unless they hold exactly L x K x F of `meta`'s.
+Status decode_widths(std::string_view bytes, const ForecastMeta& meta, std::vector<double>* widths);
+
+// Bytes of one step's entry in the body: 4 K, and 4 K 2 L more without widths.
 std::size_t entry_bytes(const ForecastMeta& meta);
 // The body's bit that marks (step k, variable v) scored.
 std::size_t mark_bit(const ForecastMeta& meta, int64_t k, int64_t v);
 
-// The body of `forecast`: its entries, then its marks, all clear.
-std::string encode_body(const IssuedForecast& forecast);
-// One step's entry, exactly entry_bytes(meta) bytes.
-Status decode_entry(std::string_view bytes, const ForecastMeta& meta, ForecastEntry* entry);
+// The body of `forecast` as `meta` lays it out: its entries, then its marks, all clear.
+std::string encode_body(const IssuedForecast& forecast, const ForecastMeta& meta);
+// Step k's entry, exactly entry_bytes(meta) bytes; `widths` (decode_widths') when the meta
+// names them, else unused.
+Status decode_entry(std::string_view bytes, const ForecastMeta& meta,
+                    const std::vector<double>& widths, int64_t k, ForecastEntry* entry);
 
 }  // namespace tsserve::server

@@ -11,8 +11,10 @@
 namespace tsserve::server {
 namespace {
 
-// Metas cached at most; past it the cache starts again (a miss costs one round trip).
+// Metas and widths cached at most; past it a cache starts again (a miss costs one round
+// trip).
 constexpr std::size_t kMaxCachedMetas = 1 << 14;
+constexpr std::size_t kMaxCachedWidths = 256;
 // Members older than the expiry that one keep drops at most (the next keeps drop the rest).
 constexpr int kMaxDroppedPerKeep = 1000;
 // A run of marks is one BITFIELD field; Lua numbers hold 53 bits exactly.
@@ -20,16 +22,26 @@ constexpr std::size_t kMaxRunBits = 52;
 
 std::string meta_key(uint64_t id) { return "tsserve:fm:" + std::to_string(id); }
 std::string body_key(uint64_t id) { return "tsserve:fb:" + std::to_string(id); }
+std::string widths_key(const std::string& id) { return "tsserve:fw:" + id; }
 std::string index_key(const std::string& key) { return "tsserve:fi:" + key; }
 std::string kept_at_key(const std::string& key) { return "tsserve:fk:" + key; }
 std::string names_key(const std::string& key) { return "tsserve:fn:" + key; }
 std::string sequence_key(const std::string& key) { return "tsserve:fq:" + key; }
 
-// KEYS: the meta, the body, the index, the kept-at set, the names, the sequence. ARGV: the
-// expiry in ms, the meta, the body, the last time, the id, the most members to drop, then
-// the names.
+// KEYS: the meta, the body, the index, the kept-at set, the names, the sequence, the
+// widths ("" when the body holds the bounds). ARGV: the expiry in ms, the meta, the body,
+// the last time, the id, the most members to drop, the widths' bytes ("" when the caller
+// believes them held), then the names. 0 = the widths are not held: nothing was written
+// (send them). Widths live as long as the newest forecast that uses them.
 constexpr const char* kKeep = R"lua(
 local ttl = tonumber(ARGV[1])
+if KEYS[7] ~= '' then
+  if ARGV[7] ~= '' then
+    redis.call('SET', KEYS[7], ARGV[7], 'PX', ttl)
+  elseif redis.call('PEXPIRE', KEYS[7], ttl) == 0 then
+    return 0
+  end
+end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ttl)
 redis.call('SET', KEYS[2], ARGV[3], 'PX', ttl)
 local member = redis.call('INCR', KEYS[6]) .. '-' .. ARGV[5]
@@ -43,7 +55,7 @@ end
 redis.call('ZADD', KEYS[3], ARGV[4], member)
 redis.call('ZADD', KEYS[4], ms, member)
 local names = {}
-for i = 7, #ARGV do names[#names + 1] = ARGV[i] end
+for i = 8, #ARGV do names[#names + 1] = ARGV[i] end
 redis.call('SADD', KEYS[5], unpack(names))
 for i = 3, 6 do redis.call('PEXPIRE', KEYS[i], ttl) end
 return 1
@@ -148,27 +160,89 @@ void RedisKeptForecasts::remember(uint64_t id, Meta meta) {
 
 Status RedisKeptForecasts::keep(IssuedForecast forecast, StoreDrops* /*drops*/) {
   const uint64_t id = new_id();
-  auto meta = std::make_shared<const ForecastMeta>(meta_of(forecast));
+  std::string widths, widths_id;
+  if (!widths_of(forecast, &widths, &widths_id)) widths.clear();
+  auto meta = std::make_shared<const ForecastMeta>(meta_of(forecast, widths_id));
   const std::string& key = forecast.series_key;
-  RedisCommand keep{"EVAL",
-                    kKeep,
-                    "6",
-                    meta_key(id),
-                    body_key(id),
-                    index_key(key),
-                    kept_at_key(key),
-                    names_key(key),
-                    sequence_key(key),
-                    std::to_string(ttl_.count()),
-                    encode_meta(*meta),
-                    encode_body(forecast),
-                    std::to_string(forecast.times.back()),
-                    std::to_string(id),
-                    std::to_string(kMaxDroppedPerKeep)};
-  keep.insert(keep.end(), forecast.variable_names.begin(), forecast.variable_names.end());
+  // Widths this replica wrote or read within half their expiry are held still (each keep
+  // renews them); the script says when they are not, and they are sent then.
+  bool send_widths = !widths_id.empty() && !widths_held(widths_id);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    RedisCommand keep{"EVAL",
+                      kKeep,
+                      "7",
+                      meta_key(id),
+                      body_key(id),
+                      index_key(key),
+                      kept_at_key(key),
+                      names_key(key),
+                      sequence_key(key),
+                      widths_id.empty() ? std::string() : widths_key(widths_id),
+                      std::to_string(ttl_.count()),
+                      encode_meta(*meta),
+                      encode_body(forecast, *meta),
+                      std::to_string(forecast.times.back()),
+                      std::to_string(id),
+                      std::to_string(kMaxDroppedPerKeep),
+                      send_widths ? widths : std::string()};
+    keep.insert(keep.end(), forecast.variable_names.begin(), forecast.variable_names.end());
+    std::vector<RedisReply> replies;
+    TSSERVE_RETURN_IF_ERROR(client_.run("forecast_keep", {keep}, &replies));
+    if (replies.front().integer == 1) {
+      if (!widths_id.empty()) remember_widths(widths_id, nullptr);
+      remember(id, std::move(meta));
+      return Status();
+    }
+    send_widths = true;  // they expired since this replica last saw them
+  }
+  return {StatusCode::kInternal, client_.name() + ": a kept forecast's widths were refused twice"};
+}
+
+bool RedisKeptForecasts::widths_held(const std::string& id) {
+  const MutexLock lock(mutex_);
+  const auto found = widths_.find(id);
+  return found != widths_.end() &&
+         std::chrono::steady_clock::now() - found->second.at < ttl_ / 2;
+}
+
+void RedisKeptForecasts::remember_widths(const std::string& id, Widths widths) {
+  const MutexLock lock(mutex_);
+  if (widths_.size() >= kMaxCachedWidths) widths_.clear();
+  SeenWidths& seen = widths_[id];
+  seen.at = std::chrono::steady_clock::now();
+  if (widths != nullptr) seen.widths = std::move(widths);
+}
+
+Status RedisKeptForecasts::widths_for(const std::vector<const ForecastMeta*>& metas,
+                                      std::unordered_map<std::string, Widths>* widths) {
+  std::vector<const ForecastMeta*> missing;
+  {
+    const MutexLock lock(mutex_);
+    for (const ForecastMeta* meta : metas) {
+      if (meta->widths_id.empty() || widths->count(meta->widths_id) != 0) continue;
+      const auto found = widths_.find(meta->widths_id);
+      if (found != widths_.end() && found->second.widths != nullptr) {
+        widths->emplace(meta->widths_id, found->second.widths);
+      } else if (std::none_of(missing.begin(), missing.end(), [meta](const ForecastMeta* m) {
+                   return m->widths_id == meta->widths_id;
+                 })) {
+        missing.push_back(meta);
+      }
+    }
+  }
+  if (missing.empty()) return Status();
+  RedisCommand get{"MGET"};
+  for (const ForecastMeta* meta : missing) get.push_back(widths_key(meta->widths_id));
   std::vector<RedisReply> replies;
-  TSSERVE_RETURN_IF_ERROR(client_.run("forecast_keep", {keep}, &replies));
-  remember(id, std::move(meta));
+  TSSERVE_RETURN_IF_ERROR(client_.run("forecast_read", {get}, &replies));
+  const std::vector<RedisReply>& values = replies.front().elements;
+  for (std::size_t i = 0; i < missing.size() && i < values.size(); ++i) {
+    if (values[i].type != RedisReply::Type::kString) continue;  // expired
+    auto decoded = std::make_shared<std::vector<double>>();
+    TSSERVE_RETURN_IF_ERROR(decode_widths(values[i].text, *missing[i], decoded.get()));
+    widths->emplace(missing[i]->widths_id, decoded);
+    remember_widths(missing[i]->widths_id, decoded);
+  }
   return Status();
 }
 
@@ -236,6 +310,11 @@ Status RedisKeptForecasts::score(const ActualsReport& report, const ScoreSink& s
   for (const Member& member : members) ids.push_back(member.id);
   std::unordered_map<uint64_t, Meta> metas;
   TSSERVE_RETURN_IF_ERROR(metas_of(ids, &metas));
+  std::vector<const ForecastMeta*> held;
+  for (const auto& [id, meta] : metas) held.push_back(meta.get());
+  std::unordered_map<std::string, Widths> widths;
+  TSSERVE_RETURN_IF_ERROR(widths_for(held, &widths));
+  static const std::vector<double> kNoWidths;
 
   // 2. The pairs, as the in-process store picks them: by point, then in the order the
   // forecasts were kept; a column takes a forecast's first variable of its name.
@@ -301,8 +380,19 @@ Status RedisKeptForecasts::score(const ActualsReport& report, const ScoreSink& s
     for (Group& group : groups) {
       if (at >= parts.size()) break;
       const RedisReply& entry = parts[at++];
-      if (entry.text.size() != entry_bytes(*group.meta)) continue;  // expired
-      TSSERVE_RETURN_IF_ERROR(decode_entry(entry.text, *group.meta, &group.entry));
+      const std::size_t runs = group.runs.size();
+      const std::string& widths_id = group.meta->widths_id;
+      const auto found = widths.find(widths_id);
+      if (entry.text.size() != entry_bytes(*group.meta) ||
+          (!widths_id.empty() && found == widths.end())) {
+        // Expired (a body, or the widths it needs): scores nothing. Its marks, set or not,
+        // are skipped.
+        if (entry.text.size() == entry_bytes(*group.meta)) at += runs;
+        continue;
+      }
+      TSSERVE_RETURN_IF_ERROR(decode_entry(entry.text, *group.meta,
+                                           widths_id.empty() ? kNoWidths : *found->second,
+                                           group.k, &group.entry));
       group.held = true;
       for (const auto& [bit, length] : group.runs) {
         if (at >= parts.size()) break;

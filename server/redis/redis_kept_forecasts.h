@@ -6,6 +6,8 @@
 //
 //   tsserve:fm:<id>           the forecast's meta, times included (string; replicas cache it)
 //   tsserve:fb:<id>           its body: every step's entry, then the scored marks (string)
+//   tsserve:fw:<widths id>    its bands' widths, shared by every forecast of one model
+//                             version and set of columns (string; replicas cache it)
 //   tsserve:fi:<series_key>   the key's forecasts, "<seq>-<id>" scored by their last time
 //   tsserve:fk:<series_key>   the same members scored by when they were kept (ms)
 //   tsserve:fq:<series_key>   the key's keep sequence (seq: the order they were kept)
@@ -52,14 +54,27 @@ class RedisKeptForecasts final : public KeptForecasts {
  private:
   using Meta = std::shared_ptr<const ForecastMeta>;
 
+  using Widths = std::shared_ptr<const std::vector<double>>;
+  struct SeenWidths {
+    std::chrono::steady_clock::time_point at;  // last written or read
+    Widths widths;                             // null until read back
+  };
+
   // The metas of `ids` into *metas (an id whose meta expired is absent).
   Status metas_of(const std::vector<uint64_t>& ids, std::unordered_map<uint64_t, Meta>* metas);
   void remember(uint64_t id, Meta meta);
+  // The widths `metas` name into *widths, by id (widths that expired are absent).
+  Status widths_for(const std::vector<const ForecastMeta*>& metas,
+                    std::unordered_map<std::string, Widths>* widths);
+  // Whether widths `id` were written or read within half their expiry.
+  bool widths_held(const std::string& id);
+  void remember_widths(const std::string& id, Widths widths);
 
   RedisClient& client_;
   const std::chrono::milliseconds ttl_;
   Mutex mutex_;
   std::unordered_map<uint64_t, Meta> metas_ TSSERVE_GUARDED_BY(mutex_);
+  std::unordered_map<std::string, SeenWidths> widths_ TSSERVE_GUARDED_BY(mutex_);
 };
 
 }  // namespace tsserve::server

@@ -28,7 +28,10 @@ Status KeepingForecastCodec::encode(const Input& input, const ModelShape& shape,
   // The bands the response carries, in the model's space like issued->values, so the
   // store scores interval coverage per level.
   for (const int32_t level_index : input.interval_levels) {
-    issued->bands.push_back(interval_band(input, shape, issued->values, level_index));
+    std::vector<double> widths = interval_widths(input, shape, level_index);
+    issued->bands.push_back(band_around(shape.calibration.levels[static_cast<size_t>(level_index)],
+                                        issued->values, widths));
+    issued->band_widths.push_back(std::move(widths));
   }
 
   // Not kept is no failure of the forecast itself: the answer says why in its note.

@@ -16,8 +16,12 @@
 // --seconds per phase. Per phase: calls/s, points/s (new time points x N), keys/s and the
 // latency p50/p99. After the setup, the store's accounted bytes per key (from /metrics,
 // --metrics-port) and, with --server-pid, the server's resident memory per key (the growth
-// of VmRSS over the setup). --json prints one JSON object instead of the table.
+// of VmRSS over the setup). Per phase with --json, CPU microseconds per call: the server's
+// (--server-pid), a shared store's (--store-pid: redis-server) and this client's, so that a
+// ratio between two runs on the same cores can be read as where the CPU went. --json prints
+// one JSON object instead of the table.
 #include <grpcpp/grpcpp.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -27,6 +31,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <string>
 #include <thread>
@@ -44,6 +49,7 @@ struct Options {
   std::string target;
   int metrics_port = 0;
   int server_pid = 0;
+  int store_pid = 0;  // a shared store's process (redis-server), for its CPU per call
   int keys = 64;
   int concurrency = 8;
   int variables = 7;
@@ -81,7 +87,40 @@ struct Phase {
   double seconds = 0;
   int64_t points = 0;  // new time points x N
   std::vector<double> latencies;
+  // CPU seconds over the phase (0 when not measured): the server, the store, this client.
+  double server_cpu = 0, store_cpu = 0, client_cpu = 0;
 };
+
+// User + system CPU seconds of process `pid`, its waited-for children included (Redis'
+// AOF rewrites run in a child); 0 when unreadable.
+double process_cpu_seconds(int pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const auto close = text.rfind(')');
+  if (pid <= 0 || close == std::string::npos) return 0;
+  std::vector<std::string> fields;
+  std::string field;
+  for (const char c : text.substr(close + 2)) {
+    if (c == ' ') {
+      fields.push_back(field);
+      field.clear();
+    } else {
+      field += c;
+    }
+  }
+  if (fields.size() < 15) return 0;
+  double ticks = 0;
+  for (const int i : {11, 12, 13, 14}) ticks += std::stod(fields[static_cast<size_t>(i)]);
+  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+// This process's own user + system CPU seconds.
+double own_cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  const auto seconds = [](const timeval& t) { return t.tv_sec + 1e-6 * t.tv_usec; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
 
 double percentile(std::vector<double> values, double p) {
   if (values.empty()) return 0;
@@ -154,6 +193,9 @@ Phase run_phase(const Options& options, v1::ForecastService::Stub& stub,
   Phase phase;
   phase.name = name;
   std::vector<Phase> per_thread(static_cast<size_t>(options.concurrency));
+  const double server_before = process_cpu_seconds(options.server_pid);
+  const double store_before = process_cpu_seconds(options.store_pid);
+  const double client_before = own_cpu_seconds();
   const auto until = Clock::now() + std::chrono::duration<double>(options.seconds);
   const auto started = Clock::now();
   std::vector<std::thread> threads;
@@ -201,6 +243,9 @@ Phase run_phase(const Options& options, v1::ForecastService::Stub& stub,
   }
   for (std::thread& thread : threads) thread.join();
   phase.seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  if (options.server_pid) phase.server_cpu = process_cpu_seconds(options.server_pid) - server_before;
+  if (options.store_pid) phase.store_cpu = process_cpu_seconds(options.store_pid) - store_before;
+  phase.client_cpu = own_cpu_seconds() - client_before;
   for (const Phase& mine : per_thread) {
     phase.calls += mine.calls;
     phase.errors += mine.errors;
@@ -227,6 +272,8 @@ Options parse(int argc, char** argv) {
       o.metrics_port = std::stoi(value());
     else if (flag == "--server-pid")
       o.server_pid = std::stoi(value());
+    else if (flag == "--store-pid")
+      o.store_pid = std::stoi(value());
     else if (flag == "--keys")
       o.keys = std::stoi(value());
     else if (flag == "--concurrency")
@@ -253,7 +300,7 @@ Options parse(int argc, char** argv) {
   if (o.target.empty() || o.keys < o.concurrency || o.concurrency < 1) {
     std::fprintf(stderr,
                  "usage: observe_bench --target HOST:PORT [--metrics-port P] "
-                 "[--server-pid PID] [--keys K >= C] [--concurrency C] [--seconds S] "
+                 "[--server-pid PID] [--store-pid PID] [--keys K >= C] [--concurrency C] [--seconds S] "
                  "[--history T] [--phases observe,forecast,window] [--json]\n");
     std::exit(64);
   }
@@ -329,10 +376,13 @@ int main(int argc, char** argv) {
       std::printf(
           "%s{\"name\": \"%s\", \"calls\": %lld, \"errors\": %lld, \"seconds\": %.3f,"
           " \"calls_per_s\": %.1f, \"points_per_s\": %.1f, \"p50_ms\": %.4f,"
-          " \"p99_ms\": %.4f}",
+          " \"p99_ms\": %.4f, \"server_cpu_us_per_call\": %.1f,"
+          " \"store_cpu_us_per_call\": %.1f, \"client_cpu_us_per_call\": %.1f}",
           i ? ", " : "", p.name.c_str(), static_cast<long long>(p.calls),
           static_cast<long long>(p.errors), p.seconds, p.calls / p.seconds, p.points / p.seconds,
-          1e3 * percentile(p.latencies, 0.5), 1e3 * percentile(p.latencies, 0.99));
+          1e3 * percentile(p.latencies, 0.5), 1e3 * percentile(p.latencies, 0.99),
+          p.calls ? 1e6 * p.server_cpu / p.calls : 0.0, p.calls ? 1e6 * p.store_cpu / p.calls : 0.0,
+          p.calls ? 1e6 * p.client_cpu / p.calls : 0.0);
     }
     std::printf("]}\n");
     return 0;

@@ -609,7 +609,8 @@ def live_series_section(runs):
 
 
 def series_store_section(run):
-    """Observe on the in-process store vs Redis (series_store.py), with the 0.8x goal."""
+    """Observe on the in-process store vs Redis (series_store.py), with the 0.8x goal, and
+    where each call's CPU went (the same 2 cores serve tsserve, redis-server and the client)."""
     if not run:
         return []
     redis8 = next(r for r in run["runs"] if r["store"] == "redis" and r["concurrency"] == 8)
@@ -617,18 +618,24 @@ def series_store_section(run):
            "observe_bench (gRPC Observe, one new point per call; `forecast`: with the next "
            "forecast) against one tsserve on its in-process store, then on a local redis-server "
            "(AOF, fsync every second), %d keys, %g s per phase; a fresh server and an empty Redis "
-           "per run. Redis memory per key: its window %.0f bytes; with its kept forecasts %.0f "
-           "bytes after %.0f forecasts each. Target: Observe with the next forecast through "
-           "Redis at >= %.1fx the in-process store's points/s at concurrency 8." % (
+           "per run. CPU per call is each process's user + system time over the phase "
+           "(redis-server's AOF rewrites included) divided by its calls. Redis memory: a window "
+           "%.0f bytes, a kept forecast %.0f bytes (MEMORY USAGE); %.0f bytes per key in all "
+           "after %.0f forecasts each. Target: Observe with the next forecast through Redis at "
+           ">= %.1fx the in-process store's points/s at concurrency 8." % (
                run["keys"], run["seconds"], redis8["redis_window_bytes"],
-               redis8["redis_bytes_per_key"], redis8["forecasts_per_key"], run["goal"]), "",
-           "| store | concurrency | phase | p50 ms | p99 ms | points/s | errors |",
-           "|---|---:|---|---:|---:|---:|---:|"]
+               redis8.get("redis_forecast_bytes", 0), redis8["redis_bytes_per_key"],
+               redis8["forecasts_per_key"], run["goal"]), "",
+           "| store | concurrency | phase | p50 ms | p99 ms | points/s | errors "
+           "| CPU us/call tsserve | redis-server | client |",
+           "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
     for r in run["runs"]:
         for p in r["phases"]:
-            out.append("| %s | %d | %s | %.3f | %.3f | %.0f | %d |" % (
+            out.append("| %s | %d | %s | %.3f | %.3f | %.0f | %d | %.0f | %.0f | %.0f |" % (
                 "in process" if r["store"] == "memory" else "Redis", r["concurrency"], p["name"],
-                p["p50_ms"], p["p99_ms"], p["points_per_s"], p["errors"]))
+                p["p50_ms"], p["p99_ms"], p["points_per_s"], p["errors"],
+                p.get("server_cpu_us_per_call", 0), p.get("store_cpu_us_per_call", 0),
+                p.get("client_cpu_us_per_call", 0)))
     out += ["", "Redis / in process, with the next forecast, concurrency 8: **%.2fx** (%s)." % (
         run["ratio"], verdict(run["ratio"] >= run["goal"])), ""]
     return out

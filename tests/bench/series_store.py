@@ -9,7 +9,8 @@ key (INFO memory's used_memory before and after the keys' setup and their calls)
 
 redis-server runs as a deployment would: AOF on, fsynced every second (`--appendfsync
 everysec`). Each (store, concurrency) run gets a fresh server and an empty Redis, so one
-run's keys cannot slow the next. Prints every phase's p50, p99 and points/s and the goal
+run's keys cannot slow the next. Prints every phase's p50, p99, points/s and CPU per call
+(tsserve, redis-server, the client: one machine's cores serve all three) and the goal
 line: Observe with the next forecast through Redis at >= 0.8x the in-process store's
 points/s at concurrency 8 (printed with its ratio; a benchmark, not a test: the exit status
 is 0 whatever the ratio, as run_benchmarks.py's other targets, which report a verdict)."""
@@ -46,6 +47,7 @@ def run_one(opts, work, store, concurrency):
         out = subprocess.run(
             [opts.observe_bench, "--target", server.target, "--metrics-port",
              str(server.metrics_port), "--server-pid", str(server.pid), "--keys", str(opts.keys),
+             "--store-pid", str(redis.process.pid if redis else 0),
              "--concurrency", str(concurrency), "--seconds", str(opts.seconds),
              "--phases", "observe,forecast", "--json"],
             capture_output=True, text=True, timeout=600)
@@ -56,9 +58,18 @@ def run_one(opts, work, store, concurrency):
         if redis:
             result["redis_bytes_per_key"] = (used_memory(redis) - before) / opts.keys
             result["redis_keys"] = int(redis.cli("DBSIZE") or 0)
-            windows = redis.cli("--scan", "--pattern", "tsserve:w*:*").split()[:20]
-            sizes = [int(redis.cli("MEMORY", "USAGE", w) or 0) for w in windows]
+            # A window is two Redis keys (window_layout.h): its hash and its ring.
+            heads = redis.cli("--scan", "--pattern", "tsserve:w:*").split()[:20]
+            sizes = [sum(int(redis.cli("MEMORY", "USAGE", key) or 0)
+                         for key in (head, head.replace("tsserve:w:", "tsserve:wv:", 1)))
+                     for head in heads]
             result["redis_window_bytes"] = sum(sizes) / len(sizes) if sizes else 0
+            # A kept forecast is two (forecast_layout.h): its meta and its body.
+            metas = redis.cli("--scan", "--pattern", "tsserve:fm:*").split()[:20]
+            sizes = [sum(int(redis.cli("MEMORY", "USAGE", key) or 0)
+                         for key in (meta, meta.replace("tsserve:fm:", "tsserve:fb:", 1)))
+                     for meta in metas]
+            result["redis_forecast_bytes"] = sum(sizes) / len(sizes) if sizes else 0
             result["forecasts_per_key"] = sum(
                 p["calls"] for p in result["phases"] if p["name"] == "forecast") / opts.keys
         return result
@@ -79,22 +90,25 @@ def main():
     cluster.skip_unless_installed()
     work = tempfile.mkdtemp(prefix="series-store-bench-")
     runs = [run_one(opts, work, store, c) for c in (1, 8) for store in ("memory", "redis")]
-    print("| store | concurrency | phase | p50 ms | p99 ms | points/s | errors |")
-    print("|---|---:|---|---:|---:|---:|---:|")
+    print("| store | concurrency | phase | p50 ms | p99 ms | points/s | errors "
+          "| CPU us per call: tsserve | redis-server | client |")
+    print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|")
     for r in runs:
         for p in r["phases"]:
-            print("| %s | %d | %s | %.3f | %.3f | %.0f | %d |" % (
+            print("| %s | %d | %s | %.3f | %.3f | %.0f | %d | %.0f | %.0f | %.0f |" % (
                 r["store"], r["concurrency"], p["name"], p["p50_ms"], p["p99_ms"],
-                p["points_per_s"], p["errors"]))
+                p["points_per_s"], p["errors"], p["server_cpu_us_per_call"],
+                p["store_cpu_us_per_call"], p["client_cpu_us_per_call"]))
     redis8 = next(r for r in runs if r["store"] == "redis" and r["concurrency"] == 8)
     memory8 = next(r for r in runs if r["store"] == "memory" and r["concurrency"] == 8)
     ratio = phase(redis8, "forecast")["points_per_s"] / phase(memory8, "forecast")["points_per_s"]
-    print("Redis memory per key: its window %.0f bytes (MEMORY USAGE of tsserve:w:KEY, %d x %d "
-          "float32 values); with its kept forecasts %.0f bytes (used_memory growth over %d keys "
-          "after %.0f forecasts each, kept for --forecast-store-max-age-s; %d Redis keys)" % (
+    print("Redis memory per key: its window %.0f bytes (MEMORY USAGE of its hash and ring, %d x "
+          "%d float32 values); each kept forecast %.0f bytes (MEMORY USAGE of its meta and "
+          "body); in all %.0f bytes per key (used_memory growth over %d keys after %.0f "
+          "forecasts each, kept for --forecast-store-max-age-s; %d Redis keys)" % (
               redis8["redis_window_bytes"], redis8["history"], redis8["variables"],
-              redis8["redis_bytes_per_key"], opts.keys, redis8["forecasts_per_key"],
-              redis8["redis_keys"]))
+              redis8["redis_forecast_bytes"], redis8["redis_bytes_per_key"], opts.keys,
+              redis8["forecasts_per_key"], redis8["redis_keys"]))
     print("Goal: Observe with the next forecast through Redis at concurrency 8: %.2fx the "
           "in-process store's points/s (goal >= %.1fx: %s)" % (
               ratio, GOAL, "met" if ratio >= GOAL else "NOT met"))

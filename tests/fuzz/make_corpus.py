@@ -677,12 +677,13 @@ def store_text(s):
     return struct.pack("<I", len(b)) + b
 
 
-def kept_forecast_meta_bytes(model, version, names, mean, std, levels, times):
+def kept_forecast_meta_bytes(model, version, names, mean, std, levels, times, widths_id=""):
     out = store_text(model) + store_text(version) + struct.pack("<I", len(names))
     out += b"".join(store_text(n) for n in names) + struct.pack("<I", len(mean))
     out += b"".join(struct.pack("<d", m) for m in mean + std)
     out += struct.pack("<I", len(levels)) + b"".join(struct.pack("<d", l) for l in levels)
-    return out + struct.pack("<I", len(times)) + b"".join(struct.pack("<q", t) for t in times)
+    out += struct.pack("<I", len(times)) + b"".join(struct.pack("<q", t) for t in times)
+    return out + store_text(widths_id)
 
 
 def kept_forecast_entry_bytes(values, bands):
@@ -712,6 +713,8 @@ def shared_store_seeds():
                                       [2.0] * len(COLUMNS), [0.8, 0.99], hours)
     plain = kept_forecast_meta_bytes("m", "", ["0"], [], [], [], [1_700_000_000])
     entry = kept_forecast_entry_bytes(seven, [band, band])
+    with_widths = kept_forecast_meta_bytes("patchtst-etth1", "1", COLUMNS, [], [], [0.8, 0.99],
+                                           hours, "0123456789abcdef0123456789abcdef")
     # A full ring of 4 points of 7 variables that wrapped: the key's points 6..9 in slots
     # 2, 3, 0, 1.
     head = window_head_bytes("plant-1", "patchtst-etth1", "", COLUMNS, len(COLUMNS), 3600,
@@ -723,6 +726,7 @@ def shared_store_seeds():
         "refused_meta_truncated.bin": META_MODE + plain[:9],
         "entry.bin": ENTRY_MODE + prefixed(scaled, entry),
         "refused_entry_truncated.bin": ENTRY_MODE + prefixed(scaled, entry[:-3]),
+        "entry_with_widths.bin": ENTRY_MODE + prefixed(with_widths, raw(seven)),
         "window.bin": WINDOW_MODE + prefixed(head, ring),
         "refused_window_ring_short.bin": WINDOW_MODE + prefixed(head, ring[:-4]),
     }

@@ -3,7 +3,8 @@
 // anything else with access to Redis) wrote.
 //
 // Input: byte 0 chooses the reader (modulo 3). 0: the rest is a forecast's meta. 1: a u32
-// length, that many bytes of a meta, then one step's entry of that forecast. 2: a u32
+// length, that many bytes of a meta, then its first step's entry (with zero widths when
+// the meta names widths). 2: a u32
 // length, that many bytes of a window's head, then its ring.
 // Invariants: decoding never crashes nor allocates past the input's size (ASan); a refusal
 // says why. A meta that decodes is canonical (encoding it again gives the same bytes), has
@@ -75,8 +76,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   FUZZ_CHECK(server::encode_meta(meta) == meta_bytes, "a decoded meta encodes to other bytes");
   if (reader == 0) return 0;
+  // A meta that names widths is scored with its widths: zeros of the size it needs.
+  const std::vector<double> widths(
+      meta.widths_id.empty() ? 0 : meta.levels.size() * meta.variables() * meta.times.size(), 0.0);
   server::ForecastEntry entry;
-  if (refused(server::decode_entry(entry_bytes, meta, &entry))) return 0;
+  if (refused(server::decode_entry(entry_bytes, meta, widths, 0, &entry))) return 0;
   FUZZ_CHECK(entry.values.size() == meta.variables() &&
                  entry.lower.size() == meta.levels.size() * meta.variables() &&
                  entry.upper.size() == entry.lower.size(),

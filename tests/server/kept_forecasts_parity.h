@@ -20,8 +20,10 @@
 
 namespace tsserve::server::kept_forecasts_parity {
 
-// One score call, the forecast known by its model field (unique per forecast here).
-using ScoreCall = std::tuple<std::string, int64_t, int64_t, double, double, std::size_t>;
+// One score call, the forecast known by its model field (unique per forecast here); its
+// bands at the point as (level, lower, upper) triples, flattened.
+using ScoreCall =
+    std::tuple<std::string, int64_t, int64_t, double, double, std::size_t, std::vector<double>>;
 
 // The definition: each point of the report in order (t, then n), each kept forecast of
 // the key in the order added, its first variable of the point's name, at the point's time.
@@ -71,8 +73,12 @@ struct ReferenceStore {
           if (entry->scored[index] != 0) continue;
           entry->scored[index] = 1;
           ++scored;
+          std::vector<double> bands;
+          for (const IntervalBand& band : entry->forecast.bands) {
+            bands.insert(bands.end(), {band.level, band.lower[index], band.upper[index]});
+          }
           calls->emplace_back(entry->forecast.model, v, k + 1, entry->forecast.values[index],
-                              entry->forecast.to_model_space(v, actual), point);
+                              entry->forecast.to_model_space(v, actual), point, bands);
         }
         if (scored > 0) {
           outcome.matched += scored;
@@ -124,6 +130,28 @@ inline void check_random_stores(const std::function<std::unique_ptr<KeptForecast
       for (std::size_t j = 0; j < names.size() * forecast.times.size(); ++j) {
         forecast.values.push_back(static_cast<float>(pick(-100, 100)) / 4.0F);
       }
+      // Bands: none; calibrated ones (forecast +- widths, as the Forecast path records
+      // them, widths given); or bounds that are no such thing.
+      const int64_t bands = pick(0, 2);
+      for (const double level : {0.8, 0.95}) {
+        if (bands == 0) break;
+        std::vector<double> widths;
+        for (std::size_t j = 0; j < forecast.values.size(); ++j) {
+          widths.push_back(static_cast<double>(pick(1, 400)) / 7.0 * level);
+        }
+        if (bands == 1) {
+          forecast.bands.push_back(band_around(level, forecast.values, widths));
+          forecast.band_widths.push_back(std::move(widths));
+        } else {
+          IntervalBand band;
+          band.level = level;
+          for (std::size_t j = 0; j < forecast.values.size(); ++j) {
+            band.lower.push_back(forecast.values[j] - static_cast<float>(widths[j]));
+            band.upper.push_back(forecast.values[j] + 2.0F * static_cast<float>(widths[j]));
+          }
+          forecast.bands.push_back(std::move(band));
+        }
+      }
       if (pick(0, 1) == 0) {
         for (std::size_t v = 0; v < names.size(); ++v) {
           forecast.scaler_mean.push_back(static_cast<double>(pick(-5, 5)));
@@ -160,8 +188,12 @@ inline void check_random_stores(const std::function<std::unique_ptr<KeptForecast
                       ->score(
                           report,
                           [&got](const ScoredPoint& p) {
+                            std::vector<double> bands;
+                            for (const ScoredBand& band : p.bands) {
+                              bands.insert(bands.end(), {band.level, band.lower, band.upper});
+                            }
                             got.emplace_back(p.model, p.variable, p.step, p.forecast_value,
-                                             p.actual, p.report_point);
+                                             p.actual, p.report_point, bands);
                           },
                           &drops, &outcome)
                       .ok());

@@ -119,6 +119,57 @@ TEST_F(RedisStoreTest, KeptForecastsScoreAsTheDefinition) {
       8);
 }
 
+// Calibrated bands (the forecast +- widths) are kept as the widths, once for every forecast
+// that shares them, and scored with the very bounds the forecast carried.
+TEST_F(RedisStoreTest, CalibratedBandsAreKeptOnceAsWidths) {
+  RedisKeptForecasts store(*client_, std::chrono::hours(1));
+  const std::vector<double> widths = {0.5, 1.0 / 3.0, 2.25, 0.1};  // K = 2 variables, F = 2
+  for (int i = 0; i < 2; ++i) {
+    IssuedForecast forecast;
+    forecast.series_key = "cal";
+    forecast.model = "m";
+    forecast.version = "1";
+    forecast.variable_names = {"a", "b"};
+    forecast.times = {100 + 10 * i, 110 + 10 * i};
+    forecast.values = {1.5F + static_cast<float>(i), -2.0F, 0.125F, 7.0F};
+    forecast.bands.push_back(band_around(0.9, forecast.values, widths));
+    forecast.band_widths.push_back(widths);
+    StoreDrops drops;
+    ASSERT_TRUE(store.keep(forecast, &drops).ok());
+  }
+  std::vector<RedisReply> replies;
+  ASSERT_TRUE(client_->run("scan", {{"KEYS", "tsserve:fw:*"}, {"KEYS", "tsserve:fb:*"}}, &replies)
+                  .ok());
+  ASSERT_EQ(replies[0].elements.size(), 1U) << "one widths key for the two forecasts";
+  ASSERT_EQ(replies[1].elements.size(), 2U);
+  ASSERT_TRUE(client_->run("len", {{"STRLEN", replies[1].elements[0].text}}, &replies).ok());
+  EXPECT_EQ(replies[0].integer, 2 * 2 * 4 + 1) << "a body of values and marks, no bounds";
+
+  ActualsReport report;
+  report.series_key = "cal";
+  report.variable_names = {"a", "b"};
+  report.timestamps = {110};
+  report.values = {1.0, 1.0};
+  std::vector<std::vector<float>> bounds;
+  ActualsOutcome outcome;
+  StoreDrops drops;
+  ASSERT_TRUE(store
+                  .score(report,
+                         [&bounds](const ScoredPoint& p) {
+                           bounds.push_back({p.bands.at(0).lower, p.bands.at(0).upper});
+                         },
+                         &drops, &outcome)
+                  .ok());
+  // Time 110: step 2 of the first forecast, step 1 of the second, each variable.
+  const std::vector<std::vector<float>> want = {
+      {band_lower(-2.0F, 1.0 / 3.0), band_upper(-2.0F, 1.0 / 3.0)},
+      {band_lower(2.5F, 0.5), band_upper(2.5F, 0.5)},
+      {band_lower(7.0F, 0.1), band_upper(7.0F, 0.1)},
+      {band_lower(0.125F, 2.25), band_upper(0.125F, 2.25)}};
+  EXPECT_EQ(outcome.matched, 4);
+  EXPECT_EQ(bounds, want);
+}
+
 // hourly points of N variables from `start`, values from `random`.
 SeriesAppend points(const std::string& key, int64_t start, int64_t count, int64_t variables,
                     std::mt19937* random) {

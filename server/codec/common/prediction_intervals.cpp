@@ -98,25 +98,25 @@ Status resolve_interval_levels(const std::vector<double>& levels, const Forecast
   return Status();
 }
 
-IntervalBand interval_band(const ForecastInput& input, const ModelShape& model,
-                           const std::vector<float>& forecast, int32_t level_index) {
+std::vector<double> interval_widths(const ForecastInput& input, const ModelShape& model,
+                                    int32_t level_index) {
   const model::Calibration& calibration = model.calibration;
   const auto level = static_cast<size_t>(level_index);
   const int64_t horizon = model.pred_len;
-  IntervalBand band;
-  band.level = calibration.levels[level];
-  band.lower.resize(forecast.size());
-  band.upper.resize(forecast.size());
+  std::vector<double> widths(static_cast<size_t>(input.forecast_rows() * horizon));
   for (int64_t row = 0; row < input.forecast_rows(); ++row) {
     const int64_t column = calibration_column(input, model, row);
     for (int64_t h = 0; h < horizon; ++h) {
-      const auto k = static_cast<size_t>(row * horizon + h);
-      const double q = calibration.quantile(level, h, column);
-      band.lower[k] = static_cast<float>(static_cast<double>(forecast[k]) - q);
-      band.upper[k] = static_cast<float>(static_cast<double>(forecast[k]) + q);
+      widths[static_cast<size_t>(row * horizon + h)] = calibration.quantile(level, h, column);
     }
   }
-  return band;
+  return widths;
+}
+
+IntervalBand interval_band(const ForecastInput& input, const ModelShape& model,
+                           const std::vector<float>& forecast, int32_t level_index) {
+  return band_around(model.calibration.levels[static_cast<size_t>(level_index)], forecast,
+                     interval_widths(input, model, level_index));
 }
 
 }  // namespace tsserve::server

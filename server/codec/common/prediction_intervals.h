@@ -43,6 +43,12 @@ Status resolve_interval_levels(const std::vector<double>& levels, const Forecast
 int64_t calibration_column(const ForecastInput& input, const ModelShape& model,
                            int64_t forecast_row);
 
+// The widths of the band at model.calibration.levels[level_index], one per forecast value
+// ([forecast_rows, F]): the band is band_around(level, forecast, widths).
+// REQUIRES: as interval_band.
+std::vector<double> interval_widths(const ForecastInput& input, const ModelShape& model,
+                                    int32_t level_index);
+
 // The band at model.calibration.levels[level_index] around `forecast`.
 // REQUIRES: resolve_interval_levels gave level_index for this input, and forecast holds
 // input.forecast_rows() * model.pred_len values (check_forecast_output).
