@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
 #include <cmath>
 #include <random>
 #include <string_view>
@@ -31,8 +32,9 @@ std::string sequence_key(const std::string& key) { return "tsserve:fq:" + key; }
 // KEYS: the meta, the body, the index, the kept-at set, the names, the sequence, the
 // widths ("" when the body holds the bounds). ARGV: the expiry in ms, the meta, the body,
 // the last time, the id, the most members to drop, the widths' bytes ("" when the caller
-// believes them held), then the names. 0 = the widths are not held: nothing was written
-// (send them). Widths live as long as the newest forecast that uses them.
+// believes them held), then the names. The forecast's sequence; 0 = the widths are not
+// held: nothing was written (send them). Widths live as long as the newest forecast that
+// uses them.
 constexpr const char* kKeep = R"lua(
 local ttl = tonumber(ARGV[1])
 if KEYS[7] ~= '' then
@@ -58,17 +60,28 @@ local names = {}
 for i = 8, #ARGV do names[#names + 1] = ARGV[i] end
 redis.call('SADD', KEYS[5], unpack(names))
 for i = 3, 6 do redis.call('PEXPIRE', KEYS[i], ttl) end
-return 1
+return tonumber(string.match(member, '^(%d+)'))
 )lua";
 
-// KEYS: one body per (forecast, step) read. ARGV, per key: the entry's offset and length,
-// the number of runs, then per run its bit offset, its length and its value (all ones).
-// Answers per key: its entry ("" when the body expired) and, when the entry is there, the
-// old value of each run (BITFIELD SET answers what it replaced).
+// KEYS: the key's sequence, names and index, then one body per (forecast, step) read.
+// ARGV: the sequence the caller's view of the key was taken at ("" = no check), the first
+// time its view must cover, then per body: the entry's offset and length, the number of
+// runs, then per run its bit offset, its length and its value (all ones).
+// When the key was kept to since the caller's view: {0, its sequence, its names, its
+// index's members from that time}, and nothing is read or marked. Otherwise {1, then per
+// body its entry ("" when the body expired) and, when the entry is there, the old value of
+// each run (BITFIELD SET answers what it replaced)}.
 constexpr const char* kScore = R"lua(
-local out = {}
-local a = 1
-for i = 1, #KEYS do
+if ARGV[1] ~= '' then
+  local seq = redis.call('GET', KEYS[1]) or '0'
+  if seq ~= ARGV[1] then
+    return {0, seq, redis.call('SMEMBERS', KEYS[2]),
+            redis.call('ZRANGEBYSCORE', KEYS[3], ARGV[2], '+inf')}
+  end
+end
+local out = {1}
+local a = 3
+for i = 4, #KEYS do
   local offset, length, runs = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
   a = a + 3
   local entry = redis.call('GETRANGE', KEYS[i], offset, offset + length - 1)
@@ -91,60 +104,15 @@ end
 return out
 )lua";
 
+// A view of a key that is refused (the key kept to meanwhile, every time) this many times
+// is used unchecked: scored against the forecasts it saw, as a report racing a keep is.
+constexpr int kMaxViewChecks = 4;
+// Keys whose view is remembered at most; past it the memory starts again.
+constexpr std::size_t kMaxViews = 4096;
+
 uint64_t new_id() {
   thread_local std::mt19937_64 random(std::random_device{}());
   return random();
-}
-
-// "<seq>-<id>", as kKeep names a member.
-struct Member {
-  uint64_t seq = 0;
-  uint64_t id = 0;
-};
-bool parse_member(std::string_view text, Member* member) {
-  const auto dash = text.find('-');
-  if (dash == std::string_view::npos) return false;
-  const char* end = text.data() + text.size();
-  const auto seq = std::from_chars(text.data(), text.data() + dash, member->seq);
-  const auto id = std::from_chars(text.data() + dash + 1, end, member->id);
-  return seq.ec == std::errc() && seq.ptr == text.data() + dash && id.ec == std::errc() &&
-         id.ptr == end;
-}
-
-// One (forecast, step) a report reads the entry of and sets marks in.
-struct Group {
-  uint64_t id = 0;
-  const ForecastMeta* meta = nullptr;
-  int64_t k = 0;
-  std::vector<std::size_t> bits;               // its pairs' marks
-  std::vector<std::pair<std::size_t, std::size_t>> runs;  // (first bit, length), sorted
-  bool held = false;                            // its entry was read (the body is there)
-  ForecastEntry entry;
-  std::vector<std::size_t> set_before;          // the bits that were set, sorted
-};
-
-// One (forecast, point) pair that may score report point `point`.
-struct Candidate {
-  std::size_t point = 0;
-  std::size_t group = 0;
-  std::size_t bit = 0;
-  int64_t variable = 0;
-};
-
-// Sorted `bits` as runs of adjacent bits, each at most kMaxRunBits long.
-std::vector<std::pair<std::size_t, std::size_t>> runs_of(std::vector<std::size_t> bits) {
-  std::sort(bits.begin(), bits.end());
-  std::vector<std::pair<std::size_t, std::size_t>> runs;
-  for (std::size_t i = 0; i < bits.size();) {
-    std::size_t length = 1;
-    while (i + length < bits.size() && bits[i + length] == bits[i] + length &&
-           length < kMaxRunBits) {
-      ++length;
-    }
-    runs.emplace_back(bits[i], length);
-    i += length;
-  }
-  return runs;
 }
 
 }  // namespace
@@ -188,8 +156,9 @@ Status RedisKeptForecasts::keep(IssuedForecast forecast, StoreDrops* /*drops*/) 
     keep.insert(keep.end(), forecast.variable_names.begin(), forecast.variable_names.end());
     std::vector<RedisReply> replies;
     TSSERVE_RETURN_IF_ERROR(client_.run("forecast_keep", {keep}, &replies));
-    if (replies.front().integer == 1) {
+    if (replies.front().integer > 0) {
       if (!widths_id.empty()) remember_widths(widths_id, nullptr);
+      saw_kept(forecast, {static_cast<uint64_t>(replies.front().integer), id});
       remember(id, std::move(meta));
       return Status();
     }
@@ -276,96 +245,136 @@ Status RedisKeptForecasts::metas_of(const std::vector<uint64_t>& ids,
   return Status();
 }
 
+void RedisKeptForecasts::saw_kept(const IssuedForecast& forecast, KeptMember member) {
+  const MutexLock lock(mutex_);
+  const auto found = views_.find(forecast.series_key);
+  if (found == views_.end()) return;
+  KeyView& view = found->second;
+  // Only a view that saw every forecast before this one stays whole with it.
+  if (view.seq + 1 != member.seq) {
+    views_.erase(found);
+    return;
+  }
+  view.seq = member.seq;
+  if (forecast.times.back() >= view.from_time) view.members.push_back(member);
+  for (const std::string& name : forecast.variable_names) {
+    if (std::find(view.names.begin(), view.names.end(), name) == view.names.end()) {
+      view.names.push_back(name);
+    }
+  }
+}
+
+bool RedisKeptForecasts::recall_view(const std::string& key, int64_t from_time, KeyView* view) {
+  const MutexLock lock(mutex_);
+  const auto found = views_.find(key);
+  if (found == views_.end() || found->second.from_time > from_time ||
+      std::chrono::steady_clock::now() - found->second.at >= ttl_) {
+    return false;
+  }
+  *view = found->second;
+  return true;
+}
+
+void RedisKeptForecasts::remember_view(const std::string& key, KeyView view) {
+  const MutexLock lock(mutex_);
+  if (views_.size() >= kMaxViews && views_.count(key) == 0) views_.clear();
+  views_[key] = std::move(view);
+}
+
+Status RedisKeptForecasts::view_of(const RedisReply& seq, const RedisReply& names,
+                                   const RedisReply& members, int64_t from_time,
+                                   KeyView* view) const {
+  KeyView fresh;
+  fresh.at = std::chrono::steady_clock::now();
+  fresh.from_time = from_time;
+  if (seq.type == RedisReply::Type::kString) {
+    const auto parsed = std::from_chars(seq.text.data(), seq.text.data() + seq.text.size(), fresh.seq);
+    if (parsed.ec != std::errc()) {
+      return {StatusCode::kInternal, client_.name() + ": a key's keep sequence is not a number"};
+    }
+  }
+  for (const RedisReply& name : names.elements) fresh.names.push_back(name.text);
+  for (const RedisReply& text : members.elements) {
+    KeptMember member;
+    if (parse_kept_member(text.text, &member)) fresh.members.push_back(member);
+  }
+  std::sort(fresh.members.begin(), fresh.members.end(),
+            [](const KeptMember& a, const KeptMember& b) { return a.seq < b.seq; });
+  *view = std::move(fresh);
+  return Status();
+}
+
 Status RedisKeptForecasts::score(const ActualsReport& report, const ScoreSink& score,
                                  StoreDrops* /*drops*/, ActualsOutcome* outcome) {
   *outcome = ActualsOutcome();
-  const std::size_t rows = report.timestamps.size();
-  const std::size_t columns = report.variable_names.size();
+  const std::string& key = report.series_key;
+  // The forecasts that may cover the report: those whose last time is at its first.
+  const int64_t from_time =
+      report.timestamps.empty()
+          ? std::numeric_limits<int64_t>::max()
+          : *std::min_element(report.timestamps.begin(), report.timestamps.end());
+  const std::string from = report.timestamps.empty() ? "+inf" : std::to_string(from_time);
 
-  // 1. The key's names and the forecasts that may cover the report, in one round trip.
-  const std::string first_time =
-      rows == 0 ? "+inf"
-                : std::to_string(*std::min_element(report.timestamps.begin(),
-                                                   report.timestamps.end()));
-  std::vector<RedisReply> replies;
-  TSSERVE_RETURN_IF_ERROR(client_.run(
-      "forecast_read",
-      {{"SMEMBERS", names_key(report.series_key)},
-       {"ZRANGEBYSCORE", index_key(report.series_key), first_time, "+inf"}},
-      &replies));
-  std::unordered_set<std::string_view> key_names;
-  for (const RedisReply& name : replies[0].elements) key_names.insert(name.text);
-  if (key_names.empty()) {
-    outcome->unknown_key = static_cast<int64_t>(report.values.size());
-    return Status();
+  // 1. The key's view (its names and the forecasts that may cover the report): the one
+  // this replica remembers, checked by the script below, or read in one round trip.
+  KeyView view;
+  bool checked = false;  // the view needs no check by the script
+  if (!recall_view(key, from_time, &view)) {
+    std::vector<RedisReply> replies;
+    TSSERVE_RETURN_IF_ERROR(client_.run(
+        "forecast_read",
+        {{"GET", sequence_key(key)},
+         {"SMEMBERS", names_key(key)},
+         {"ZRANGEBYSCORE", index_key(key), from, "+inf"}},
+        &replies));
+    TSSERVE_RETURN_IF_ERROR(view_of(replies[0], replies[1], replies[2], from_time, &view));
+    checked = true;
   }
-  std::vector<Member> members;
-  for (const RedisReply& text : replies[1].elements) {
-    Member member;
-    if (parse_member(text.text, &member)) members.push_back(member);
-  }
-  std::sort(members.begin(), members.end(),
-            [](const Member& a, const Member& b) { return a.seq < b.seq; });
-  std::vector<uint64_t> ids;
-  for (const Member& member : members) ids.push_back(member.id);
-  std::unordered_map<uint64_t, Meta> metas;
-  TSSERVE_RETURN_IF_ERROR(metas_of(ids, &metas));
-  std::vector<const ForecastMeta*> held;
-  for (const auto& [id, meta] : metas) held.push_back(meta.get());
-  std::unordered_map<std::string, Widths> widths;
-  TSSERVE_RETURN_IF_ERROR(widths_for(held, &widths));
-  static const std::vector<double> kNoWidths;
-
-  // 2. The pairs, as the in-process store picks them: by point, then in the order the
-  // forecasts were kept; a column takes a forecast's first variable of its name.
-  std::unordered_map<std::string_view, std::size_t> column_of;
-  for (std::size_t n = 0; n < columns; ++n) column_of.emplace(report.variable_names[n], n);
-  std::vector<Group> groups;
-  std::vector<Candidate> candidates;
-  std::vector<int64_t> variable_of_column(columns);
-  for (const Member& member : members) {
-    const auto found = metas.find(member.id);
-    if (found == metas.end()) continue;  // expired
-    const ForecastMeta& meta = *found->second;
-    std::fill(variable_of_column.begin(), variable_of_column.end(), -1);
-    for (std::size_t v = meta.variables(); v-- > 0;) {  // the first of a name wins
-      const auto column = column_of.find(meta.variable_names[v]);
-      if (column != column_of.end()) variable_of_column[column->second] = static_cast<int64_t>(v);
+  for (int check = 0;; ++check) {
+    if (view.names.empty() && checked) {  // no forecast was ever kept with this key
+      outcome->unknown_key = static_cast<int64_t>(report.values.size());
+      return Status();
     }
-    for (std::size_t t = 0; t < rows; ++t) {
-      const int64_t k = meta.step_of(report.timestamps[t]);
-      if (k < 0) continue;
-      std::size_t group = groups.size();
-      for (std::size_t n = 0; n < columns; ++n) {
-        const std::size_t point = t * columns + n;
-        const int64_t v = variable_of_column[n];
-        if (v < 0 || !std::isfinite(report.values[point])) continue;
-        if (group == groups.size()) {
-          groups.emplace_back();
-          groups.back().id = member.id;
-          groups.back().meta = &meta;
-          groups.back().k = k;
-        }
-        const std::size_t bit = mark_bit(meta, k, v);
-        groups[group].bits.push_back(bit);
-        candidates.push_back({point, group, bit, v});
-      }
-    }
-  }
-  // Made forecast by forecast: a stable sort by point leaves each point's in keep order.
-  std::stable_sort(candidates.begin(), candidates.end(),
-                   [](const Candidate& a, const Candidate& b) { return a.point < b.point; });
+    std::vector<uint64_t> ids;
+    for (const KeptMember& member : view.members) ids.push_back(member.id);
+    std::unordered_map<uint64_t, Meta> metas;
+    TSSERVE_RETURN_IF_ERROR(metas_of(ids, &metas));
+    // Members that ended before the report's first time cannot cover it, nor any later
+    // report this view serves.
+    view.members.erase(
+        std::remove_if(view.members.begin(), view.members.end(),
+                       [&](const KeptMember& member) {
+                         const auto found = metas.find(member.id);
+                         return found == metas.end() || found->second->times.back() < from_time;
+                       }),
+        view.members.end());
+    view.from_time = std::max(view.from_time, from_time);
+    std::vector<const ForecastMeta*> held;
+    for (const auto& [id, meta] : metas) held.push_back(meta.get());
+    std::unordered_map<std::string, Widths> widths;
+    TSSERVE_RETURN_IF_ERROR(widths_for(held, &widths));
 
-  // 3. The entries read and the marks set in one script; a pair scores when its bit was
-  // not set before. A run of adjacent bits (a step's variables, all reported at once by
-  // an Observe) is one SET of an unsigned field of ones: setting ones ORs, and the
-  // field's old value says which of them were set.
-  if (!groups.empty()) {
-    RedisCommand command{"EVAL", kScore, std::to_string(groups.size())};
-    for (const Group& group : groups) command.push_back(body_key(group.id));
-    for (Group& group : groups) {
+    // 2. The pairs, as the in-process store picks them.
+    ScoringPlan plan = plan_scoring(report, view.members, metas, kMaxRunBits);
+    if (plan.groups.empty() && checked) {
+      remember_view(key, view);
+      const std::unordered_set<std::string_view> names(view.names.begin(), view.names.end());
+      deliver_scores(report, plan, names, score, outcome);
+      return Status();
+    }
+
+    // 3. The view checked, the entries read and the marks set in one script; a pair
+    // scores when its bit was not set before. A run of adjacent bits (a step's variables,
+    // all reported at once by an Observe) is one SET of an unsigned field of ones: setting
+    // ones ORs, and the field's old value says which of them were set.
+    const bool check_view = !checked && check < kMaxViewChecks;
+    RedisCommand command{"EVAL",          kScore,          std::to_string(3 + plan.groups.size()),
+                         sequence_key(key), names_key(key), index_key(key)};
+    for (const ScoringGroup& group : plan.groups) command.push_back(body_key(group.id));
+    command.push_back(check_view ? std::to_string(view.seq) : std::string());
+    command.push_back(from);
+    for (const ScoringGroup& group : plan.groups) {
       const std::size_t bytes = entry_bytes(*group.meta);
-      group.runs = runs_of(group.bits);
       command.insert(command.end(), {std::to_string(static_cast<std::size_t>(group.k) * bytes),
                                      std::to_string(bytes), std::to_string(group.runs.size())});
       for (const auto& [bit, length] : group.runs) {
@@ -376,91 +385,55 @@ Status RedisKeptForecasts::score(const ActualsReport& report, const ScoreSink& s
     std::vector<RedisReply> answers;
     TSSERVE_RETURN_IF_ERROR(client_.run("forecast_mark", {command}, &answers));
     const std::vector<RedisReply>& parts = answers.front().elements;
-    std::size_t at = 0;
-    for (Group& group : groups) {
-      if (at >= parts.size()) break;
-      const RedisReply& entry = parts[at++];
-      const std::size_t runs = group.runs.size();
-      const std::string& widths_id = group.meta->widths_id;
-      const auto found = widths.find(widths_id);
-      if (entry.text.size() != entry_bytes(*group.meta) ||
-          (!widths_id.empty() && found == widths.end())) {
-        // Expired (a body, or the widths it needs): scores nothing. Its marks, set or not,
-        // are skipped.
-        if (entry.text.size() == entry_bytes(*group.meta)) at += runs;
-        continue;
-      }
-      TSSERVE_RETURN_IF_ERROR(decode_entry(entry.text, *group.meta,
-                                           widths_id.empty() ? kNoWidths : *found->second,
-                                           group.k, &group.entry));
-      group.held = true;
-      for (const auto& [bit, length] : group.runs) {
-        if (at >= parts.size()) break;
-        const auto old = static_cast<uint64_t>(parts[at++].integer);
-        for (std::size_t i = 0; i < length; ++i) {
-          // The field's most significant bit is its first (lowest) offset.
-          if ((old >> (length - 1 - i)) & 1U) group.set_before.push_back(bit + i);
-        }
-      }
-    }
-  }
-
-  // 4. The outcome and the scores, in the pairs' order.
-  std::vector<ScoredBand> bands;
-  std::size_t c = 0;
-  for (std::size_t point = 0; point < report.values.size(); ++point) {
-    const double actual = report.values[point];
-    if (!std::isfinite(actual)) {
-      ++outcome->not_finite;
+    if (parts.empty()) return {StatusCode::kInternal, client_.name() + ": a scoring script answered nothing"};
+    if (parts[0].integer == 0 && parts.size() == 4) {
+      // Kept to since this view: the script answered the key's current one.
+      TSSERVE_RETURN_IF_ERROR(view_of(parts[1], parts[2], parts[3], from_time, &view));
+      checked = true;
       continue;
     }
-    int64_t scored = 0, covering = 0;
-    for (; c < candidates.size() && candidates[c].point == point; ++c) {
-      const Candidate& pair = candidates[c];
-      const Group& group = groups[pair.group];
-      if (!group.held) continue;
-      ++covering;
-      if (std::binary_search(group.set_before.begin(), group.set_before.end(), pair.bit)) {
-        continue;
-      }
-      ++scored;
-      const ForecastMeta& meta = *group.meta;
-      const auto v = static_cast<std::size_t>(pair.variable);
-      const std::size_t variables = meta.variables();
-      bands.clear();
-      for (std::size_t b = 0; b < meta.levels.size(); ++b) {
-        bands.push_back({meta.levels[b], group.entry.lower[b * variables + v],
-                         group.entry.upper[b * variables + v]});
-      }
-      const bool scaled = !meta.scaler_mean.empty();
-      ScoredPoint scored_point{report.series_key,
-                               meta.model,
-                               meta.version,
-                               pair.variable,
-                               group.k + 1,
-                               group.entry.values[v],
-                               scaled ? (actual - meta.scaler_mean[v]) / meta.scaler_std[v] : actual,
-                               point,
-                               bands};
-      if (scaled) {
-        scored_point.scaled = true;
-        scored_point.mean = meta.scaler_mean[v];
-        scored_point.std = meta.scaler_std[v];
-      }
-      score(scored_point);
+    read_marks(parts, widths, &plan);
+    remember_view(key, view);
+    const std::unordered_set<std::string_view> names(view.names.begin(), view.names.end());
+    deliver_scores(report, plan, names, score, outcome);
+    return Status();
+  }
+}
+
+void RedisKeptForecasts::read_marks(const std::vector<RedisReply>& parts,
+                                    const std::unordered_map<std::string, Widths>& widths,
+                                    ScoringPlan* plan) const {
+  static const std::vector<double> kNoWidths;
+  std::size_t at = 1;  // after the script's 1
+  for (ScoringGroup& group : plan->groups) {
+    if (at >= parts.size()) break;
+    const RedisReply& entry = parts[at++];
+    const std::size_t runs = group.runs.size();
+    const std::string& widths_id = group.meta->widths_id;
+    const auto found = widths.find(widths_id);
+    const bool whole = entry.text.size() == entry_bytes(*group.meta);
+    if (!whole || (!widths_id.empty() && found == widths.end())) {
+      // Expired (a body, or the widths it needs): scores nothing. Its marks, set or not,
+      // are skipped.
+      if (whole) at += runs;
+      continue;
     }
-    const std::string& name = report.variable_names[point % columns];
-    if (scored > 0) {
-      outcome->matched += scored;
-    } else if (key_names.count(name) == 0) {
-      ++outcome->unknown_variable;
-    } else if (covering == 0) {
-      ++outcome->no_forecast;
-    } else {
-      ++outcome->already_reported;
+    if (!decode_entry(entry.text, *group.meta, widths_id.empty() ? kNoWidths : *found->second,
+                      group.k, &group.entry)
+             .ok()) {
+      at += runs;  // unreadable: scores nothing
+      continue;
+    }
+    group.held = true;
+    for (const auto& [bit, length] : group.runs) {
+      if (at >= parts.size()) break;
+      const auto old = static_cast<uint64_t>(parts[at++].integer);
+      for (std::size_t i = 0; i < length; ++i) {
+        // The field's most significant bit is its first (lowest) offset.
+        if ((old >> (length - 1 - i)) & 1U) group.set_before.push_back(bit + i);
+      }
     }
   }
-  return Status();
 }
 
 }  // namespace tsserve::server

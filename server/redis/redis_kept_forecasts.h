@@ -14,12 +14,16 @@
 //   tsserve:fn:<series_key>   the variable names of the key's forecasts (set)
 //
 // keep() is one script (one round trip, atomic: a report sees a forecast whole or not at
-// all, and two replicas' forecasts of one key get distinct, ordered seqs). score() reads
+// all, and two replicas' forecasts of one key get distinct, ordered seqs). score() needs
 // the key's names and the forecasts that may cover the report (last time >= its first
-// time) in one round trip, their metas from its cache (one more for those it has not seen),
-// picks the (forecast, point) pairs exactly as the in-process store does, then reads the
-// entries of the steps it needs and sets their marks in one script: BITFIELD answers each
-// bit it replaced, so of two replicas scoring one point at once exactly one scores it.
+// time): as this replica last saw them, following its own keeps, or read in one round
+// trip. It picks the (forecast, point) pairs exactly as the in-process store does
+// (scoring_plan.h; metas and widths from its caches, one more round trip for those it has
+// not seen), then one script checks that the key was not kept to since the view (else it
+// answers the current view, and the pairs are picked again), reads the entries of the
+// steps it needs and sets their marks: BITFIELD answers each bit it replaced, so of two
+// replicas scoring one point at once exactly one scores it. So a report on a key whose
+// last keep was this replica's is one round trip; after another replica's, two.
 // A forecast's meta and body expire `ttl` after it was kept, the key's sets `ttl` after its
 // last forecast; a keep drops the key's members older than `ttl` (Redis' own expiry: not
 // counted in StoreDrops).
@@ -37,6 +41,7 @@
 #include "server/accuracy/kept_forecasts.h"
 #include "server/redis/forecast_layout.h"
 #include "server/redis/redis_client.h"
+#include "server/redis/scoring_plan.h"
 #include "server/sync/mutex.h"
 
 namespace tsserve::server {
@@ -55,6 +60,16 @@ class RedisKeptForecasts final : public KeptForecasts {
   using Meta = std::shared_ptr<const ForecastMeta>;
 
   using Widths = std::shared_ptr<const std::vector<double>>;
+  // What this replica knows of a key's kept forecasts: its names and the forecasts whose
+  // last time is at from_time or after, as of keep sequence `seq`. A report checks it in
+  // its scoring script (a keep elsewhere since: the script answers the current view).
+  struct KeyView {
+    uint64_t seq = 0;
+    int64_t from_time = 0;
+    std::vector<std::string> names;
+    std::vector<KeptMember> members;  // keep order
+    std::chrono::steady_clock::time_point at;
+  };
   struct SeenWidths {
     std::chrono::steady_clock::time_point at;  // last written or read
     Widths widths;                             // null until read back
@@ -69,12 +84,23 @@ class RedisKeptForecasts final : public KeptForecasts {
   // Whether widths `id` were written or read within half their expiry.
   bool widths_held(const std::string& id);
   void remember_widths(const std::string& id, Widths widths);
+  // The key's view into *view when this replica holds one covering from_time.
+  bool recall_view(const std::string& key, int64_t from_time, KeyView* view);
+  void remember_view(const std::string& key, KeyView view);
+  // A keep this replica made: the key's view follows it when it saw every keep before.
+  void saw_kept(const IssuedForecast& forecast, KeptMember member);
+  Status view_of(const RedisReply& seq, const RedisReply& names, const RedisReply& members,
+                 int64_t from_time, KeyView* view) const;
+  // The scoring script's entries and old marks into the plan's groups.
+  void read_marks(const std::vector<RedisReply>& parts,
+                  const std::unordered_map<std::string, Widths>& widths, ScoringPlan* plan) const;
 
   RedisClient& client_;
   const std::chrono::milliseconds ttl_;
   Mutex mutex_;
   std::unordered_map<uint64_t, Meta> metas_ TSSERVE_GUARDED_BY(mutex_);
   std::unordered_map<std::string, SeenWidths> widths_ TSSERVE_GUARDED_BY(mutex_);
+  std::unordered_map<std::string, KeyView> views_ TSSERVE_GUARDED_BY(mutex_);
 };
 
 }  // namespace tsserve::server

@@ -114,7 +114,7 @@ inline void check_random_stores(const std::function<std::unique_ptr<KeptForecast
     SCOPED_TRACE("round " + std::to_string(round));
     const std::unique_ptr<KeptForecasts> store = make_store();
     ReferenceStore reference;
-    for (int i = 0; i < 30; ++i) {
+    const auto keep_one = [&](int i) {
       IssuedForecast forecast;
       forecast.series_key = pick(0, 2) == 0 ? "j" : "k";
       forecast.model = "f" + std::to_string(i);
@@ -161,8 +161,8 @@ inline void check_random_stores(const std::function<std::unique_ptr<KeptForecast
       reference.add(forecast);
       StoreDrops kept_drops;
       ASSERT_TRUE(store->keep(forecast, &kept_drops).ok());
-    }
-    for (int r = 0; r < 25; ++r) {
+    };
+    const auto report_one = [&](int r) {
       ActualsReport report;
       report.series_key =
           std::vector<std::string>{"k", "j", "x"}[static_cast<std::size_t>(pick(0, 2))];
@@ -199,6 +199,16 @@ inline void check_random_stores(const std::function<std::unique_ptr<KeptForecast
                       .ok());
       ASSERT_EQ(outcome_fields(outcome), outcome_fields(expected)) << "report " << r;
       ASSERT_EQ(got, want) << "report " << r;
+    };
+    // Keeps and reports interleaved, so a report can follow keeps that came after the
+    // previous one (a shared store's view of the key must follow them).
+    for (int kept = 0, reported = 0; kept < 30 || reported < 25;) {
+      if (kept < 30 && (reported == 25 || pick(0, 1) == 0)) {
+        keep_one(kept++);
+      } else {
+        report_one(reported++);
+      }
+      if (::testing::Test::HasFatalFailure()) return;
     }
   }
 }

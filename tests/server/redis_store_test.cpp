@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -115,6 +116,39 @@ TEST_F(RedisStoreTest, KeptForecastsScoreAsTheDefinition) {
       [this]() -> std::unique_ptr<KeptForecasts> {
         flush();
         return std::make_unique<RedisKeptForecasts>(*client_, std::chrono::hours(1));
+      },
+      8);
+}
+
+// Three replicas' stores on one Redis taking the calls in turn, so that a report often
+// finds its replica's view of the key behind another replica's keeps.
+class ReplicasInTurn final : public KeptForecasts {
+ public:
+  explicit ReplicasInTurn(RedisClient& client) {
+    for (auto& store : stores_) {
+      store = std::make_unique<RedisKeptForecasts>(client, std::chrono::hours(1));
+    }
+  }
+  Status keep(IssuedForecast forecast, StoreDrops* drops) override {
+    return next().keep(std::move(forecast), drops);
+  }
+  Status score(const ActualsReport& report, const ScoreSink& score, StoreDrops* drops,
+               ActualsOutcome* outcome) override {
+    return next().score(report, score, drops, outcome);
+  }
+  std::optional<std::size_t> held_entries() const override { return std::nullopt; }
+
+ private:
+  KeptForecasts& next() { return *stores_[turn_++ % 3]; }
+  std::unique_ptr<RedisKeptForecasts> stores_[3];
+  std::size_t turn_ = 0;
+};
+
+TEST_F(RedisStoreTest, KeptForecastsScoreAsTheDefinitionAcrossReplicas) {
+  kept_forecasts_parity::check_random_stores(
+      [this]() -> std::unique_ptr<KeptForecasts> {
+        flush();
+        return std::make_unique<ReplicasInTurn>(*client_);
       },
       8);
 }
