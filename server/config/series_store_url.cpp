@@ -7,6 +7,7 @@ namespace tsserve::server {
 namespace {
 
 constexpr std::string_view kScheme = "redis://";
+constexpr std::string_view kTlsScheme = "rediss://";
 constexpr const char* kExpected = "; expected redis://HOST:PORT[/DB]";
 
 // `text` as a whole decimal number in [low, high], or -1.
@@ -27,6 +28,13 @@ std::string SeriesStoreUrl::text() const {
 
 Status parse_series_store_url(const std::string& text, SeriesStoreUrl* url) {
   const std::string shown = "\"" + text + "\"";
+  if (text.compare(0, kTlsScheme.size(), kTlsScheme) == 0) {
+    // Debian's hiredis (0.14) has no TLS; a tunnel gives it without a second client.
+    return invalid_argument(
+        "rediss:// (TLS) is not built in: this build's hiredis has no TLS. Reach a TLS Redis "
+        "through a local tunnel (stunnel, spiped or a sidecar) and give its plain end" +
+        std::string(kExpected));
+  }
   if (text.compare(0, kScheme.size(), kScheme) != 0) {
     return invalid_argument(shown + " is not a redis:// URL" + kExpected);
   }

@@ -409,6 +409,9 @@ TEST(ServerConfigTest, SeriesStoreIsARedisUrlOrNothing) {
 
   EXPECT_THAT(load_error({"--series-store", "http://r:6379"}),
               HasSubstr("\"http://r:6379\" is not a redis:// URL; expected redis://HOST:PORT[/DB]"));
+  EXPECT_THAT(load_error({"--series-store", "rediss://r:6380"}),
+              HasSubstr("rediss:// (TLS) is not built in: this build's hiredis has no TLS. Reach a "
+                        "TLS Redis through a local tunnel"));
   EXPECT_THAT(load_error({"--series-store", "redis://r:0"}),
               HasSubstr("port \"0\" is not a number from 1 to 65535"));
   EXPECT_THAT(load_error({"--series-store", "redis://r:6379/16"}),
