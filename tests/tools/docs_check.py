@@ -731,9 +731,12 @@ def check_identifiers(tree, span):
 #                forecast with intervals, ReportActuals, Observe and a failed load; with
 #                --metrics FILE, those of a scrape taken elsewhere. Names written without
 #                tsserve_ (a | metric | table's first column, a `*_total`) count too.
-#   routes       /v1/... and /v2/... paths: the routes the code lists in its 404 answers
-#                (server/http/oip_rest_routes.cpp, forecast_json_routes.cpp) and the paths
-#                of docs/api/openapi.json.
+#   routes       /v1/... and /v2/... paths: with --server, the routes the running server's
+#                router lists in its 404 answers and the paths of its /openapi.json, and a
+#                GET of the path must be answered by a route, not by the router's 404 (a
+#                route listed but no longer served fails); without one, the same listings
+#                read from their sources (server/http/oip_rest_routes.cpp,
+#                forecast_json_routes.cpp) and docs/api/openapi.json.
 #   variables    TSSERVE_*: one per option of the table (TSSERVE_ + the name in capitals),
 #                and those the sources, CMake files, scripts and deploy/ files spell out.
 #   JSON keys    "key": in JSON blocks, shell blocks (python3 -c one-liners building
@@ -745,11 +748,15 @@ def check_identifiers(tree, span):
 #   errors       an error message quoted in inline code (field: text, or right after
 #                "error", "message", "refused", "printed as", "logs"), or shown as a plain
 #                block after a paragraph that speaks of an error, message or refusal (its
-#                first line): it must be a message the server, client or model code builds. The code's messages are read as
-#                templates: the string literals of one expression (joined by + or <<) with
+#                first line): it must be a message the server, client or model code
+#                builds. The code's messages are read as templates: the string literals of one expression (joined by + or <<) with
 #                each value between them a slot; a quoted message must match one template
 #                whole (its numbers and "(...)" fill slots of up to three words; a trailing
 #                ... or … quotes a prefix, a leading "Forecast failed: CODE: " a wrapper).
+#                With --server, a quote that a request makes (LIVE_MESSAGES: a short series,
+#                a wrong variable count, an unknown /v2 input, a checkpoint that does not
+#                fit its config) is sent to the driven server with the quote's figures and
+#                must be what it answers; a run that sent none fails (proved nothing).
 
 METRIC_NAME = re.compile(r"(?<![\w/.-])(tsserve_[a-z0-9_]+)(?![\w.(/-])")
 METRIC_SUFFIXES = ("", "_bucket", "_sum", "_count")
@@ -1016,11 +1023,20 @@ class Names:
                     s for s in STRING_LITERAL.findall(read(root, path)) if re.fullmatch(r"[\w.-]+", s))
         self.option_values = option_values(root)
         self.messages = Messages(root, files)
+        self.server = None  # a DrivenServer (--server): use_server
+        self.routes_from = ", ".join(ROUTE_LIST_SOURCES) + f"'s listings and {OPENAPI}"
+
+    def use_server(self, server):
+        """Names from the running `server` (a DrivenServer) instead of the sources: the
+        routes its router lists and serves, and the refusals it answers."""
+        self.server = server
+        self.routes = server.served_routes()
+        self.route_patterns = [route_pattern(r) for r in self.routes]
+        self.routes_from = "the driven server's 404 listings and /openapi.json"
 
     def route_exists(self, path):
         path = path.split("?")[0].split("#")[0].rstrip(".:")
-        if PLACEHOLDER.search(path.replace("<", "").replace(">", "")) and "{" not in path:
-            pass
+        # Placeholders (<model>, {model}, $MODEL, ${MODEL}) stand for one segment each.
         path = re.sub(r"<[^>]+>|\{[^}]+\}|\$\{?\w+\}?", "X", path)
         # A doc's a|b in the last part names two routes; a trailing / names a prefix of one.
         head, _, last = path.rpartition("/")
@@ -1028,7 +1044,10 @@ class Names:
         if path.endswith("/"):
             listed = [re.sub(r"\{\w+\}|(?<=/)[A-Z](?=/|\[|$)", "X", r) for r in self.routes]
             return any(r.startswith(path) for r in listed)
-        return all(any(p.match(v) for p in self.route_patterns) for v in variants)
+        listed = all(any(p.match(v) for p in self.route_patterns) for v in variants)
+        # With a running server, its router must also take each path (a GET of it is not
+        # answered "is not served"), so a listing that outlived its route fails too.
+        return listed and (self.server is None or all(self.server.serves(v) for v in variants))
 
 
 def check_metric(names, token):
@@ -1041,65 +1060,137 @@ def check_metric(names, token):
     return f"metric '{name}' is not one of {names.metrics_from}"
 
 
-def scrape_driven_server(binary, root):
-    """Starts the tsserve `binary` on a model repository of the bundled PatchTST and a
-    version that fails to load (loopback ports 0), drives it through what makes every
-    metric family appear (a forecast with intervals kept under a key, actuals reported for
-    it, a live series observed with forecasts and then checked, a /v2 infer, a refused
-    call), scrapes /metrics and stops it: the exposition's text."""
-    import json
-    import shutil
-    import signal
-    import subprocess
-    import tempfile
-    import urllib.error
-    import urllib.request
-    repository = tempfile.mkdtemp(prefix="docs-check-repository-")
-    bundled = os.path.join(root, "model", "default", "patchtst_etth1")
-    with open(bundled + ".json", encoding="utf-8") as f:
-        config = json.load(f)
-    for name, checkpoint in (("patchtst-etth1", bundled + ".pt"), ("broken", None)):
-        version = os.path.join(repository, name, "1")
-        os.makedirs(version)
-        with open(os.path.join(version, "config.json"), "w", encoding="utf-8") as f:
-            json.dump(dict(config, name=name), f)
-        if checkpoint:
-            shutil.copyfile(checkpoint, os.path.join(version, "model.pt"))
-        else:  # a file that is no checkpoint: its load fails (model_load_failures_total)
-            with open(os.path.join(version, "model.pt"), "wb") as f:
-                f.write(b"not a checkpoint" * 64)
-    server = subprocess.Popen(
-        [binary, "--grpc-address", "127.0.0.1:0", "--http-address", "127.0.0.1:0",
-         "--metrics-address", "127.0.0.1:0", "--model-repository", repository],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        ready = server.stdout.readline()
-        ports = dict(re.findall(r"(\w+_port)=(\d+)", ready))
-        if "http_port" not in ports:
-            raise RuntimeError(f"{binary} did not report its ports: {ready!r}")
-        http = f"http://127.0.0.1:{ports['http_port']}"
+# The statuses the server answers for each gRPC code (server/httpd/http_status.cpp's
+# http_status_of): a quoted "Forecast failed: CODE: message" (the clients' wrapper) must
+# name a code that the HTTP status of the same refusal stands for.
+CODES_OF_STATUS = {400: {"INVALID_ARGUMENT", "FAILED_PRECONDITION", "OUT_OF_RANGE"},
+                   401: {"UNAUTHENTICATED"}, 403: {"PERMISSION_DENIED"}, 404: {"NOT_FOUND"},
+                   409: {"ALREADY_EXISTS", "ABORTED"}, 429: {"RESOURCE_EXHAUSTED"},
+                   499: {"CANCELLED"}, 501: {"UNIMPLEMENTED"}, 503: {"UNAVAILABLE"},
+                   504: {"DEADLINE_EXCEEDED"}}
+CLIENT_WRAPPER = re.compile(r"^(?:[A-Za-z-]+: )?[A-Z][\w ]* failed: ([A-Z_]+): (.*)$")
+# The models of the driven server's repository: name -> (config stem, checkpoint stem,
+# config fields changed) from model/default/; None: a file that is no checkpoint.
+DRIVEN_MODELS = {
+    "patchtst-etth1": ("patchtst_etth1", "patchtst_etth1", {}),
+    "itransformer-etth1": ("itransformer_etth1", "itransformer_etth1", {}),
+    "broken": ("patchtst_etth1", None, {}),  # model_load_failures_total
+    # The load refusals models.md quotes: a PatchTST config on the iTransformer checkpoint,
+    # and one whose seq_len (96) gives other shapes than the checkpoint's (336).
+    "family-mismatch": ("patchtst_etth1", "itransformer_etth1", {}),
+    "shape-mismatch": ("patchtst_etth1", "patchtst_etth1", {"seq_len": 96}),
+}
 
-        def call(path, body=None, allowed=(200,)):
-            data = None if body is None else json.dumps(body).encode()
-            request = urllib.request.Request(http + path, data=data,
-                                             headers={"Content-Type": "application/json"})
+
+class DrivenServer:
+    """The tsserve `binary` on a model repository of the bundled models (DRIVEN_MODELS:
+    PatchTST and iTransformer, a version that is no checkpoint, two whose checkpoint and
+    config disagree), loopback ports 0; up from `with` to its end (then SIGTERM). It
+    answers what the docs name: its metrics once driven through every feature, its routes
+    (its router's own listing in its 404 answers, its /openapi.json, and a probe of each
+    path), and the refusals the docs quote, to the requests that make them."""
+
+    def __init__(self, binary, root):
+        self.binary, self.root = binary, root
+        self.server = self.repository = None
+        self._probed, self._answers = {}, {}
+        self.messages_checked = 0
+
+    def __enter__(self):
+        import json
+        import shutil
+        import subprocess
+        import tempfile
+        self.repository = tempfile.mkdtemp(prefix="docs-check-repository-")
+        bundled = os.path.join(self.root, "model", "default")
+        for name, (config_stem, checkpoint_stem, changed) in DRIVEN_MODELS.items():
+            version = os.path.join(self.repository, name, "1")
+            os.makedirs(version)
+            with open(os.path.join(bundled, config_stem + ".json"), encoding="utf-8") as f:
+                config = dict(json.load(f), name=name, **changed)
+            with open(os.path.join(version, "config.json"), "w", encoding="utf-8") as f:
+                json.dump(config, f)
+            if checkpoint_stem:
+                shutil.copyfile(os.path.join(bundled, checkpoint_stem + ".pt"),
+                                os.path.join(version, "model.pt"))
+            else:  # a file that is no checkpoint: its load fails
+                with open(os.path.join(version, "model.pt"), "wb") as f:
+                    f.write(b"not a checkpoint" * 64)
+        self.server = subprocess.Popen(
+            [self.binary, "--grpc-address", "127.0.0.1:0", "--http-address", "127.0.0.1:0",
+             "--metrics-address", "127.0.0.1:0", "--model-repository", self.repository],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        try:
+            ready = self.server.stdout.readline()
+            self.ports = dict(re.findall(r"(\w+_port)=(\d+)", ready))
+            if "http_port" not in self.ports:
+                raise RuntimeError(f"{self.binary} did not report its ports: {ready!r}")
+            self.http = f"http://127.0.0.1:{self.ports['http_port']}"
+            info = self.call_json("/v1/models/patchtst-etth1")
+            self.seq_len = info["seq_len"]
+            self.columns = info.get("scaler_columns") or [f"v{i}" for i in range(info["enc_in"])]
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(self, *_):
+        import shutil
+        import signal
+        import subprocess
+        if self.server is not None:
+            self.server.send_signal(signal.SIGTERM)
             try:
-                with urllib.request.urlopen(request, timeout=60) as answer:
-                    return json.load(answer)
-            except urllib.error.HTTPError as error:
-                if error.code not in allowed:
-                    raise RuntimeError(f"{path}: HTTP {error.code}: {error.read()[:300]!r}")
-                return None
-        model = "patchtst-etth1"
-        info = call(f"/v1/models/{model}")
-        seq_len, pred_len = info["seq_len"], info["pred_len"]
-        columns = info.get("scaler_columns") or [f"v{i}" for i in range(info["enc_in"])]
+                self.server.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.server.kill()
+        shutil.rmtree(self.repository, ignore_errors=True)
+
+    def call(self, path, body=None, method=None):
+        """(HTTP status, body text) of one call; an error status is an answer, not raised."""
+        import json
+        import urllib.error
+        import urllib.request
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.http + path, data=data, method=method,
+                                         headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=60) as answer:
+                return answer.status, answer.read().decode()
+        except urllib.error.HTTPError as error:
+            return error.code, error.read().decode()
+
+    def call_json(self, path, body=None, allowed=(200,)):
+        import json
+        status, text = self.call(path, body)
+        if status not in allowed:
+            raise RuntimeError(f"{path}: HTTP {status}: {text[:300]!r}")
+        return json.loads(text) if status == 200 else None
+
+    def error_of(self, path, body):
+        """(HTTP status, the refusal's message) of a call that must be refused."""
+        import json
+        status, text = self.call(path, body)
+        if status == 200:
+            return status, None
+        try:
+            return status, json.loads(text).get("error", text)
+        except ValueError:
+            return status, text
+
+    def drive_and_scrape(self):
+        """Drives the server through what makes every metric family appear (a forecast with
+        intervals kept under a key, actuals reported for it, a live series observed with
+        forecasts and then checked, a /v2 infer, a refused call) and answers its /metrics."""
+        import urllib.request
+        model, seq_len, columns = "patchtst-etth1", self.seq_len, self.columns
         start = 1_700_000_000
 
         def window(first, count):
             return {c: [10.0 + i + ((first + t) % 24) / 10 for t in range(count)]
                     for i, c in enumerate(columns)}
         stamps = [start + 3600 * t for t in range(seq_len)]
+        call = self.call_json
         call(f"/v1/models/{model}/forecast", {"series": window(0, seq_len), "timestamps": stamps,
                                               "intervals": [0.8], "series_key": "docs-check"})
         after = [start + 3600 * (seq_len + t) for t in range(4)]
@@ -1114,17 +1205,154 @@ def scrape_driven_server(binary, root):
             "name": "series", "datatype": "FP32", "shape": [1, seq_len, len(columns)],
             "data": [v for t in range(seq_len) for v in (window(0, seq_len)[c][t] for c in columns)]}]})
         call(f"/v1/models/{model}/forecast", {"series": {"x": [1.0]}}, allowed=(400,))
-        del pred_len
-        with urllib.request.urlopen(f"http://127.0.0.1:{ports['metrics_port']}/metrics",
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.ports['metrics_port']}/metrics",
                                     timeout=30) as answer:
             return answer.read().decode()
-    finally:
-        server.send_signal(signal.SIGTERM)
-        try:
-            server.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            server.kill()
-        shutil.rmtree(repository, ignore_errors=True)
+
+    # --- routes: what the router answers ---
+
+    def served_routes(self):
+        """The routes as the server lists them: its 404 answers under /v1 and /v2 (the
+        router's own listing of what it serves) and the paths of its /openapi.json."""
+        import json
+        routes = set()
+        for prefix in ("/v1", "/v2"):
+            status, message = self.error_of(prefix + "/docs-check-no-such-route", None)
+            listing = re.search(r"serves (.*?)(?: \(see [^)]*\))?$", message or "")
+            if status != 404 or not listing:
+                raise RuntimeError(f"{prefix}/...: no route listing in the 404 answer "
+                                   f"(HTTP {status}: {message!r})")
+            routes.update(r.strip() for r in listing.group(1).split(", ") if r.strip())
+        status, text = self.call("/openapi.json")
+        if status != 200:
+            raise RuntimeError(f"/openapi.json: HTTP {status}")
+        routes.update(json.loads(text).get("paths", {}))
+        return sorted(routes)
+
+    def serves(self, path):
+        """Whether the router takes `path` (placeholders written X): a GET of it is answered
+        by a route (its data, a wrong method, an unknown model, ...), not by the router's
+        404 'the path: "..." is not served'. GET changes nothing: every route that acts takes POST."""
+        if path not in self._probed:
+            status, message = self.error_of(path, None)
+            # The router's own 404 (forecast_json_routes.cpp, oip_rest_routes.cpp), not a
+            # route's (model "M" is not served: a route that took the path).
+            self._probed[path] = not (status == 404 and (message or "").startswith(
+                f'the path: "{path}" is not served'))
+        return self._probed[path]
+
+    # --- quoted refusals: what the server answers to the request that makes them ---
+
+    def load_refusal(self, model):
+        """The reason the repository gives for `model`'s failed load, from its checkpoint
+        on (the version folder before it is this run's)."""
+        import json
+        status, text = self.call("/v2/repository/index", {})
+        for entry in json.loads(text) if status == 200 else []:
+            if entry.get("name") == model:
+                reason = entry.get("reason", "")
+                return status, reason[reason.find("checkpoint "):] if "checkpoint " in reason \
+                    else reason
+        return status, None
+
+    def answer_to(self, quote):
+        """(what the request was, HTTP status, the server's message) for a quoted refusal
+        that a request makes (LIVE_MESSAGES), or None when none does (matched to the code's
+        literals only)."""
+        for pattern, how, request in LIVE_MESSAGES:
+            match = re.match(pattern, quote)
+            if match:
+                key = (pattern, match.group(0))
+                if key not in self._answers:
+                    self._answers[key] = (how.format(*match.groups()),) + request(self, match)
+                return self._answers[key]
+        return None
+
+
+def _short_series(server, match):
+    points = int(match.group(1))
+    return server.error_of("/v1/models/patchtst-etth1/forecast",
+                           {"series": {c: [1.0] * points for c in server.columns}})
+
+
+def _variable_count(server, match):
+    count, points = int(match.group(1)), server.seq_len + 8
+    series = {f"{c}{i}": [1.0] * points for i, c in enumerate((server.columns * 4)[:count])}
+    return server.error_of("/v1/models/itransformer-etth1/forecast",
+                           {"series": series,
+                            "timestamps": [1_700_000_000 + 3600 * t for t in range(points)]})
+
+
+def _unknown_input(server, match):
+    rows, columns = server.seq_len, len(server.columns)
+    return server.error_of("/v2/models/patchtst-etth1/infer", {"inputs": [{
+        "name": match.group(1), "datatype": "FP32", "shape": [1, rows, columns],
+        "data": [0.0] * (rows * columns)}]})
+
+
+# The quoted refusals a request makes, each sent to the driven server with the quote's own
+# figures (a series of the 95 points quoted, an input of the name quoted), and the quote
+# compared with what the server answered: whole, or up to its trailing "..."; a client's
+# "Forecast failed: CODE: " must name the code of the answer's HTTP status. Each entry: a
+# regex the quote (unwrapped) starts with, the request in words, and the request.
+#
+# Matched to the code's literals only (Messages), because no request to a running server
+# makes them: the drain's refusals and log lines ("draining: ...", "stopped (drain timeout
+# passed)", operations.md, RELIABILITY.md) exist only while SIGTERM's drain runs with calls
+# queued (tests/reliability/load/drain.py and the e2e drain tests send those), and the
+# client's CSV refusal ("data.csv: line 391, column ...", clients.md) is tsserve-client's
+# reader refusing a local file before any request is sent.
+LIVE_MESSAGES = (
+    (r"series: each variable has (\d+) points",
+     "a /v1 forecast of patchtst-etth1 with {} points per variable", _short_series),
+    (r"series: (\d+) variables \(",
+     "a /v1 forecast of itransformer-etth1 with {} variables", _variable_count),
+    (r"inputs\[0\]: unknown input \"(\w+)\"",
+     "a /v2 infer of patchtst-etth1 with one input named {}", _unknown_input),
+    (r"checkpoint \S+: its keys are iTransformer's",
+     "the load of a PatchTST config on the iTransformer checkpoint",
+     lambda server, _: server.load_refusal("family-mismatch")),
+    (r"checkpoint \S+: key '[\w.]+' has shape",
+     "the load of the PatchTST checkpoint under a config of seq_len 96",
+     lambda server, _: server.load_refusal("shape-mismatch")),
+)
+
+
+def same_message(quote, status, answer):
+    """Whether the quoted `quote` is what the server answered (`answer`, with HTTP
+    `status`): the same text, or its start where the quote ends with "..."; the names of a
+    checkpoint and its config file are the example's own; a client's wrapper names a code of the status."""
+    def flat(text):
+        text = re.sub(r"\s+", " ", text.replace("…", "...")).strip()
+        return re.sub(r"(checkpoint|model config) \S+:", r"\1 FILE:", text)
+    quoted = flat(quote)
+    wrapped = CLIENT_WRAPPER.match(quoted)
+    if wrapped:
+        if wrapped.group(1) not in CODES_OF_STATUS.get(status, ()):
+            return False
+        quoted = wrapped.group(2)
+    if quoted.endswith("..."):
+        return flat(answer).startswith(quoted[:-3].rstrip())
+    return flat(answer) == quoted
+
+
+def live_message_problem(server, quote):
+    """A problem with a quoted refusal that a request makes and the server answers
+    otherwise, or None (also for a quote no request makes: see LIVE_MESSAGES)."""
+    if server is None:
+        return None
+    wrapped = CLIENT_WRAPPER.match(re.sub(r"\s+", " ", quote).strip())
+    answered = server.answer_to(wrapped.group(2) if wrapped else re.sub(r"\s+", " ", quote).strip())
+    if answered is None:
+        return None
+    how, status, answer = answered
+    server.messages_checked += 1
+    if answer is None:
+        return f"quoted error message '{quote[:120]}': {how} was not refused (HTTP {status})"
+    if same_message(quote, status, answer):
+        return None
+    return (f"quoted error message '{quote[:120]}' is not what the server answers to {how}: "
+            f"HTTP {status} '{answer[:300]}'")
 
 
 def unprefixed_metric_problems(names, parts):
@@ -1170,8 +1398,7 @@ def route_problems(names, number, text):
         if path in ("/v1", "/v2") or path.endswith("..."):
             continue
         if not names.route_exists(path):
-            found.append((number, f"route '{path}' is not served (the code's route lists: "
-                                  f"{', '.join(ROUTE_LIST_SOURCES)}, and {OPENAPI})"))
+            found.append((number, f"route '{path}' is not served (routes: {names.routes_from})"))
     return found
 
 
@@ -1252,6 +1479,8 @@ def message_problems(names, parts):
                     found.append((start + offset,
                                   f"quoted error message '{span}' is built by no message of "
                                   "the server's or client's code"))
+                else:
+                    found.append((start + offset, live_message_problem(names.server, span)))
     block, block_start, last_prose = [], None, ""
     for number, kind, text in parts:
         if kind.startswith("fence:") and kind.split(":", 1)[1] in ("", "text"):
@@ -1269,6 +1498,8 @@ def message_problems(names, parts):
             if not names.messages.produced(message):
                 found.append((block_start, f"quoted error message '{message[:120]}' is built by "
                                            "no message of the server's or client's code"))
+            else:  # the server's answer: the block whole, its lines one message
+                found.append((block_start, live_message_problem(names.server, " ".join(block))))
         block, block_start = [], None
         if kind == "prose" and text.strip():
             last_prose = " ".join(paragraph[-2:] + [text])
@@ -1380,6 +1611,30 @@ def benchmarks_problems(root):
                     f"{BENCHMARKS} does not end with the generator's last line ('{expected}')")]
 
 
+def check_against_server(tree, server):
+    """(problems, docs) with the names of the running `server`: the metrics of its scrape
+    (and of a server on a shared Redis store), its routes, its answers to the refusals the
+    docs quote. A run that sent no quoted refusal checked nothing of them: a problem."""
+    import tempfile
+    with tempfile.NamedTemporaryFile("w", suffix=".prom", delete=False) as scrape:
+        scrape.write(server.drive_and_scrape())
+        from shared_store_scrape import scrape_store_server  # its own server, on Redis
+        scrape.write(scrape_store_server(server.binary, tree.root))
+    try:
+        tree.names = Names(tree, scrape.name)
+    finally:
+        os.unlink(scrape.name)
+    tree.names.metrics_from = "the metrics of the driven server's scrape"
+    tree.names.use_server(server)
+    docs = doc_files(tree.root, tree.files)
+    problems = [p for doc in docs for p in check_doc(tree, doc)] + benchmarks_problems(tree.root)
+    if not server.messages_checked:
+        problems.append(Problem(docs[0] if docs else "README.md", 0,
+                                "no quoted error message was sent to the server (none of "
+                                "LIVE_MESSAGES matched): their check proved nothing"))
+    return problems, docs
+
+
 def default_root():
     return os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
@@ -1393,25 +1648,19 @@ def main():
                         "(default: the tsserve_* literals of server/)")
     parser.add_argument("--server", help="a tsserve binary: start it, drive it through "
                         "forecasts with intervals, ReportActuals and Observe, and take the "
-                        "metric names from its /metrics (instead of --metrics)")
+                        "metric names from its /metrics (instead of --metrics), the routes "
+                        "from its router, and send it the refusals the docs quote")
     args = parser.parse_args()
     root = os.path.abspath(args.root)
     build_dir = args.build_dir and os.path.abspath(os.path.join(root, args.build_dir))
     tree = Tree(root, build_dir)
-    metrics = args.metrics and os.path.abspath(args.metrics)
     if args.server:
-        import tempfile
-        with tempfile.NamedTemporaryFile("w", suffix=".prom", delete=False) as scrape:
-            scrape.write(scrape_driven_server(os.path.abspath(args.server), root))
-            from shared_store_scrape import scrape_store_server  # its own server, on Redis
-            scrape.write(scrape_store_server(os.path.abspath(args.server), root))
-        metrics = scrape.name
-    tree.names = Names(tree, metrics)
-    if args.server:
-        tree.names.metrics_from = "the metrics of the driven server's scrape"
-        os.unlink(metrics)
-    docs = doc_files(root, tree.files)
-    problems = [p for doc in docs for p in check_doc(tree, doc)] + benchmarks_problems(root)
+        with DrivenServer(os.path.abspath(args.server), root) as server:
+            problems, docs = check_against_server(tree, server)
+    else:
+        tree.names = Names(tree, args.metrics and os.path.abspath(args.metrics))
+        docs = doc_files(root, tree.files)
+        problems = [p for doc in docs for p in check_doc(tree, doc)] + benchmarks_problems(root)
     for problem in problems:
         print(f"{problem.path}:{problem.line}: {problem.message}")
     noun = "problem" if len(problems) == 1 else "problems"

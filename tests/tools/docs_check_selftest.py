@@ -6,7 +6,14 @@ stale statement at a time (a renamed class, an option tsserve or tsserve-client 
 missing file, a missing source name, a build path of no target, an rpc no service has,
 ...) and expects exit 1 with the problem reported at the FILE:LINE where it was planted.
 
+With --server BIN (CTest docs_check_live_selftest) it plants what only docs_check --server
+catches, against that tsserve: a quoted refusal the code's literals build but the server
+answers otherwise (at least 337 points, where it says 336), a route the server's router
+does not take (also one the source text lists), and docs that quote no refusal a request
+makes (nothing was sent: nothing proved).
+
   tests/tools/docs_check_selftest.py   (CTest docs_check_selftest)
+  tests/tools/docs_check_selftest.py --server build/server/tsserve
 """
 import os
 import subprocess
@@ -219,27 +226,106 @@ FAULTS = {
 }
 
 
-def run_check(files, *options):
+def run_check(files, *options, copies=()):
+    """docs_check --check on a tree of `files` (path -> text), with `copies` (paths of
+    this repository copied into it: the bundled models a driven server loads)."""
+    import shutil
     with tempfile.TemporaryDirectory() as root:
         for path, text in files.items():
             full = os.path.join(root, path)
             os.makedirs(os.path.dirname(full), exist_ok=True)
             with open(full, "w", encoding="utf-8") as f:
                 f.write(text)
+        for path in copies:
+            os.makedirs(os.path.dirname(os.path.join(root, path)), exist_ok=True)
+            shutil.copyfile(os.path.join(REPOSITORY, path), os.path.join(root, path))
         options = [o.replace("{root}", root) for o in options]
         done = subprocess.run([sys.executable, CHECK, "--root", root, "--check", *options],
                               capture_output=True, text=True)
         return done.returncode, done.stdout + done.stderr
 
 
-def planted(doc, appended, line_in_appended):
+def planted(doc, appended, line_in_appended, docs=None):
     """The docs with `appended` after `doc`'s text, and the FILE:LINE: the check must name."""
-    docs = dict(DOCS)
-    docs[doc] = DOCS[doc] + appended
-    return docs, f"{doc}:{DOCS[doc].count(chr(10)) + line_in_appended}:"
+    docs = dict(docs or DOCS)
+    base = docs[doc]
+    docs[doc] = base + appended
+    return docs, f"{doc}:{base.count(chr(10)) + line_in_appended}:"
+
+
+REPOSITORY = os.path.abspath(os.path.join(os.path.dirname(CHECK), "..", ".."))
+# What --server loads: the bundled models (docs_check.py's DRIVEN_MODELS).
+MODEL_FILES = tuple(f"model/default/{stem}.{ext}" for stem in ("patchtst_etth1", "itransformer_etth1")
+                    for ext in ("json", "pt"))
+# With a server, a quoted refusal is compared with the server's answer: the clean docs
+# quote the short-series refusal up to "..." (the server's goes on).
+LIVE_DOCS = {path: text.replace("needs at least 336`", "needs at least 336 ...`")
+             .replace("needs at least 336\n```", "needs at least 336 ...\n```")
+             for path, text in DOCS.items()}
+# Each: the document, the lines appended, the line of the problem, its words, and the
+# sources changed for the plant.
+LIVE_FAULTS = {
+    # The code's literals build it (a number fills a slot); the server answers 336.
+    "a stale quoted error message that only the server's answer disproves":
+        ("docs/GUIDE.md", "Too short a series is refused\n(`series: each variable has 95 "
+         "points; the model needs at least 337 ...`).\n", 2,
+         "is not what the server answers to a /v1 forecast", {}),
+    "a route the server's router does not take":
+        ("docs/GUIDE.md", "Call `POST /v1/models/M/predict`.\n", 1,
+         "route '/v1/models/M/predict' is not served (routes: the driven server's", {}),
+    # The source text lists it (the static check passes): the server does not serve it.
+    "a route the sources list but the server does not serve":
+        ("docs/GUIDE.md", "Call `GET /v2/models/M/explain`.\n", 1,
+         "route '/v2/models/M/explain' is not served (routes: the driven server's",
+         {"server/http/oip_rest_routes.cpp": SOURCES["server/http/oip_rest_routes.cpp"].replace(
+             "[/ready|/infer]", "[/ready|/infer|/explain]")}),
+}
+
+
+def live_failures(server):
+    """The plants only a running server catches (docs_check --server)."""
+    failures = []
+    options = ("--server", os.path.abspath(server))
+    code, output = run_check({**SOURCES, **LIVE_DOCS}, *options, copies=MODEL_FILES)
+    if code != 0:
+        failures.append(f"the clean tree against the server was refused (exit {code}):\n{output}")
+    for name, (doc, appended, line, words, sources) in LIVE_FAULTS.items():
+        docs, where = planted(doc, appended, line, LIVE_DOCS)
+        if sources:  # the static check passes it: only the server's answer fails it
+            code, output = run_check({**SOURCES, **sources, **docs})
+            if code != 0:
+                failures.append(f"{name}: the static check already refused it (exit {code}):\n"
+                                f"{output}")
+        code, output = run_check({**SOURCES, **sources, **docs}, *options, copies=MODEL_FILES)
+        reported = [l for l in output.splitlines() if l.startswith(where) and words in l]
+        if code != 1 or not reported:
+            failures.append(f"{name}: expected exit 1 and '{where} ...{words}...', "
+                            f"got exit {code}:\n{output}")
+    # Docs that quote no refusal a request makes: the server was sent none, nothing proved.
+    quiet = {path: text.replace("series: each variable has", "series: every variable has")
+             for path, text in LIVE_DOCS.items()}
+    quiet_sources = dict(SOURCES)
+    quiet_sources["server/codec/series_rows.cpp"] = SOURCES["server/codec/series_rows.cpp"].replace(
+        "each variable has", "every variable has")
+    code, output = run_check({**quiet_sources, **quiet}, *options, copies=MODEL_FILES)
+    if code != 1 or "no quoted error message was sent to the server" not in output:
+        failures.append(f"docs quoting no refusal a request makes: expected exit 1 and 'no "
+                        f"quoted error message was sent', got exit {code}:\n{output}")
+    return failures, len(LIVE_FAULTS) + 2
 
 
 def main():
+    import argparse
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--server", help="a tsserve binary: run only the plants that "
+                        "docs_check.py --server catches (quoted refusals, served routes)")
+    args = parser.parse_args()
+    if args.server:
+        failures, total = live_failures(args.server)
+        for failure in failures:
+            print("FAIL " + failure)
+        print(f"{total - len(failures)} of {total} planted trees judged right against the server")
+        return 1 if failures else 0
     failures = []
     code, output = run_check({**SOURCES, **DOCS})
     if code != 0:
