@@ -37,6 +37,9 @@ node_modules or a build*/ folder) and reports each problem as FILE:LINE: message
      (config keys, OpenAPI fields, the keys the code reads), option values of a fixed list
      (--heads each), and quoted error messages (each must match a message the code builds).
      What each is looked up in: the comment of section e. below.
+  f. Defaults. A tsserve option's default stated outside docs/configuration.md ("`--opt`
+     (default N)", "`--opt VALUE` (the default)", "default A -> B", ...) is the option
+     table's (tsserve-config-reference's output, or the page it generates).
 
   tests/tools/docs_check.py [--root DIR] [--build-dir DIR] [--check]
                             [--server BUILD/server/tsserve | --metrics SCRAPE]
@@ -350,6 +353,7 @@ class Tree:
         # path -> the options it parses (None: not known)
         self.scripts = {path: script_options(path, texts) for path in texts}
         self.names = None  # set by main: Names(self)
+        self.defaults, self.defaults_from = option_defaults(root, build_dir)
         self.all_options = set().union(*self.commands.values(),
                                        *(o for o in self.scripts.values() if o))
 
@@ -1578,10 +1582,122 @@ def check_doc(tree, doc):
         found += check_command_options(tree, tokens, inline=False)
         if tree.names:
             found += option_value_problems(tree.names, tokens)
+    if tree.defaults and doc != CONFIGURATION_PAGE:
+        found += paragraph_default_problems(tree.defaults, tree.defaults_from, parts)
     if tree.names:
         found += message_problems(tree.names, parts)
         found += unprefixed_metric_problems(tree.names, parts)
     return sorted({Problem(doc, line, message) for line, message in found if message})
+
+
+# --- f. defaults quoted outside the option table's page ----------------------------------
+#
+# docs/configuration.md is tsserve-config-reference's output (the option table; the test
+# docs_configuration_current keeps the page equal to it). Anywhere else in the docs, a
+# statement of a tsserve option's default is compared with that table: "`--opt` (default
+# N)", "`--opt` seconds (default N; ...)", "`--opt` default A -> B" (a change: B is now the
+# default), "`--opt VALUE` (the default)", "`--a X` and `--b Y` (the defaults)" and "`--opt`
+# (off by default)", "`TSSERVE_X`; 0 = off, the default" (a paragraph's lines joined: a
+# statement may wrap). The table comes from the generator in --build-dir when it is built,
+# else from the page.
+CONFIGURATION_PAGE = "docs/configuration.md"
+CONFIG_REFERENCE = "server/config/tsserve-config-reference"
+OPTION_SPAN = re.compile(r"`(--[a-z][\w-]*|TSSERVE_[A-Z0-9_]+)(?:[ =]([^`\s]+))?`")
+DEFAULT_AFTER = re.compile(r"^[^`;.()]{0,25}?\(?\bdefaults?(?: to| is)?:?\s+`?([^\s`;,)]+)`?"
+                           r"(?:\s*->\s*`?([^\s`;,)]+)`?)?")
+# "`TSSERVE_X`; 0 = off, the default": the value named before ", the default".
+VALUE_IS_DEFAULT_AFTER = re.compile(r"^[;,:]?\s*`?([^\s`;,]+)`? = [\w\s]{1,20}, the default\b")
+THE_DEFAULT_AFTER = re.compile(r"^\s*(?:and\s+`--[^`]+`\s*)?\((?:the|its) defaults?\b")
+OFF_BY_DEFAULT_AFTER = re.compile(r"^\s*\(off by default\)")
+OFF_VALUES = {"0", "false", "(none)", "", "off"}
+
+
+def option_defaults(root, build_dir):
+    """(--flag -> its default as the table writes it, where from), or ({}, None)."""
+    import subprocess
+    generator = build_dir and os.path.join(build_dir, CONFIG_REFERENCE)
+    if generator and os.access(generator, os.X_OK):
+        text = subprocess.run([generator], capture_output=True, text=True, check=True).stdout
+        source = "the option table (tsserve-config-reference)"
+    elif os.path.isfile(os.path.join(root, CONFIGURATION_PAGE)):
+        text, source = read(root, CONFIGURATION_PAGE), f"the option table ({CONFIGURATION_PAGE})"
+    else:
+        return {}, None
+    defaults, column = {}, None
+    for line in text.split("\n"):
+        cells = [c.strip() for c in line.strip().strip("|").split("|")] if line.startswith("|") else []
+        if not cells:
+            column = None
+        elif "Default" in cells and cells[0] == "Flag":
+            column = cells.index("Default")
+        elif column is not None and len(cells) > column:
+            flag = re.match(r"`(--[\w-]+)`", cells[0])
+            if flag:
+                defaults[flag.group(1)] = cells[column].strip("`")
+    return defaults, source
+
+
+def default_value(text):
+    """A default as compared: quotes and backticks off, a number as a float."""
+    text = text.strip("`").strip('"')
+    try:
+        return float(text)
+    except ValueError:
+        return text.lower()
+
+
+def default_problems(defaults, source, number, text):
+    """(line, message) for each statement of a tsserve option's default in prose `text`
+    that the option table contradicts; `number`: the line, or a function of an offset in
+    `text` to its line (a paragraph's lines joined)."""
+    found = []
+    for m in OPTION_SPAN.finditer(text):
+        option, value = m.group(1), m.group(2)
+        if option.startswith("TSSERVE_"):  # the option's variable: the same default
+            option = "--" + option[len("TSSERVE_"):].lower().replace("_", "-")
+        if option not in defaults:
+            continue  # another program's option (tsserve-client's --target, a tool's)
+        after = text[m.end():m.end() + 80]
+        table = defaults[option]
+        number_at = number(m.start()) if callable(number) else number
+        stated = DEFAULT_AFTER.match(after) or VALUE_IS_DEFAULT_AFTER.match(after)
+        if stated:
+            said = stated.group(2) if stated.re is DEFAULT_AFTER and stated.group(2) \
+                else stated.group(1)
+            if default_value(said) != default_value(table):
+                found.append((number_at, f"{option}: the docs say default {said}, {source} says "
+                                      f"{table}"))
+        elif value and THE_DEFAULT_AFTER.match(after):
+            if default_value(value) != default_value(table):
+                found.append((number_at, f"{option} {value} is called the default; {source} "
+                                      f"says {table}"))
+        elif OFF_BY_DEFAULT_AFTER.match(after):
+            if default_value(table) not in {default_value(v) for v in OFF_VALUES}:
+                found.append((number_at, f"{option} is called off by default; {source} says "
+                                      f"{table}"))
+    return found
+
+
+def paragraph_default_problems(defaults, source, parts):
+    """default_problems over each paragraph of prose (a statement may wrap a line)."""
+    found, lines = [], []
+
+    def flush():
+        if lines:
+            text, starts = "", []
+            for number, line in lines:
+                starts.append((len(text), number))
+                text += line + " "
+            line_of = lambda offset: max(n for at, n in starts if at <= offset)
+            found.extend(default_problems(defaults, source, line_of, text))
+            lines.clear()
+    for number, kind, text in parts:
+        if kind != "prose" or not text.strip():
+            flush()
+        else:
+            lines.append((number, text))
+    flush()
+    return found
 
 
 BENCHMARKS = "BENCHMARKS.md"

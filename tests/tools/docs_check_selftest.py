@@ -138,7 +138,20 @@ DOCS = {
     "docs/GUIDE.md": (
         "# Guide\n"
         "\n"
-        "Back to [the README](../README.md); `tests/run.sh --fast` runs the quick tests.\n"),
+        "Back to [the README](../README.md); `tests/run.sh --fast` runs the quick tests.\n"
+        "A batch has `--max-batch-rows` (default 8) rows at most, and\n"
+        "`--max-batch-rows 8` (the default) is what `TSSERVE_MAX_BATCH_ROWS`; 8 = eight,\n"
+        "the default, sets.\n"),
+    # The option table's page (tsserve-config-reference's output): the defaults other pages
+    # quote are compared with its Default column.
+    "docs/configuration.md": (
+        "# Configuration\n"
+        "\n"
+        "| Flag | Environment variable | Config file key | Type | Default | Description |\n"
+        "|---|---|---|---|---|---|\n"
+        "| `--model` | `TSSERVE_MODEL` | `model` | FILE | (none) | Checkpoint to serve |\n"
+        "| `--max-batch-rows` | `TSSERVE_MAX_BATCH_ROWS` | `max_batch_rows` | INT | `8` | "
+        "Series rows in one forward pass at most |\n"),
 }
 
 # Each fault: the document it goes into, the lines appended to it, the appended line the
@@ -217,6 +230,20 @@ FAULTS = {
     "notes by hand after BENCHMARKS.md's generated end":
         ("BENCHMARKS.md", "\n## Reading these figures (by hand)\n", 0,
          "goes on past the generator's last line"),
+    # Section f.: a default quoted outside the option table's page.
+    "a wrong default quoted outside the option table":
+        ("docs/GUIDE.md", "Batches are `--max-batch-rows` (default 16) rows.\n", 1,
+         "--max-batch-rows: the docs say default 16, the option table (docs/configuration.md) "
+         "says 8"),
+    "a wrong default after a change (A -> B)":
+        ("README.md", "| `--max-batch-rows` default 8 -> 32 | faster |\n", 1,
+         "--max-batch-rows: the docs say default 32"),
+    "a value called the default that is not":
+        ("docs/GUIDE.md", "Leave `--max-batch-rows 16` (the default).\n", 1,
+         "--max-batch-rows 16 is called the default"),
+    "a wrong default of the option's variable, wrapped":
+        ("docs/GUIDE.md", "The variable\n`TSSERVE_MAX_BATCH_ROWS`; 4 = small,\nthe default.\n", 2,
+         "--max-batch-rows: the docs say default 4"),
     "an unknown top-level folder (a typo)":
         ("docs/GUIDE.md", "The client is in `clients/app/main.cpp`.\n", 1,
          "no top-level folder 'clients'"),
