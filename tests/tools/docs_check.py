@@ -491,7 +491,30 @@ def check_unknown_top_level(tree, token):
     return f"no top-level folder '{parts[0]}' for '{token}'{hint}"
 
 
+def heading_anchors(text):
+    """The anchors a Markdown page has: its headings' GitHub slugs (lower case, punctuation
+    but - and _ dropped, spaces to -, a repeated slug numbered -1, -2, ...) and its
+    explicit <a id="..."> / <a name="...">."""
+    anchors, seen, fence = set(), {}, None
+    for line in text.split("\n"):
+        opening = FENCE.match(line)
+        if opening and (fence is None or line.strip().startswith(fence)):
+            fence = None if fence else opening.group(1)
+            continue
+        if fence:
+            continue
+        heading = re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line)
+        if heading:
+            slug = re.sub(r"[^\w\- ]", "", heading.group(1).lower()).replace(" ", "-")
+            count = seen.get(slug, 0)
+            seen[slug] = count + 1
+            anchors.add(slug if count == 0 else f"{slug}-{count}")
+        anchors.update(re.findall(r"<a\s+(?:id|name)=\"([^\"]+)\"", line))
+    return anchors
+
+
 def check_link(tree, doc, target):
+    anchor = target.split("#", 1)[1] if "#" in target else None
     target = target.split("#")[0].split("?")[0]
     if (not target or re.match(r"^[a-z][\w+.-]*:", target) or target.startswith("/")
             or PLACEHOLDER.search(target)):
@@ -503,6 +526,9 @@ def check_link(tree, doc, target):
         return check_build_path(tree, path)
     if not tree.exists(path):
         return f"link to '{target}': no such file or folder '{path}'"
+    if anchor and path.endswith(".md") and os.path.isfile(os.path.join(tree.root, path)):
+        if anchor not in heading_anchors(read(tree.root, path)):
+            return f"link to '{target}#{anchor}': {path} has no heading or anchor '{anchor}'"
     return None
 
 
@@ -1587,7 +1613,8 @@ def check_doc(tree, doc):
     if tree.names:
         found += message_problems(tree.names, parts)
         found += unprefixed_metric_problems(tree.names, parts)
-    return sorted({Problem(doc, line, message) for line, message in found if message})
+    return sorted({Problem(doc, line, message) for line, message in found if message}
+                  | set(copied_benchmark_problems(tree.root, doc)))
 
 
 # --- f. defaults quoted outside the option table's page ----------------------------------
@@ -1749,6 +1776,46 @@ def check_against_server(tree, server):
                                 "no quoted error message was sent to the server (none of "
                                 "LIVE_MESSAGES matched): their check proved nothing"))
     return problems, docs
+
+
+def table_rows(text):
+    """(line number, section heading, cells) of each table row of a Markdown page that is
+    not a header's |---| line."""
+    section, rows = None, []
+    for number, kind, line in markdown_parts(text):
+        if kind == "prose" and re.match(r"^#{1,6}\s", line):
+            section = re.sub(r"^#+\s+", "", line).strip()
+        elif kind == "prose" and line.startswith("|") and not re.fullmatch(r"\|[-:| ]+\|\s*", line):
+            rows.append((number, section, [c.strip() for c in line.strip().strip("|").split("|")]))
+    return rows
+
+
+def section_slug(title):
+    return re.sub(r"[^\w\- ]", "", title.lower()).replace(" ", "-")
+
+
+def copied_benchmark_problems(root, doc):
+    """BENCHMARKS.md is regenerated whole; its figures are cited by a link to their section
+    (BENCHMARKS.md#...), never copied: a table row of `doc` that restates a row of one of
+    its tables (the same label in the first cell: a benchmark, a stage, a target; not a
+    bare number or one word) is a copy that goes stale at the next run."""
+    if doc == BENCHMARKS or not os.path.isfile(os.path.join(root, BENCHMARKS)):
+        return []
+    held = {}
+    for _, section, cells in table_rows(read(root, BENCHMARKS)):
+        label = cells[0].strip("`* ")
+        if re.search(r"[A-Za-z]", label) and (len(label.split()) > 1 or re.search(r"[/:_]", label)):
+            held.setdefault(label, section)
+    link = os.path.relpath(BENCHMARKS, os.path.dirname(doc) or ".")
+    found = []
+    for number, _, cells in table_rows(read(root, doc)):
+        # A label's own note "(Informer)" aside: the same benchmark.
+        section = held.get(re.sub(r"\s*\([^()]*\)$", "", cells[0].strip("`* ")))
+        if section and len(cells) > 1:
+            found.append(Problem(doc, number, f"copies the row '{cells[0]}' of {BENCHMARKS} "
+                                 f"(section '{section}'): link {link}#{section_slug(section)} "
+                                 "instead of copying its figures"))
+    return found
 
 
 def default_root():

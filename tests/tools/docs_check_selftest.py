@@ -133,8 +133,16 @@ DOCS = {
         "\n"
         "| rows | ms |\n"
         "\n"
+        "## The limit (`model_bench`, one thread)\n"
+        "\n"
+        "| benchmark | ms |\n"
+        "|---|---:|\n"
+        "| BM_Forward/rows:7 | 0.26 |\n"
+        "\n"
         "What these figures say: [docs/performance.md](docs/performance.md#reading-the-benchmarks).\n"),
-    "docs/performance.md": "# Performance\n\n## Reading the benchmarks\n",
+    "docs/performance.md": (
+        "# Performance\n\n## Reading the benchmarks\n\n"
+        "The forward's time is [the limit](../BENCHMARKS.md#the-limit-model_bench-one-thread).\n"),
     "docs/GUIDE.md": (
         "# Guide\n"
         "\n"
@@ -244,6 +252,13 @@ FAULTS = {
     "a wrong default of the option's variable, wrapped":
         ("docs/GUIDE.md", "The variable\n`TSSERVE_MAX_BATCH_ROWS`; 4 = small,\nthe default.\n", 2,
          "--max-batch-rows: the docs say default 4"),
+    # BENCHMARKS.md's figures are linked, never copied; a link names a section it has.
+    "a row of BENCHMARKS.md copied into performance.md":
+        ("docs/performance.md", "\n| benchmark | ms |\n|---|---:|\n| BM_Forward/rows:7 | 0.30 |\n", 4,
+         "copies the row 'BM_Forward/rows:7' of BENCHMARKS.md"),
+    "a link to a section BENCHMARKS.md does not have":
+        ("docs/performance.md", "See [the limit](../BENCHMARKS.md#the-limits).\n", 1,
+         "BENCHMARKS.md has no heading or anchor 'the-limits'"),
     "an unknown top-level folder (a typo)":
         ("docs/GUIDE.md", "The client is in `clients/app/main.cpp`.\n", 1,
          "no top-level folder 'clients'"),
