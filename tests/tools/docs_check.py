@@ -40,6 +40,9 @@ node_modules or a build*/ folder) and reports each problem as FILE:LINE: message
   f. Defaults. A tsserve option's default stated outside docs/configuration.md ("`--opt`
      (default N)", "`--opt VALUE` (the default)", "default A -> B", ...) is the option
      table's (tsserve-config-reference's output, or the page it generates).
+  g. Benchmarks. BENCHMARKS.md is generated whole: another page cites its figures by a link
+     to their section (a link's #anchor must be a heading of the .md it names), and a table
+     row that restates one of its rows (same benchmark or stage label) fails as a copy.
 
   tests/tools/docs_check.py [--root DIR] [--build-dir DIR] [--check]
                             [--server BUILD/server/tsserve | --metrics SCRAPE]
