@@ -18,6 +18,14 @@ The convention, in README.md and docs/**/*.md:
 repository root with bash -euo pipefail against a tsserve started with the bundled model on
 its default ports (gRPC 127.0.0.1:50051, HTTP 127.0.0.1:8000, metrics 127.0.0.1:9464). The
 optional `<!-- output -->` and ```text block after it is that block's stdout from a real run.
+Before a ```python block it runs the block in /usr/bin/python3 the same way, with the
+stubs of proto/'s .proto files (grpc_tools.protoc) on its path.
+
+Every other shell or Python block (```sh, bash, shell, console, zsh, python, py) says on
+the line before it why it does not run here: `<!-- not runnable: needs a Kubernetes
+cluster -->` (a reason is required), or carries the marker of the test that runs it
+(`<!-- http-examples -->`: tests/e2e/http_examples_test.sh). An unmarked block is a problem
+(FILE:LINE), with or without --run.
 
   tests/tools/doc_blocks.py [--root DIR] [FILE ...]           list the runnable blocks
   tests/tools/doc_blocks.py --run --grpc-port P --http-port P --metrics-port P
@@ -56,7 +64,13 @@ from collections import namedtuple
 
 RUNNABLE = "<!-- runnable -->"
 OUTPUT = "<!-- output -->"
-SHELL_FENCE = re.compile(r"^(`{3,}|~{3,})\s*(?:sh|bash|shell)\s*$")
+# A block that cannot run here says why: <!-- not runnable: needs a Kubernetes cluster -->.
+NOT_RUNNABLE = re.compile(r"^<!--\s*not runnable:?\s*(.*?)\s*-->$")
+# Blocks another test runs as written: the marker, and that test.
+RUN_ELSEWHERE = {"<!-- http-examples -->": "tests/e2e/http_examples_test.sh (e2e_http_examples)"}
+SHELL_FENCE = re.compile(r"^(`{3,}|~{3,})\s*(sh|bash|shell|python)\s*$")
+# The blocks that must be marked one way or the other: shell and Python code.
+CODE_FENCE = re.compile(r"^(`{3,}|~{3,})\s*(sh|bash|shell|console|zsh|python|py)\s*$")
 TEXT_FENCE = re.compile(r"^(`{3,}|~{3,})\s*text\s*$")
 MAX_LINES = 30
 MAX_WIDTH = 200
@@ -83,7 +97,7 @@ NUMBER = re.compile(r"-?(?:\d+\.\d*|\.\d+|\d+(?=[eE][-+]?\d)|\d{4,})(?:[eE][-+]?
 
 # One runnable block: the 0-based indices of its fence lines, and of its output block's
 # (None when it shows no output).
-Block = namedtuple("Block", "path fence end code output_fence output_end")
+Block = namedtuple("Block", "path fence end code output_fence output_end language")
 Problem = namedtuple("Problem", "path line message")
 
 
@@ -108,7 +122,8 @@ def find_blocks(root, path):
             continue
         opening = SHELL_FENCE.match(lines[i + 1]) if i + 1 < len(lines) else None
         if not opening:
-            problems.append(Problem(path, i + 1, RUNNABLE + " must be followed at once by a ```sh block"))
+            problems.append(Problem(path, i + 1, RUNNABLE + " must be followed at once by a "
+                                    "```sh or ```python block"))
             i += 1
             continue
         end = fence_end(lines, i + 1, opening.group(1))
@@ -130,12 +145,37 @@ def find_blocks(root, path):
                 problems.append(Problem(path, k + 1, OUTPUT + " must be followed by a closed ```text block"))
             else:
                 output_fence, output_end = j, close
-        blocks.append(Block(path, i + 1, end, lines[i + 2:end], output_fence, output_end))
+        language = "python" if opening.group(2) == "python" else "sh"
+        blocks.append(Block(path, i + 1, end, lines[i + 2:end], output_fence, output_end, language))
         i = end + 1
     for k, line in enumerate(lines):
         if line.strip() == OUTPUT and k not in used_outputs:
             problems.append(Problem(path, k + 1, OUTPUT + " follows no runnable block"))
-    return blocks, problems
+    return blocks, problems + unmarked_blocks(path, lines)
+
+
+def unmarked_blocks(path, lines):
+    """Problems with the shell and Python blocks of a file that are neither marked runnable
+    nor marked not runnable with a reason (nor run by another test, RUN_ELSEWHERE): the
+    line right before each such fence must say which."""
+    problems, i = [], 0
+    while i < len(lines):
+        opening = re.match(r"^\s*(`{3,}|~{3,})", lines[i])
+        if not opening:
+            i += 1
+            continue
+        end = fence_end(lines, i, opening.group(1).strip()) or len(lines)
+        code = CODE_FENCE.match(lines[i].strip())
+        marker = lines[i - 1].strip() if i > 0 else ""
+        not_runnable = NOT_RUNNABLE.match(marker)
+        if code and not_runnable and not not_runnable.group(1):
+            problems.append(Problem(path, i, "<!-- not runnable: REASON --> gives no reason"))
+        elif code and marker != RUNNABLE and not not_runnable and marker not in RUN_ELSEWHERE:
+            problems.append(Problem(path, i + 1, "a ```%s block must be marked %s (it runs "
+                                    "against the test server) or <!-- not runnable: REASON --> "
+                                    "on the line before it" % (code.group(2), RUNNABLE)))
+        i = end + 1
+    return problems
 
 
 def markdown_files(root):
@@ -285,21 +325,59 @@ def shlex_quote(text):
     return "'" + text.replace("'", "'\\''") + "'"
 
 
+PYTHON = "/usr/bin/python3"  # Debian's, which sees python3-grpcio (as the docs say)
+
+
+def python_stubs(root, work):
+    """A folder of the Python stubs of every .proto under proto/ (as a reader generates
+    them with grpc_tools.protoc, the docs' Python blocks import them), or raises."""
+    out = os.path.join(work, "python-stubs")
+    if not os.path.isdir(out):
+        proto = os.path.join(root, "proto")
+        protos = sorted(os.path.relpath(p, proto) for p in
+                        glob.glob(os.path.join(proto, "**", "*.proto"), recursive=True))
+        os.makedirs(out)
+        if protos:  # a tree without .proto files (the selftest's) needs none
+            subprocess.run([PYTHON, "-m", "grpc_tools.protoc", "-I", proto, "--python_out=" + out,
+                            "--grpc_python_out=" + out] + protos, check=True,
+                           capture_output=True, text=True)
+    return out
+
+
 def run_block(root, block, target, work, timeout):
     """(stdout with the docs' addresses, None, None), or (None, the failing line (1-based),
-    the failure's message)."""
+    the failure's message). A ```python block runs in /usr/bin/python3 with the protos'
+    stubs on its path."""
     text, back = target.script(block.code)
-    script = os.path.join(work, "block.sh")
-    with open(script, "w") as f:
-        # Line 1 reports the failing line; block line k is script line k + 1.
-        f.write('trap \'echo "doc_blocks: failed at block line $((LINENO - 1))" >&2\' ERR\n')
-        f.write(text)
+    env = target.environment()
+    if block.language == "python":
+        script = os.path.join(work, "block.py")
+        with open(script, "w") as f:
+            f.write(text)
+        try:
+            env["PYTHONPATH"] = python_stubs(root, work) + os.pathsep + env.get("PYTHONPATH", "")
+        except subprocess.CalledProcessError as error:
+            return None, block.fence + 2, "no Python stubs from proto/: %s" % error.stderr
+        command = [PYTHON, script]
+    else:
+        script = os.path.join(work, "block.sh")
+        with open(script, "w") as f:
+            # Line 1 reports the failing line; block line k is script line k + 1.
+            f.write('trap \'echo "doc_blocks: failed at block line $((LINENO - 1))" >&2\' ERR\n')
+            f.write(text)
+        command = ["bash", "-Eeuo", "pipefail", script]
     try:
-        done = subprocess.run(["bash", "-Eeuo", "pipefail", script], cwd=root,
-                              env=target.environment(), stdin=subprocess.DEVNULL,
+        done = subprocess.run(command, cwd=root, env=env, stdin=subprocess.DEVNULL,
                               capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return None, block.fence + 2, "timed out after %d s" % timeout
+    if done.returncode != 0 and block.language == "python":
+        # The traceback's last frame in the block names its line (block line k = line k).
+        lines = re.findall(r'File "%s", line (\d+)' % re.escape(script), done.stderr)
+        k = int(lines[-1]) if lines and 1 <= int(lines[-1]) <= len(block.code) else 1
+        tail = "\n".join(done.stderr.rstrip().split("\n")[-20:]) or "(no stderr)"
+        return None, block.fence + 1 + k, "`%s` failed (python3 exited %d); stderr:\n%s" % (
+            block.code[k - 1].strip(), done.returncode, tail)
     if done.returncode != 0:
         failed = re.findall(r"doc_blocks: failed at block line (\d+)", done.stderr)
         k = int(failed[-1]) if failed and 1 <= int(failed[-1]) <= len(block.code) else 1

@@ -6,6 +6,9 @@ directory with blocks that need no server (echo, seq, false) and expects
   - an output of another shape to fail naming the FILE:LINE of the differing line;
   - a marker not followed by its block to fail naming its line;
   - a file with no runnable block to fail (zero blocks checked is not a pass);
+  - a ```python block to run (and a failing one to fail naming the line of its traceback);
+  - a shell or Python block marked neither runnable nor not runnable with a reason, or a
+    "not runnable" marker without a reason, to fail naming its line;
   - --write to fill an output block (a long one trimmed with "..."), which then passes;
   - the default ports and build/client/tsserve-client to be pointed at the test server's
     (--grpc-port ... --client), and the run's output to show them as the docs write them.
@@ -92,6 +95,36 @@ with tempfile.TemporaryDirectory() as root:
     expect("markers without their blocks", root, ["docs/marker.md"], [], 1,
            "docs/marker.md:2: <!-- runnable --> must be followed",
            "docs/marker.md:8: <!-- output --> follows no runnable block")
+
+    # Python blocks run too (in /usr/bin/python3, the protos' stubs on the path); a failing
+    # one is named by the FILE:LINE of the line its traceback ends in: 1 title, 2 marker,
+    # 3 fence, 4-5 the block.
+    plant(root, "docs/python.md", "# python\n<!-- runnable -->\n%spython\nx = 2 + 1\nprint(x, 'apples')\n%s\n"
+          "\n<!-- output -->\n%stext\n3 apples\n%s\n" % (FENCE, FENCE, FENCE, FENCE))
+    expect("a Python block", root, ["docs/python.md"], no_server, 0, "docs/python.md:3: ran", "0 problem(s)")
+    plant(root, "docs/python_fails.md", "# python\n<!-- runnable -->\n%spython\nx = 1\nprint(y)\nprint(x)\n%s\n"
+          % (FENCE, FENCE))
+    expect("a failing Python block", root, ["docs/python_fails.md"], no_server, 1,
+           "docs/python_fails.md:5: `print(y)` failed", "NameError")
+
+    # Every shell or Python block is marked: runnable, not runnable with a reason, or run by
+    # another test; an unmarked one fails (listed or run), as does a marker without a reason.
+    marked = ("# marked\n" + block("echo ok") + "\n<!-- not runnable: needs a Kubernetes cluster -->\n"
+              "%ssh\nkubectl apply -k deploy/k8s\n%s\n\n<!-- http-examples -->\n%ssh\ncurl -s x\n%s\n"
+              "\n%stext\nan output, not code\n%s\n" % (FENCE, FENCE, FENCE, FENCE, FENCE, FENCE))
+    plant(root, "docs/marked.md", marked)
+    expect("every block marked", root, ["docs/marked.md"], [], 0, "0 problem(s)")
+    expect("every block marked, run", root, ["docs/marked.md"], no_server, 0, "0 problem(s)")
+    # Lines: 1 title, 2-5 the runnable block, 6 blank, 7 the python fence.
+    plant(root, "docs/unmarked.md", "# unmarked\n" + block("echo ok") + "\n%spython\nimport os\n%s\n" % (FENCE, FENCE))
+    expect("an unmarked Python block", root, ["docs/unmarked.md"], [], 1,
+           "docs/unmarked.md:7: a ```python block must be marked")
+    expect("an unmarked block, run", root, ["docs/unmarked.md"], no_server, 1,
+           "docs/unmarked.md:7: a ```python block must be marked")
+    plant(root, "docs/no_reason.md", "# no reason\n" + block("echo ok")
+          + "\n<!-- not runnable: -->\n%sbash\nrm -rf /\n%s\n" % (FENCE, FENCE))
+    expect("not runnable without a reason", root, ["docs/no_reason.md"], [], 1,
+           "docs/no_reason.md:7: <!-- not runnable: REASON --> gives no reason")
 
     # --write fills the outputs; 40 lines keep 29 and "...", and then the check passes.
     plant(root, "docs/write.md", "# write\n" + block("seq 1 40", "") + "\n" + block("echo 7 days", "stale"))
