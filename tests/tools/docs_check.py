@@ -1123,8 +1123,8 @@ class DrivenServer:
     (its router's own listing in its 404 answers, its /openapi.json, and a probe of each
     path), and the refusals the docs quote, to the requests that make them."""
 
-    def __init__(self, binary, root):
-        self.binary, self.root = binary, root
+    def __init__(self, binary, root, client=None):
+        self.binary, self.root, self.client = binary, root, client
         self.server = self.repository = None
         self._probed, self._answers = {}, {}
         self.messages_checked = 0
@@ -1316,6 +1316,54 @@ def _variable_count(server, match):
                             "timestamps": [1_700_000_000 + 3600 * t for t in range(points)]})
 
 
+def run_client(server, name, cell=None, *options):
+    """(how it ended, its last line of stderr without "tsserve-client: ") of tsserve-client
+    forecast on a CSV file `name` (400 rows of the model's columns after a date column;
+    `cell`: (line, column, token) written into it) against the driven server's gRPC port
+    and patchtst-etth1; (None, None) without a tsserve-client in the build."""
+    import shutil
+    import subprocess
+    import tempfile
+    if not server.client:
+        return None, None
+    folder = tempfile.mkdtemp(prefix="docs-check-csv-")
+    try:
+        rows = [["date"] + server.columns]
+        rows += [[f"2016-07-{1 + t // 24:02d} {t % 24:02d}:00:00"]
+                 + [f"{1.0 + v + (t % 24) / 10}" for v in range(len(server.columns))]
+                 for t in range(400)]
+        if cell:
+            line, column, token = cell
+            if column in server.columns and 2 <= line <= len(rows):
+                rows[line - 1][1 + server.columns.index(column)] = token
+        with open(os.path.join(folder, name), "w", encoding="utf-8") as f:
+            f.write("\n".join(",".join(r) for r in rows) + "\n")
+        done = subprocess.run([server.client, "forecast", name, "--target",
+                               f"127.0.0.1:{server.ports['grpc_port']}", "--model",
+                               "patchtst-etth1", *options], cwd=folder,
+                              capture_output=True, text=True, timeout=60)
+        last = done.stderr.strip().split("\n")[-1] if done.stderr.strip() else ""
+        return f"exit {done.returncode}", (re.sub(r"^tsserve-client: ", "", last)
+                                           if done.returncode != 0 and last else None)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _client_csv_refusal(server, match):
+    name, line, column, token = match.groups()
+    return run_client(server, name, (int(line), column, token))
+
+
+def _client_short_series(server, match):
+    """tsserve-client forecast --points N: the server refuses the short series over gRPC
+    and the client prints its wrapper; over HTTP without a client in the build."""
+    how, message = run_client(server, "data.csv", None, "--points", match.group(1))
+    if how is None:
+        return server.error_of("/v1/models/patchtst-etth1/forecast",
+                               {"series": {c: [1.0] * int(match.group(1)) for c in server.columns}})
+    return how, message
+
+
 def _unknown_input(server, match):
     rows, columns = server.seq_len, len(server.columns)
     return server.error_of("/v2/models/patchtst-etth1/infer", {"inputs": [{
@@ -1329,19 +1377,25 @@ def _unknown_input(server, match):
 # "Forecast failed: CODE: " must name the code of the answer's HTTP status. Each entry: a
 # regex the quote (unwrapped) starts with, the request in words, and the request.
 #
+# tsserve-client's CSV refusal ("data.csv: line 391, column 'MULL': 'oops' is not a finite
+# number", clients.md) is its reader's, before any request: tsserve-client (--build-dir's)
+# is run on such a file against the driven server.
+#
 # Matched to the code's literals only (Messages), because no request to a running server
 # makes them: the drain's refusals and log lines ("draining: ...", "stopped (drain timeout
 # passed)", operations.md, RELIABILITY.md) exist only while SIGTERM's drain runs with calls
-# queued (tests/reliability/load/drain.py and the e2e drain tests send those), and the
-# client's CSV refusal ("data.csv: line 391, column ...", clients.md) is tsserve-client's
-# reader refusing a local file before any request is sent.
+# queued (tests/reliability/load/drain.py and the e2e drain tests send those).
 LIVE_MESSAGES = (
+    (r"(?:tsserve-client: )?Forecast failed: [A-Z_]+: series: each variable has (\d+) points",
+     "tsserve-client forecast --points {} (gRPC)", _client_short_series),
     (r"series: each variable has (\d+) points",
      "a /v1 forecast of patchtst-etth1 with {} points per variable", _short_series),
     (r"series: (\d+) variables \(",
      "a /v1 forecast of itransformer-etth1 with {} variables", _variable_count),
     (r"inputs\[0\]: unknown input \"(\w+)\"",
      "a /v2 infer of patchtst-etth1 with one input named {}", _unknown_input),
+    (r"([\w.-]+\.csv): line (\d+), column '(\w+)': '([^']*)'",
+     "tsserve-client forecast of {0} with '{3}' at line {1}, column {2}", _client_csv_refusal),
     (r"checkpoint \S+: its keys are iTransformer's",
      "the load of a PatchTST config on the iTransformer checkpoint",
      lambda server, _: server.load_refusal("family-mismatch")),
@@ -1353,13 +1407,14 @@ LIVE_MESSAGES = (
 
 def same_message(quote, status, answer):
     """Whether the quoted `quote` is what the server answered (`answer`, with HTTP
-    `status`): the same text, or its start where the quote ends with "..."; the names of a
+    `status`, or how tsserve-client ended: then `answer` is what it printed, wrapper and
+    all): the same text, or its start where the quote ends with "..."; the names of a
     checkpoint and its config file are the example's own; a client's wrapper names a code of the status."""
     def flat(text):
         text = re.sub(r"\s+", " ", text.replace("…", "...")).strip()
         return re.sub(r"(checkpoint|model config) \S+:", r"\1 FILE:", text)
     quoted = flat(quote)
-    wrapped = CLIENT_WRAPPER.match(quoted)
+    wrapped = CLIENT_WRAPPER.match(quoted) if not isinstance(status, str) else None
     if wrapped:
         if wrapped.group(1) not in CODES_OF_STATUS.get(status, ()):
             return False
@@ -1374,18 +1429,23 @@ def live_message_problem(server, quote):
     otherwise, or None (also for a quote no request makes: see LIVE_MESSAGES)."""
     if server is None:
         return None
-    wrapped = CLIENT_WRAPPER.match(re.sub(r"\s+", " ", quote).strip())
-    answered = server.answer_to(wrapped.group(2) if wrapped else re.sub(r"\s+", " ", quote).strip())
-    if answered is None:
+    flat = re.sub(r"\s+", " ", quote).strip()
+    wrapped = CLIENT_WRAPPER.match(flat)
+    # The quote whole (a client's message, wrapper and all), else what the wrapper wraps.
+    answered = server.answer_to(flat) or (wrapped and server.answer_to(wrapped.group(2)))
+    if not answered:
         return None
     how, status, answer = answered
+    if status is None:  # a client's message and no tsserve-client built: not checked
+        return None
     server.messages_checked += 1
+    ended = status if isinstance(status, str) else f"HTTP {status}"
     if answer is None:
-        return f"quoted error message '{quote[:120]}': {how} was not refused (HTTP {status})"
+        return f"quoted error message '{quote[:120]}': {how} was not refused ({ended})"
     if same_message(quote, status, answer):
         return None
     return (f"quoted error message '{quote[:120]}' is not what the server answers to {how}: "
-            f"HTTP {status} '{answer[:300]}'")
+            f"{ended} '{answer[:300]}'")
 
 
 def unprefixed_metric_problems(names, parts):
@@ -1841,7 +1901,9 @@ def main():
     build_dir = args.build_dir and os.path.abspath(os.path.join(root, args.build_dir))
     tree = Tree(root, build_dir)
     if args.server:
-        with DrivenServer(os.path.abspath(args.server), root) as server:
+        client = build_dir and os.path.join(build_dir, "client", "tsserve-client")
+        client = client if client and os.access(client, os.X_OK) else None
+        with DrivenServer(os.path.abspath(args.server), root, client) as server:
             problems, docs = check_against_server(tree, server)
     else:
         tree.names = Names(tree, args.metrics and os.path.abspath(args.metrics))

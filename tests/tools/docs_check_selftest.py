@@ -10,10 +10,11 @@ With --server BIN (CTest docs_check_live_selftest) it plants what only docs_chec
 catches, against that tsserve: a quoted refusal the code's literals build but the server
 answers otherwise (at least 337 points, where it says 336), a route the server's router
 does not take (also one the source text lists), and docs that quote no refusal a request
-makes (nothing was sent: nothing proved).
+makes (nothing was sent: nothing proved); with --client BIN too, the client's messages as
+it prints them (a wrapper naming the wrong code, a CSV refusal worded otherwise).
 
   tests/tools/docs_check_selftest.py   (CTest docs_check_selftest)
-  tests/tools/docs_check_selftest.py --server build/server/tsserve
+  tests/tools/docs_check_selftest.py --server build/server/tsserve [--client build/client/tsserve-client]
 """
 import os
 import subprocess
@@ -268,11 +269,16 @@ FAULTS = {
 }
 
 
-def run_check(files, *options, copies=()):
+def run_check(files, *options, copies=(), client=None):
     """docs_check --check on a tree of `files` (path -> text), with `copies` (paths of
-    this repository copied into it: the bundled models a driven server loads)."""
+    this repository copied into it: the bundled models a driven server loads) and, given a
+    `client`, a build folder holding it (build/client/tsserve-client, --build-dir)."""
     import shutil
     with tempfile.TemporaryDirectory() as root:
+        if client:
+            os.makedirs(os.path.join(root, "build", "client"))
+            os.symlink(os.path.abspath(client), os.path.join(root, "build", "client", "tsserve-client"))
+            options = options + ("--build-dir", os.path.join(root, "build"))
         for path, text in files.items():
             full = os.path.join(root, path)
             os.makedirs(os.path.dirname(full), exist_ok=True)
@@ -324,21 +330,42 @@ LIVE_FAULTS = {
 }
 
 
-def live_failures(server):
-    """The plants only a running server catches (docs_check --server)."""
+# The plants that need tsserve-client too: the client's own messages, run as it prints them.
+CLIENT_FAULTS = {
+    # Literals build it with any CODE; the client prints INVALID_ARGUMENT.
+    "a client's wrapper naming the wrong code":
+        ("docs/GUIDE.md", "Exit 1 is printed as `Forecast failed: NOT_FOUND: series: each "
+         "variable has 100 points; the model needs at least 336 ...`.\n", 1,
+         "is not what the server answers to tsserve-client forecast --points 100", {}),
+    # The sources' literal says "no finite value" (a stale reader); the client's says otherwise.
+    "a client's CSV refusal it words otherwise":
+        ("docs/GUIDE.md", "Bad input: `data.csv: line 391, column 'MULL': 'oops' is no "
+         "finite value`.\n", 1, "is not what the server answers to tsserve-client forecast of data.csv",
+         {"client/csv/csv_reader.cpp":
+          'throw CsvError(path + ": line " + std::to_string(line) + ", column \'" + name +\n'
+          '               "\': \'" + token + "\' is no finite value");\n'}),
+}
+
+
+def live_failures(server, client=None):
+    """The plants only a running server catches (docs_check --server), and with `client`
+    those of tsserve-client's messages."""
     failures = []
     options = ("--server", os.path.abspath(server))
     code, output = run_check({**SOURCES, **LIVE_DOCS}, *options, copies=MODEL_FILES)
     if code != 0:
         failures.append(f"the clean tree against the server was refused (exit {code}):\n{output}")
-    for name, (doc, appended, line, words, sources) in LIVE_FAULTS.items():
+    faults = [(name, fault, None) for name, fault in LIVE_FAULTS.items()]
+    faults += [(name, fault, client) for name, fault in CLIENT_FAULTS.items() if client]
+    for name, (doc, appended, line, words, sources), with_client in faults:
         docs, where = planted(doc, appended, line, LIVE_DOCS)
         if sources:  # the static check passes it: only the server's answer fails it
             code, output = run_check({**SOURCES, **sources, **docs})
             if code != 0:
                 failures.append(f"{name}: the static check already refused it (exit {code}):\n"
                                 f"{output}")
-        code, output = run_check({**SOURCES, **sources, **docs}, *options, copies=MODEL_FILES)
+        code, output = run_check({**SOURCES, **sources, **docs}, *options, copies=MODEL_FILES,
+                                 client=with_client)
         reported = [l for l in output.splitlines() if l.startswith(where) and words in l]
         if code != 1 or not reported:
             failures.append(f"{name}: expected exit 1 and '{where} ...{words}...', "
@@ -353,7 +380,7 @@ def live_failures(server):
     if code != 1 or "no quoted error message was sent to the server" not in output:
         failures.append(f"docs quoting no refusal a request makes: expected exit 1 and 'no "
                         f"quoted error message was sent', got exit {code}:\n{output}")
-    return failures, len(LIVE_FAULTS) + 2
+    return failures, len(faults) + 2
 
 
 def main():
@@ -361,9 +388,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--server", help="a tsserve binary: run only the plants that "
                         "docs_check.py --server catches (quoted refusals, served routes)")
+    parser.add_argument("--client", help="with --server, a tsserve-client binary: also the "
+                        "plants of the client's messages")
     args = parser.parse_args()
     if args.server:
-        failures, total = live_failures(args.server)
+        failures, total = live_failures(args.server, args.client)
         for failure in failures:
             print("FAIL " + failure)
         print(f"{total - len(failures)} of {total} planted trees judged right against the server")
