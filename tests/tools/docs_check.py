@@ -1177,7 +1177,8 @@ class DrivenServer:
                 self.server.wait(timeout=60)
             except subprocess.TimeoutExpired:
                 self.server.kill()
-        shutil.rmtree(self.repository, ignore_errors=True)
+        if self.repository:
+            shutil.rmtree(self.repository, ignore_errors=True)
 
     def call(self, path, body=None, method=None):
         """(HTTP status, body text) of one call; an error status is an answer, not raised."""
