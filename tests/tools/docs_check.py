@@ -1281,13 +1281,19 @@ class DrivenServer:
         """The reason the repository gives for `model`'s failed load, from its checkpoint
         on (the version folder before it is this run's)."""
         import json
-        status, text = self.call("/v2/repository/index", {})
-        for entry in json.loads(text) if status == 200 else []:
-            if entry.get("name") == model:
-                reason = entry.get("reason", "")
-                return status, reason[reason.find("checkpoint "):] if "checkpoint " in reason \
-                    else reason
-        return status, None
+        import time
+        deadline = time.monotonic() + 60  # a load still under way has no reason yet
+        while True:
+            status, text = self.call("/v2/repository/index", {})
+            entry = next((e for e in (json.loads(text) if status == 200 else [])
+                          if e.get("name") == model), None)
+            reason = entry.get("reason", "") if entry else ""
+            if reason or (entry and entry.get("state") == "READY") or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        if not reason:
+            return status, None
+        return status, reason[reason.find("checkpoint "):] if "checkpoint " in reason else reason
 
     def answer_to(self, quote):
         """(what the request was, HTTP status, the server's message) for a quoted refusal
