@@ -99,24 +99,29 @@ with tempfile.TemporaryDirectory() as root:
     # Python blocks run too (in /usr/bin/python3, the protos' stubs on the path); a failing
     # one is named by the FILE:LINE of the line its traceback ends in: 1 title, 2 marker,
     # 3 fence, 4-5 the block.
-    plant(root, "docs/python.md", "# python\n<!-- runnable -->\n%spython\nx = 2 + 1\nprint(x, 'apples')\n%s\n"
-          "\n<!-- output -->\n%stext\n3 apples\n%s\n" % (FENCE, FENCE, FENCE, FENCE))
-    expect("a Python block", root, ["docs/python.md"], no_server, 0, "docs/python.md:3: ran", "0 problem(s)")
-    plant(root, "docs/python_fails.md", "# python\n<!-- runnable -->\n%spython\nx = 1\nprint(y)\nprint(x)\n%s\n"
-          % (FENCE, FENCE))
+    plant(root, "docs/python.md", "# python\n<!-- runnable -->\n%spython\nx = 2 + 1\n"
+          "print(x, 'apples')\n%s\n\n<!-- output -->\n%stext\n3 apples\n%s\n"
+          % (FENCE, FENCE, FENCE, FENCE))
+    expect("a Python block", root, ["docs/python.md"], no_server, 0, "docs/python.md:3: ran",
+           "0 problem(s)")
+    plant(root, "docs/python_fails.md", "# python\n<!-- runnable -->\n%spython\nx = 1\n"
+          "print(y)\nprint(x)\n%s\n" % (FENCE, FENCE))
     expect("a failing Python block", root, ["docs/python_fails.md"], no_server, 1,
            "docs/python_fails.md:5: `print(y)` failed", "NameError")
 
     # Every shell or Python block is marked: runnable, not runnable with a reason, or run by
     # another test; an unmarked one fails (listed or run), as does a marker without a reason.
-    marked = ("# marked\n" + block("echo ok") + "\n<!-- not runnable: needs a Kubernetes cluster -->\n"
-              "%ssh\nkubectl apply -k deploy/k8s\n%s\n\n<!-- http-examples -->\n%ssh\ncurl -s x\n%s\n"
-              "\n%stext\nan output, not code\n%s\n" % (FENCE, FENCE, FENCE, FENCE, FENCE, FENCE))
+    marked = ("# marked\n" + block("echo ok")
+              + "\n<!-- not runnable: needs a Kubernetes cluster -->\n"
+              "%ssh\nkubectl apply -k deploy/k8s\n%s\n\n<!-- http-examples -->\n"
+              "%ssh\ncurl -s x\n%s\n\n%stext\nan output, not code\n%s\n"
+              % (FENCE, FENCE, FENCE, FENCE, FENCE, FENCE))
     plant(root, "docs/marked.md", marked)
     expect("every block marked", root, ["docs/marked.md"], [], 0, "0 problem(s)")
     expect("every block marked, run", root, ["docs/marked.md"], no_server, 0, "0 problem(s)")
     # Lines: 1 title, 2-5 the runnable block, 6 blank, 7 the python fence.
-    plant(root, "docs/unmarked.md", "# unmarked\n" + block("echo ok") + "\n%spython\nimport os\n%s\n" % (FENCE, FENCE))
+    plant(root, "docs/unmarked.md",
+          "# unmarked\n" + block("echo ok") + "\n%spython\nimport os\n%s\n" % (FENCE, FENCE))
     expect("an unmarked Python block", root, ["docs/unmarked.md"], [], 1,
            "docs/unmarked.md:7: a ```python block must be marked")
     expect("an unmarked block, run", root, ["docs/unmarked.md"], no_server, 1,

@@ -782,13 +782,14 @@ def check_identifiers(tree, span):
 #                "error", "message", "refused", "printed as", "logs"), or shown as a plain
 #                block after a paragraph that speaks of an error, message or refusal (its
 #                first line): it must be a message the server, client or model code
-#                builds. The code's messages are read as templates: the string literals of one expression (joined by + or <<) with
-#                each value between them a slot; a quoted message must match one template
-#                whole (its numbers and "(...)" fill slots of up to three words; a trailing
-#                ... or … quotes a prefix, a leading "Forecast failed: CODE: " a wrapper).
-#                With --server, a quote that a request makes (LIVE_MESSAGES: a short series,
-#                a wrong variable count, an unknown /v2 input, a checkpoint that does not
-#                fit its config) is sent to the driven server with the quote's figures and
+#                builds. The code's messages are read as templates: the string literals of
+#                one expression (joined by + or <<) with each value between them a slot; a
+#                quoted message must match one template whole (its numbers and "(...)" fill
+#                slots of up to three words; a trailing ... or … quotes a prefix, a leading
+#                "Forecast failed: CODE: " a wrapper). With --server, a quote that a request
+#                makes (LIVE_MESSAGES: a short series, a wrong variable count, an unknown /v2
+#                input, a checkpoint that does not fit its config, tsserve-client's wrapper
+#                and CSV refusal) is sent to the driven server with the quote's figures and
 #                must be what it answers; a run that sent none fails (proved nothing).
 
 METRIC_NAME = re.compile(r"(?<![\w/.-])(tsserve_[a-z0-9_]+)(?![\w.(/-])")
@@ -1266,7 +1267,8 @@ class DrivenServer:
     def serves(self, path):
         """Whether the router takes `path` (placeholders written X): a GET of it is answered
         by a route (its data, a wrong method, an unknown model, ...), not by the router's
-        404 'the path: "..." is not served'. GET changes nothing: every route that acts takes POST."""
+        404 'the path: "..." is not served'. GET changes nothing: every route that acts
+        takes POST."""
         if path not in self._probed:
             status, message = self.error_of(path, None)
             # The router's own 404 (forecast_json_routes.cpp, oip_rest_routes.cpp), not a
@@ -1416,7 +1418,8 @@ def same_message(quote, status, answer):
     """Whether the quoted `quote` is what the server answered (`answer`, with HTTP
     `status`, or how tsserve-client ended: then `answer` is what it printed, wrapper and
     all): the same text, or its start where the quote ends with "..."; the names of a
-    checkpoint and its config file are the example's own; a client's wrapper names a code of the status."""
+    checkpoint and its config file are the example's own; a client's wrapper names a code of
+    the status."""
     def flat(text):
         text = re.sub(r"\s+", " ", text.replace("…", "...")).strip()
         return re.sub(r"(checkpoint|model config) \S+:", r"\1 FILE:", text)
@@ -1722,7 +1725,8 @@ def option_defaults(root, build_dir):
         return {}, None
     defaults, column = {}, None
     for line in text.split("\n"):
-        cells = [c.strip() for c in line.strip().strip("|").split("|")] if line.startswith("|") else []
+        cells = ([c.strip() for c in line.strip().strip("|").split("|")]
+                 if line.startswith("|") else [])
         if not cells:
             column = None
         elif "Default" in cells and cells[0] == "Flag":
