@@ -1,10 +1,13 @@
 """Real processes for the scale-out tests (issue 46): a redis-server with AOF always, tsserve
 replicas sharing it (--series-store redis://...), nginx balancing HTTP round robin over
-them with a retry on refusal, and one separate tsserve on its in-process store that is fed
-the same calls: what "the replicas answer as one server" is measured against.
+them with a retry on refusal and gRPC round robin over their gRPC ports, and one separate
+tsserve on its in-process store that is fed the same calls: what "the replicas answer as
+one server" is measured against.
 
 The tsserve processes are tests/reliability/load/tsserve_fleet.py's Server (restart on the
-same ports, SIGTERM/kill -9, /metrics); HTTP calls are tests/e2e/tsserve_http.py's call().
+same ports, SIGTERM/kill -9, /metrics); HTTP calls are tests/e2e/tsserve_http.py's call(),
+gRPC calls the tsserve.v1 Observe RPC (GrpcObserver, stubs generated as
+tests/e2e/oip_client_check.py does).
 Every wait is bounded and waits for a condition (a port answering, a process exit, a
 count reaching a value), never for time to pass.
 """
@@ -19,6 +22,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 
@@ -105,18 +109,51 @@ def _without_request_ids(value):
     return value
 
 
+def _clear_per_call(message):
+    """`message` (a protobuf message) with its PER_CALL fields cleared, in every message
+    field it holds too (ObserveResponse.request_id, its forecast's request_id and timing)."""
+    for field, value in message.ListFields():
+        if field.name in PER_CALL:
+            message.ClearField(field.name)
+        elif field.message_type is not None:
+            if field.label == field.LABEL_REPEATED:
+                if not field.message_type.GetOptions().map_entry:
+                    for item in value:
+                        _clear_per_call(item)
+            else:
+                _clear_per_call(value)
+    return message
+
+
 def comparable(answer):
-    """An Observe answer as text to compare with another server's: every field but PER_CALL
-    ones, numbers as Python writes a double (equal text = equal bits)."""
-    return json.dumps(_without_request_ids(answer), sort_keys=True)
+    """An Observe answer to compare with another server's: every field but PER_CALL ones.
+    HTTP's JSON as text, numbers as Python writes a double (equal text = equal bits);
+    gRPC's ObserveResponse as its deterministic wire bytes (doubles as their 8 bytes), as
+    fast as a feed of 100,000 calls needs (json_format's dict costs ~16 ms an answer)."""
+    if isinstance(answer, dict):
+        return json.dumps(_without_request_ids(answer), sort_keys=True)
+    copy = type(answer)()
+    copy.CopyFrom(answer)
+    return _clear_per_call(copy).SerializeToString(deterministic=True)
+
+
+def as_dict(answer):
+    """An answer as JSON values: HTTP's as it is, gRPC's through json_format (proto field
+    names, default values included), for window_of() and first_difference()."""
+    if isinstance(answer, dict):
+        return answer
+    from google.protobuf import json_format
+    return json_format.MessageToDict(answer, preserving_proto_field_name=True,
+                                     including_default_value_fields=True)
 
 
 def window_of(answer):
     """What an Observe answer says of the key's window alone: its size and the forecast
     made from it (values, bands, times), as text; not whether that forecast was kept
-    (forecast_stored, and timestamps_note, which says why one was not)."""
+    (forecast_stored, and timestamps_note, which says why one was not; gRPC's
+    forecast_timestamps_note)."""
     forecast = {k: v for k, v in (answer.get("forecast") or {}).items()
-                if k not in ("forecast_stored", "timestamps_note")}
+                if k not in ("forecast_stored", "timestamps_note", "forecast_timestamps_note")}
     return json.dumps(_without_request_ids({"window_points": answer.get("window_points"),
                                             "forecast": forecast}), sort_keys=True)
 
@@ -145,10 +182,52 @@ def first_difference(a, b, where="answer"):
 
 
 def is_duplicate_refusal(status, answer, timestamp):
-    """A 400 refusing `timestamp` because the key already holds it (the point was stored by
-    an earlier try whose answer was lost)."""
+    """A 400 (gRPC: INVALID_ARGUMENT) refusing `timestamp` because the key already holds it
+    (the point was stored by an earlier try whose answer was lost)."""
     error = answer.get("error", "")
-    return status == 400 and ("%d repeats or precedes" % timestamp) in error
+    return status in (400, "INVALID_ARGUMENT") and ("%d repeats or precedes" % timestamp) in error
+
+
+class GrpcObserver:
+    """tsserve.v1 ForecastService.Observe over cleartext gRPC, one channel per target
+    (shared by the feeder's threads). Stubs must be generated first (oip_client_check's
+    generate_stubs). observe() answers as the HTTP observe() does: (status, answer), the
+    status "OK" or the gRPC code's name, the answer the ObserveResponse itself (comparable()
+    and as_dict() take it) or {"error": details}."""
+
+    def __init__(self):
+        import grpc
+        from tsserve.v1 import forecast_service_pb2, forecast_service_pb2_grpc
+        self.grpc = grpc
+        self.v1, self.v1_grpc = forecast_service_pb2, forecast_service_pb2_grpc
+        self.lock = threading.Lock()
+        self.channels, self.stubs = {}, {}
+
+    def stub(self, port):
+        with self.lock:
+            if port not in self.stubs:
+                self.channels[port] = self.grpc.insecure_channel("127.0.0.1:%d" % port)
+                self.stubs[port] = self.v1_grpc.ForecastServiceStub(self.channels[port])
+            return self.stubs[port]
+
+    def observe(self, port, key, points, forecast, timeout_s=60):
+        request = self.v1.ObserveRequest(
+            series_key=key, model=MODEL, variable_names=COLUMNS,
+            timestamps=[t for t, _ in points],
+            values=[v[c] for _, v in points for c in COLUMNS],  # [T, N] row-major
+            forecast=forecast)
+        try:
+            return "OK", self.stub(port).Observe(request, timeout=timeout_s)
+        except self.grpc.RpcError as error:
+            return error.code().name, {"error": error.details() or ""}
+
+    def close(self):
+        with self.lock:
+            for channel in self.channels.values():
+                channel.close()
+            self.channels, self.stubs = {}, {}
+
+    stop = close  # for Cleanup
 
 
 class Redis:
@@ -220,20 +299,36 @@ http {{
       proxy_read_timeout 60s;
     }}
   }}
+  upstream tsserve_grpc {{
+{grpc_servers}
+  }}
+  server {{
+    listen 127.0.0.1:{grpc_port} http2;
+    client_max_body_size 16m;
+    location / {{
+      grpc_pass grpc://tsserve_grpc;
+      grpc_next_upstream error timeout;
+      grpc_connect_timeout 2s;
+      grpc_read_timeout 60s;
+    }}
+  }}
 }}
 """
 
 
-def render_nginx_config(folder, port, http_ports):
+def render_nginx_config(folder, port, http_ports, grpc_port, grpc_ports):
     """deploy/nginx/render.sh's config (the template compose uses) when the repository has
-    it, rendered with these loopback ports and `folder` for its runtime files; else the
-    minimal config above. Returns (path, which)."""
+    it, rendered with these loopback ports (HTTP on `port` over `http_ports`, gRPC on
+    `grpc_port` over `grpc_ports`) and `folder` for its runtime files; else the minimal
+    config above. Returns (path, which)."""
     path = os.path.join(folder, "nginx.conf")
     render = os.path.join(HERE, "..", "..", "deploy", "nginx", "render.sh")
     if os.path.exists(render):
         env = dict(os.environ,
                    TSSERVE_UPSTREAMS_HTTP=" ".join("127.0.0.1:%d" % p for p in http_ports),
-                   TSSERVE_UPSTREAMS_GRPC="", TSSERVE_NGINX_HTTP_LISTEN="127.0.0.1:%d" % port,
+                   TSSERVE_UPSTREAMS_GRPC=" ".join("127.0.0.1:%d" % p for p in grpc_ports),
+                   TSSERVE_NGINX_HTTP_LISTEN="127.0.0.1:%d" % port,
+                   TSSERVE_NGINX_GRPC_LISTEN="127.0.0.1:%d" % grpc_port,
                    TSSERVE_NGINX_RUNTIME_DIR=folder)
         done = subprocess.run(["sh", render], env=env, capture_output=True, text=True, timeout=60)
         check(done.returncode == 0, "deploy/nginx/render.sh exited %d: %s" % (
@@ -244,19 +339,27 @@ def render_nginx_config(folder, port, http_ports):
     # max_fails=0: a replica that refused or answered 503 is tried again by the next call,
     # never marked down (with all 3 down, nginx would answer 502 "no live upstreams").
     servers = "\n".join("    server 127.0.0.1:%d max_fails=0;" % p for p in http_ports)
+    grpc_servers = "\n".join("    server 127.0.0.1:%d max_fails=0;" % p for p in grpc_ports)
     with open(path, "w") as f:
-        f.write(NGINX_CONFIG.format(dir=folder, port=port, servers=servers))
+        f.write(NGINX_CONFIG.format(dir=folder, port=port, servers=servers,
+                                    grpc_port=grpc_port, grpc_servers=grpc_servers))
     return path, "tests/scaleout/cluster.py's minimal config (no deploy/nginx/render.sh)"
 
 
 class Nginx:
-    """nginx balancing HTTP round robin over `http_ports`, retrying the next replica on a
-    refused connection, a timeout or a 503 (POSTs included)."""
+    """nginx balancing HTTP round robin over `http_ports` on `port`, retrying the next
+    replica on a refused connection, a timeout or a 503 (POSTs included), and gRPC (HTTP/2)
+    round robin over `grpc_ports` on `grpc_port`, retrying the next replica on a refused
+    connection or a connect timeout only (grpc_next_upstream error timeout): a gRPC status
+    travels in the trailers of an HTTP 200, so UNAVAILABLE from a draining replica or a
+    store outage, and nginx's own 502 for a replica lost mid-call (a POST once sent is not
+    passed on: no non_idempotent), reach the caller as UNAVAILABLE, to be retried by it."""
 
-    def __init__(self, folder, http_ports):
+    def __init__(self, folder, http_ports, grpc_ports):
         os.makedirs(folder, exist_ok=True)
-        self.folder, self.port = folder, free_port()
-        self.config, self.which = render_nginx_config(folder, self.port, http_ports)
+        self.folder, self.port, self.grpc_port = folder, free_port(), free_port()
+        self.config, self.which = render_nginx_config(folder, self.port, http_ports,
+                                                      self.grpc_port, grpc_ports)
         self.process = subprocess.Popen([NGINX, "-c", self.config, "-p", folder],
                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
@@ -264,11 +367,14 @@ class Nginx:
             check(self.process.poll() is None, "nginx exited %s: %s" % (
                 self.process.returncode, self.process.stderr.read().decode()[-2000:]))
             try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
-                    return True
+                for port in (self.port, self.grpc_port):
+                    with socket.create_connection(("127.0.0.1", port), timeout=1):
+                        pass
+                return True
             except OSError:
                 return False
-        wait_until(listening, 30, "nginx to listen on %d" % self.port)
+        wait_until(listening, 30, "nginx to listen on %d (HTTP) and %d (gRPC)"
+                   % (self.port, self.grpc_port))
 
     def upstream_errors(self):
         """The errors nginx logged talking to a replica, by kind (each one a try it passed

@@ -1,21 +1,35 @@
 """Scale-out with real processes (issue 46): 3 tsserve replicas sharing one redis-server
-behind nginx (HTTP round robin, retry on refusal) answer as one server does.
+behind nginx (HTTP and gRPC round robin, retry on refusal) answer as one server does.
 
     scaleout_test.py --tsserve BIN --work DIR --data ETTh1.csv --scenario NAME [--plant]
+                     [--keys N] [--points N|all]
 
 Scenarios (each prints what it measured; exit 1 with FAIL: and the reason, 77 SKIPPED when
 redis-server or nginx is not installed):
   as_one_server       ETTh1's test split fed through Observe for --keys keys (each its
                       seq_len history in one call, then --points points one at a time with
-                      the next forecast), every call through nginx, and the same calls to one
-                      tsserve on its in-process store: every answer (forecast, flagged points,
-                      window size) bitwise equal, 0 errors, the live accuracy counters summed
-                      over the replicas equal to the single server's (counts exactly, sums
-                      within 1e-9 relative). --plant: the replicas on their in-process stores;
-                      the check must report the difference (exit 0 when it does).
-  rolling_restart     during the feed, each replica in turn SIGTERMed (it must drain, exit 0)
-                      and started again on its ports: 0 failed calls (nginx retries the
-                      next replica on a refusal or a 503), every answer equal to the single
+                      the next forecast), every call through nginx: the even keys by HTTP
+                      (POST /v1/series/K/observe on nginx's HTTP port), the odd keys by gRPC
+                      (tsserve.v1 Observe on nginx's gRPC port); the same calls by the same
+                      protocol to one tsserve on its in-process store: every answer
+                      (forecast, flagged points, window size; request ids and timings aside)
+                      bitwise equal, 0 errors, the live accuracy counters summed over the
+                      replicas equal to the single server's (counts exactly, sums within 1e-9
+                      relative). --plant: the replicas on their in-process stores; the check
+                      must report the difference (exit 0 when it does).
+                      CI feeds the default --points 24 (its time budget: ~15 s); the issue's
+                      whole test split is --points all (each key fed to the end of the split,
+                      2,880 - 7k points for key k: 135,425 points, 135,475 calls with the
+                      histories for 50 keys), run by hand (25 min 44 s on the 2-core machine):
+                        python3 tests/scaleout/scaleout_test.py --tsserve build/server/tsserve
+                          --work /tmp/scaleout-full --data ../shared/data/ETTh1.csv
+                          --scenario as_one_server --keys 50 --points all
+  rolling_restart     during the feed (HTTP and gRPC keys, as above), each replica in turn
+                      SIGTERMed (it must drain, exit 0) and started again on its ports: 0
+                      failed calls (nginx passes an HTTP call to the next replica on a
+                      refusal or a 503; a gRPC call on a refused connection, while UNAVAILABLE
+                      from a draining replica reaches the feeder, which sends it again: the
+                      retry a gRPC client's policy makes), every answer equal to the single
                       server's, and each key's next forecast after the feed too.
   replica_killed      kill -9 of one replica mid-feed: the keys go on through the others;
                       every acknowledged point is in the window (the answers and each key's
@@ -45,6 +59,16 @@ from cluster import check, wait_until  # noqa: E402
 
 STRIDE = 7  # key k's series starts k * STRIDE rows into the test split
 RETRYABLE = (None, 502, 503, 504)
+# What a gRPC caller must retry itself through nginx: its gRPC server block passes a call
+# to the next replica only when the connection to one is refused or does not connect in
+# time (grpc_next_upstream error timeout). UNAVAILABLE from a draining replica or a store
+# outage travels in an HTTP 200's trailers, and a replica lost mid-call is nginx's 502 (no
+# non_idempotent: a sent call is not passed on): both reach the caller as UNAVAILABLE.
+# UNAVAILABLE means the call did nothing, as tsserve's 503 does, except for a replica lost
+# mid-call that had stored the point: the retry is then refused as a duplicate, counted as
+# stored with the answer lost (as nginx's own HTTP retry of such a call is).
+GRPC_RETRYABLE = ("UNAVAILABLE",)
+GRPC_RETRYABLE_ALWAYS = GRPC_RETRYABLE + ("DEADLINE_EXCEEDED",)  # with Feed's retry
 
 
 class Feed:
@@ -54,15 +78,23 @@ class Feed:
     its timestamp as already held means an earlier try (ours, or nginx's retry of a call a
     dying replica had stored) stored it: counted as stored with the answer lost, and the
     window checks then show whether it is there. Without `retry` every call that is not 200
-    is a failure."""
+    is a failure.
+
+    `grpc`: (door's gRPC port, single's gRPC port, cluster.GrpcObserver): the odd keys go
+    by gRPC Observe instead, to those ports; their answers are compared with the single
+    server's gRPC answers the same way. A gRPC UNAVAILABLE is always sent again (bounded
+    by the same deadline): nginx cannot retry it (GRPC_RETRYABLE), so the caller does."""
 
     def __init__(self, rows, keys, door, single, prefix, retry=False, threads=4,
-                 retry_deadline_s=90, windows_only=False):
+                 retry_deadline_s=90, windows_only=False, grpc=None):
         self.rows, self.keys, self.door, self.single = rows, keys, door, single
         self.prefix, self.retry, self.threads = prefix, retry, threads
         self.retry_deadline_s = retry_deadline_s
+        self.grpc = grpc
         self.lock = threading.Lock()
         self.acked = 0
+        self.acked_by = {"HTTP": 0, "gRPC": 0}  # acknowledged calls, by protocol
+        self.tries_by = {"HTTP": 0, "gRPC": 0}  # tries through the door, by protocol
         self.failures = []        # (key, timestamp, status, error) of calls not acknowledged
         self.retried = []         # (key, timestamp, status, error) of tries sent again
         self.stored_unacked = []  # (key, timestamp): stored by a try whose answer was lost
@@ -87,26 +119,51 @@ class Feed:
         with self.lock:
             what.append(item)
 
+    def protocol(self, k):
+        return "gRPC" if self.grpc is not None and k % 2 == 1 else "HTTP"
+
+    def _observe(self, protocol, which, key, points, forecast):
+        """(ok, status, answer) of one Observe to the door or the single server."""
+        if protocol == "gRPC":
+            door_port, single_port, observer = self.grpc
+            status, answer = observer.observe(door_port if which == "door" else single_port,
+                                              key, points, forecast)
+            return status == "OK", status, answer
+        status, answer = cluster.observe(self.door if which == "door" else self.single,
+                                         key, points, forecast)
+        return status == 200, status, answer
+
+    def _retryable(self, protocol, status):
+        if protocol == "gRPC":
+            return status in (GRPC_RETRYABLE_ALWAYS if self.retry else GRPC_RETRYABLE)
+        return self.retry and status in RETRYABLE
+
     def send(self, k, points, forecast):
-        """One call for key k through the door (tried again as `retry` says) and, once it is
-        stored, to the single server; compares the answers when both came."""
+        """One call for key k through the door (tried again as `retry` says; a gRPC
+        UNAVAILABLE always) and, once it is stored, to the single server by the same
+        protocol; compares the answers when both came."""
         key, timestamp = self.key(k), points[0][0]
+        protocol = self.protocol(k)
         deadline = time.monotonic() + self.retry_deadline_s
         tried_before = False
         while True:
-            status, answer = cluster.observe(self.door, key, points, forecast)
-            if status == 200 or not self.retry or status not in RETRYABLE:
+            ok, status, answer = self._observe(protocol, "door", key, points, forecast)
+            with self.lock:
+                self.tries_by[protocol] += 1
+            if ok or not self._retryable(protocol, status):
                 break
             self._record(self.retried, (key, timestamp, status, answer.get("error", "")))
             tried_before = True
             if time.monotonic() > deadline:
                 break
-        single_status, single_answer = cluster.observe(self.single, key, points, forecast)
-        if status == 200:
-            if single_status != 200:
-                self._record(self.differences, "%s t=%d: replicas 200, one server %s %s" % (
+        single_ok, single_status, single_answer = self._observe(protocol, "single", key, points,
+                                                                forecast)
+        if ok:
+            if not single_ok:
+                self._record(self.differences, "%s t=%d: replicas answered, one server %s %s" % (
                     key, timestamp, single_status, single_answer.get("error", "")))
             elif cluster.comparable(answer) != cluster.comparable(single_answer):
+                answer, single_answer = cluster.as_dict(answer), cluster.as_dict(single_answer)
                 where = "%s t=%d: answers differ at %s" % (
                     key, timestamp, cluster.first_difference(answer, single_answer))
                 window_differs = cluster.window_of(answer) != cluster.window_of(single_answer)
@@ -118,6 +175,7 @@ class Feed:
                              else self.kept_differences, where)
             with self.lock:
                 self.acked += 1
+                self.acked_by[protocol] += 1
             return True
         # A duplicate refusal of a point this feeder has had no answer for: an earlier try,
         # ours or nginx's (a replica killed after storing, before answering), stored it.
@@ -133,17 +191,32 @@ class Feed:
             self.next_point[k] = cluster.SEQ_LEN
 
     def _feed(self, my_keys, points):
-        for _ in range(points):
+        """`points` points to each of my_keys, a point to each in turn; None: each key to
+        the end of its series (the test split's end)."""
+        fed = 0
+        while points is None or fed < points:
+            fed += 1
+            advanced = False
             for k in my_keys:
                 if self.stop.is_set():
                     return
                 i = self.next_point[k]
+                if points is None and i >= len(self.series(k)):
+                    continue
                 check(i < len(self.series(k)), "the test split ran out for key %d" % k)
                 self.send(k, self.series(k)[i:i + 1], True)
                 self.next_point[k] = i + 1
+                advanced = True
+            if not advanced:
+                return
+
+    def points_fed(self):
+        """Points sent one at a time after the history, over all keys."""
+        return sum(i - cluster.SEQ_LEN for i in self.next_point.values())
 
     def start(self, points):
-        """Threads feeding `points` points to every key (or until stop())."""
+        """Threads feeding `points` points to every key (None: to the end of each key's
+        series; or until stop())."""
         for t in range(self.threads):
             worker = threading.Thread(target=self._feed,
                                       args=(list(range(t, self.keys, self.threads)), points))
@@ -153,7 +226,7 @@ class Feed:
     def join(self, timeout_s=600):
         for worker in self.workers:
             worker.join(timeout_s)
-            check(not worker.is_alive(), "a feeder thread is still running after %d s" % timeout_s)
+            check(not worker.is_alive(), "a feeder thread is still running after %s s" % timeout_s)
         self.workers = []
 
     def acked_count(self):
@@ -176,11 +249,15 @@ class Feed:
             self.next_point[k] = i + 1
         return len(self.differences) - before, len(self.failures) - failed
 
+    def by_protocol(self):
+        return ", ".join("%s %d acknowledged of %d tries" % (p, self.acked_by[p], self.tries_by[p])
+                         for p in ("HTTP", "gRPC"))
+
     def summary(self):
-        text = ("%d calls acknowledged, %d failed, %d tries sent again, %d stored with the "
+        text = ("%d calls acknowledged (%s), %d failed, %d tries sent again, %d stored with the "
                 "answer lost, %d answers differing from the single server's" % (
-                    self.acked, len(self.failures), len(self.retried), len(self.stored_unacked),
-                    len(self.differences)))
+                    self.acked, self.by_protocol(), len(self.failures), len(self.retried),
+                    len(self.stored_unacked), len(self.differences)))
         if self.windows_only:
             text += (" in their window (size or forecast); %d differing only in flags judged "
                      "against kept forecasts%s" % (len(self.kept_differences),
@@ -208,29 +285,44 @@ class Cluster:
         self.nginx = None
         if balancer:
             self.nginx = cleanup.add(cluster.Nginx(os.path.join(work, "nginx"),
-                                                   [r.http_port for r in self.replicas]))
-            print("nginx on %d over %s (%s); redis on %d (AOF always); one server on %d"
+                                                   [r.http_port for r in self.replicas],
+                                                   [r.port for r in self.replicas]))
+            print("nginx on %d (HTTP) over %s and %d (gRPC) over %s (%s); redis on %d (AOF "
+                  "always); one server on %d (HTTP), %d (gRPC)"
                   % (self.nginx.port, ", ".join(str(r.http_port) for r in self.replicas),
-                     self.nginx.which, self.redis.port, self.single.http_port))
+                     self.nginx.grpc_port, ", ".join(str(r.port) for r in self.replicas),
+                     self.nginx.which, self.redis.port, self.single.http_port, self.single.port))
+
+    def grpc(self, opts, cleanup):
+        """Feed's `grpc`: nginx's gRPC port, the single server's, and an observer."""
+        grpc_stubs(opts)
+        observer = cleanup.add(cluster.GrpcObserver())
+        return (self.nginx.grpc_port, self.single.port, observer)
 
 
 def as_one_server(opts, rows, cleanup):
     started = time.monotonic()
     fleet = Cluster(opts, cleanup, shared=not opts.plant)
-    feed = Feed(rows, opts.keys, fleet.nginx.port, fleet.single.http_port, "key")
+    feed = Feed(rows, opts.keys, fleet.nginx.port, fleet.single.http_port, "key",
+                grpc=fleet.grpc(opts, cleanup))
     feed.history()
     feed.start(opts.points)
-    feed.join()
+    feed.join(timeout_s=None if opts.points is None else 600)
     accuracy, series = cluster.accuracy_differences(fleet.replicas, fleet.single)
     scored = fleet.single.metric_sum("tsserve_forecast_scored_points_total")
-    print("as one server%s: %d keys x (%d history + %d points, each with the next forecast), "
+    points = ("%d points" % opts.points if opts.points is not None else
+              "the rest of the test split: %d points in all" % feed.points_fed())
+    print("as one server%s: %d keys x (%d history + %s, each with the next forecast), "
           "%.1f s: %s; accuracy: %d series compared (one server scored %d points), %d differ" % (
               " (PLANT: replicas on in-process stores)" if opts.plant else "", opts.keys,
-              cluster.SEQ_LEN, opts.points, time.monotonic() - started, feed.summary(), series,
+              cluster.SEQ_LEN, points, time.monotonic() - started, feed.summary(), series,
               scored, len(accuracy)))
     findings = []
     if feed.failures:
         findings.append("%d calls failed: %s" % (len(feed.failures), first(feed.failures)))
+    if feed.retried:  # nothing drains or fails here: a gRPC UNAVAILABLE is an error too
+        findings.append("%d tries answered UNAVAILABLE and sent again: %s" % (
+            len(feed.retried), first(feed.retried)))
     if feed.differences:
         findings.append("%d answers differ from one server's: %s" % (
             len(feed.differences), first(feed.differences)))
@@ -250,7 +342,8 @@ def as_one_server(opts, rows, cleanup):
 
 def rolling_restart(opts, rows, cleanup):
     fleet = Cluster(opts, cleanup)
-    feed = Feed(rows, opts.keys, fleet.nginx.port, fleet.single.http_port, "roll")
+    feed = Feed(rows, opts.keys, fleet.nginx.port, fleet.single.http_port, "roll",
+                grpc=fleet.grpc(opts, cleanup))
     feed.history()
     feed.start(10 ** 6)  # until stopped
     drains = []
@@ -479,6 +572,16 @@ SCENARIOS = {"as_one_server": as_one_server, "rolling_restart": rolling_restart,
              "concurrent_writers": concurrent_writers}
 
 
+def points_argument(text):
+    """--points: a count, or "all" (None: each key to the end of the test split)."""
+    if text == "all":
+        return None
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("--points must be a count >= 0 or \"all\"")
+    return value
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tsserve", required=True)
@@ -487,7 +590,9 @@ def main():
     parser.add_argument("--scenario", required=True, choices=sorted(SCENARIOS))
     parser.add_argument("--plant", action="store_true")
     parser.add_argument("--keys", type=int, default=50)
-    parser.add_argument("--points", type=int, default=24)
+    parser.add_argument("--points", type=points_argument, default=24,
+                        help="as_one_server: points fed to each key after its history, or "
+                             "\"all\": each key to the end of the test split")
     parser.add_argument("--attempts", type=int, default=10,
                         help="concurrent_writers --plant: rounds to provoke a race")
     opts = parser.parse_args()
