@@ -350,6 +350,7 @@ Status RedisKeptForecasts::score(const ActualsReport& report, const ScoreSink& s
         view.members.end());
     view.from_time = std::max(view.from_time, from_time);
     std::vector<const ForecastMeta*> held;
+    held.reserve(metas.size());
     for (const auto& [id, meta] : metas) held.push_back(meta.get());
     std::unordered_map<std::string, Widths> widths;
     TSSERVE_RETURN_IF_ERROR(widths_for(held, &widths));
