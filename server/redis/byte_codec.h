@@ -1,5 +1,5 @@
 #pragma once
-// The byte forms the shared store writes into Redis (forecast_entries.h, window_layout.h):
+// The byte forms the shared store writes into Redis (forecast_layout.h, window_layout.h):
 // integers little-endian, strings a u32 length then the bytes, floats and doubles their
 // IEEE-754 bits. The reader checks every length against what remains, so a corrupt value
 // is a failed read, never a crash or an overread.
