@@ -18,7 +18,14 @@ function table(head, rows) {
 
 function versionBlock(version) {
   const errors = version.horizons.filter((h) => h.points > 0).map((h) =>
-    el("tr", {}, el("td", {}, h.steps), el("td", {}, String(h.points)), el("td", {}, formatNumber(h.mae)), el("td", {}, formatNumber(h.mse))),
+    el(
+      "tr",
+      {},
+      el("td", {}, h.steps),
+      el("td", {}, String(h.points)),
+      el("td", {}, formatNumber(h.mae)),
+      el("td", {}, formatNumber(h.mse)),
+    ),
   );
   const coverage = [];
   for (const interval of version.intervals) {
@@ -42,7 +49,9 @@ function versionBlock(version) {
     { class: "model", "data-model": version.model, "data-version": version.version },
     el("h2", {}, version.model + " version " + version.version),
     table(["horizon (steps)", "points", "MAE", "MSE"], errors),
-    coverage.length ? table(["level", "horizon (steps)", "points", "coverage"], coverage) : el("p", { class: "note" }, "No interval scored yet."),
+    coverage.length
+      ? table(["level", "horizon (steps)", "points", "coverage"], coverage)
+      : el("p", { class: "note" }, "No interval scored yet."),
   );
 }
 
@@ -50,11 +59,13 @@ export async function refreshAccuracy() {
   const accuracy = await api("/v1/accuracy");
   const list = byId("accuracy-list");
   if (!accuracy.counting) {
-    list.replaceChildren(el("p", { class: "note" }, "This server counts no accuracy: it runs without metrics (--metrics-address \"\")."));
+    const why = "This server counts no accuracy: it runs without metrics (--metrics-address \"\").";
+    list.replaceChildren(el("p", { class: "note" }, why));
     return accuracy;
   }
   if (!accuracy.versions.some((v) => v.horizons.some((h) => h.points > 0))) {
-    list.replaceChildren(el("p", { class: "note" }, "Nothing scored yet: send forecasts with a series_key, then their actuals to POST /v1/actuals."));
+    const how = "Nothing scored yet: send forecasts with a series_key, then their actuals to POST /v1/actuals.";
+    list.replaceChildren(el("p", { class: "note" }, how));
     return accuracy;
   }
   // Versions with a point scored get their tables; the others one line.
@@ -62,7 +73,8 @@ export async function refreshAccuracy() {
   const waiting = accuracy.versions.filter((v) => !scored.includes(v));
   const blocks = scored.map(versionBlock);
   if (waiting.length) {
-    blocks.push(el("p", { class: "note" }, "Nothing scored yet: " + waiting.map((v) => v.model + " version " + v.version).join(", ") + "."));
+    const names = waiting.map((v) => v.model + " version " + v.version).join(", ");
+    blocks.push(el("p", { class: "note" }, "Nothing scored yet: " + names + "."));
   }
   list.replaceChildren(...blocks);
   return accuracy;
@@ -78,5 +90,7 @@ export function showAccuracy(shown) {
 }
 
 export function initAccuracy() {
-  byId("accuracy-refresh").addEventListener("click", () => refreshAccuracy().catch((error) => setStatus(error.message, true)));
+  byId("accuracy-refresh").addEventListener("click", () =>
+    refreshAccuracy().catch((error) => setStatus(error.message, true)),
+  );
 }

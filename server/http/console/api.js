@@ -58,7 +58,7 @@ export async function api(path, { method = "GET", body } = {}) {
     let answer = null;
     try {
       answer = JSON.parse(text);
-    } catch (error) {
+    } catch {
       answer = null;
     }
     const message = answer && answer.error ? answer.error : text;
@@ -82,7 +82,7 @@ export async function exists(path) {
   try {
     const response = await fetch(path, { method: "HEAD" });
     return response.ok;
-  } catch (error) {
+  } catch {
     return false;
   }
 }

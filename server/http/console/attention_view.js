@@ -12,8 +12,16 @@ import { onForecast, state } from "./state.js";
 
 let view = null; // {maps, matrix, min, max, selected, labels, chart}
 
-function isPatchTST() {
-  return state.forecast.info.family === "PatchTST";
+// What the model's info says of its maps, not its family's name: one map per variable and
+// layer (PatchTST) rather than one per sample and layer (iTransformer, Informer,
+// Transformer; maps_per_sample), and tokens that are patches of the input (patch_count > 0,
+// PatchTST) rather than named tokens.
+function mapsPerVariable() {
+  return !state.forecast.info.maps_per_sample;
+}
+
+function tokensArePatches() {
+  return state.forecast.info.patch_count > 0;
 }
 
 // The input steps (inclusive) patch `i` covers; `padded` when it reaches into the
@@ -21,11 +29,15 @@ function isPatchTST() {
 export function patchSpan(info, i) {
   const from = i * info.stride;
   const last = from + info.patch_len - 1;
-  return { from: Math.min(from, info.seq_len - 1), to: Math.min(last, info.seq_len - 1), padded: last > info.seq_len - 1 };
+  return {
+    from: Math.min(from, info.seq_len - 1),
+    to: Math.min(last, info.seq_len - 1),
+    padded: last > info.seq_len - 1,
+  };
 }
 
 function tokenLabel(i) {
-  if (!isPatchTST()) {
+  if (!tokensArePatches()) {
     const map = currentMaps()[0];
     return map.token_names ? map.token_names[i] : "token " + i;
   }
@@ -37,7 +49,7 @@ function currentMaps() {
   const layer = Number(byId("attention-layer").value);
   const variable = byId("attention-variable").value;
   return state.forecast.response.attention.filter(
-    (map) => map.layer === layer && (!isPatchTST() || map.variable === variable),
+    (map) => map.layer === layer && (!mapsPerVariable() || map.variable === variable),
   );
 }
 
@@ -48,12 +60,15 @@ function currentMatrix() {
   const head = byId("attention-head").value;
   if (head !== "mean") return map.weights[Number(head)];
   const heads = map.weights.length;
-  return map.weights[0].map((row, q) => row.map((_, k) => map.weights.reduce((sum, h) => sum + h[q][k], 0) / heads));
+  return map.weights[0].map((row, q) =>
+    row.map((_, k) => map.weights.reduce((sum, h) => sum + h[q][k], 0) / heads),
+  );
 }
 
 function valueText(q, k) {
   const head = byId("attention-head").value;
-  return tokenLabel(q) + " -> " + tokenLabel(k) + ": " + view.matrix[q][k] + (head === "mean" ? " (mean of heads)" : " (head " + head + ")");
+  const of = head === "mean" ? " (mean of heads)" : " (head " + head + ")";
+  return tokenLabel(q) + " -> " + tokenLabel(k) + ": " + view.matrix[q][k] + of;
 }
 
 function redraw() {
@@ -86,7 +101,7 @@ function drawLinkedInput() {
   const forecast = state.forecast;
   const selected = view.selected;
   let variable = byId("attention-variable").value;
-  if (!isPatchTST()) variable = (selected && variableOfToken(selected.q)) || forecast.columns[0];
+  if (!mapsPerVariable()) variable = (selected && variableOfToken(selected.q)) || forecast.columns[0];
   const column = forecast.window.columns.find((c) => c.name === variable);
   const used = forecast.response.input_points_used;
   const history = { times: forecast.window.times.slice(-used), values: column.values.slice(-used) };
@@ -94,7 +109,7 @@ function drawLinkedInput() {
   byId("attention-series").replaceChildren(view.chart.node);
   const tokens = byId("attention-tokens");
   tokens.replaceChildren();
-  if (isPatchTST()) {
+  if (tokensArePatches()) {
     if (selected) {
       const query = patchSpan(forecast.info, selected.q);
       const key = patchSpan(forecast.info, selected.k);
@@ -141,7 +156,7 @@ function showForecast(forecast) {
   fillSelect(byId("attention-head"), [["mean", "mean of heads"], ...heads]);
   const variables = [...new Set(maps.map((m) => m.variable).filter((v) => v !== null))];
   fillSelect(byId("attention-variable"), variables.map((v) => [v, v]));
-  byId("attention-variable-label").hidden = !isPatchTST();
+  byId("attention-variable-label").hidden = !mapsPerVariable();
   view = { selected: null };
   clearReadout();
   redraw();
@@ -191,10 +206,17 @@ export function initAttention() {
   byId("attention-csv").addEventListener("click", () => download(fileStem() + ".csv", "text/csv", mapCsv()));
   byId("attention-json").addEventListener("click", () => {
     const f = state.forecast;
-    const maps = { model: f.model, version: f.version, request_id: f.response.request_id, attention: f.response.attention };
+    const maps = {
+      model: f.model,
+      version: f.version,
+      request_id: f.response.request_id,
+      attention: f.response.attention,
+    };
     download(f.model + "-v" + f.version + "-attention.json", "application/json", JSON.stringify(maps));
   });
-  byId("attention-png").addEventListener("click", () => canvas.toBlob((blob) => download(fileStem() + ".png", "image/png", blob), "image/png"));
+  byId("attention-png").addEventListener("click", () =>
+    canvas.toBlob((blob) => download(fileStem() + ".png", "image/png", blob), "image/png"),
+  );
   byId("attention-series-png").addEventListener("click", () =>
     chartPng(view.chart.node)
       .then((blob) => download(fileStem() + "-series.png", "image/png", blob))

@@ -29,6 +29,8 @@ initModels();
 initForecast();
 initAttention();
 initAccuracy();
-byId("token-button").addEventListener("click", () => report(askToken("The bearer token for this server, kept for this tab only.").then(show)));
+byId("token-button").addEventListener("click", () =>
+  report(askToken("The bearer token for this server, kept for this tab only.").then(show)),
+);
 window.addEventListener("hashchange", show);
 show();

@@ -62,11 +62,18 @@ async function versionChanged() {
     el(
       "label",
       {},
-      el("input", { type: "checkbox", value: String(level), ...(level === 0.8 || level === 0.95 ? { checked: "" } : {}) }),
+      el("input", {
+        type: "checkbox",
+        value: String(level),
+        ...(level === 0.8 || level === 0.95 ? { checked: "" } : {}),
+      }),
       " " + level,
     ),
   );
-  levels.replaceChildren(el("legend", {}, "Interval levels"), ...(boxes.length ? boxes : [el("span", { class: "note" }, "this version has no calibration")]));
+  levels.replaceChildren(
+    el("legend", {}, "Interval levels"),
+    ...(boxes.length ? boxes : [el("span", { class: "note" }, "this version has no calibration")]),
+  );
   levels.dataset.for = model;
   if (csvText !== null) readWindow();
 }
@@ -89,7 +96,9 @@ function readWindow() {
   const columns = byId("forecast-columns");
   columns.replaceChildren(
     el("legend", {}, "Columns"),
-    ...window_.columns.map((column) => el("label", {}, el("input", { type: "checkbox", value: column.name, checked: "" }), " " + column.name)),
+    ...window_.columns.map((column) =>
+      el("label", {}, el("input", { type: "checkbox", value: column.name, checked: "" }), " " + column.name),
+    ),
   );
   byId("forecast-run").disabled = false;
   setStatus("Window loaded: " + window_.columns.length + " columns");

@@ -22,8 +22,13 @@ function shapes(info) {
     "heads " + info.n_heads,
     "layers " + info.e_layers,
   ];
-  if (info.family === "PatchTST") parts.push("patch " + info.patch_len + "/" + info.stride + " (" + info.patch_count + " patches)");
-  if (info.calendar_features && info.calendar_features.length) parts.push("calendar " + info.calendar_features.join(", "));
+  // A family whose tokens are patches of the input says so by its patch_count (PatchTST).
+  if (info.patch_count > 0) {
+    parts.push("patch " + info.patch_len + "/" + info.stride + " (" + info.patch_count + " patches)");
+  }
+  if (info.calendar_features && info.calendar_features.length) {
+    parts.push("calendar " + info.calendar_features.join(", "));
+  }
   return parts.join(", ");
 }
 
@@ -40,7 +45,14 @@ function versionRow(model, status, info) {
       el("td", {}, shapes(info)),
       el("td", {}, info.attention === "ATTENTION_KIND_PROB" ? "ProbSparse (factor " + info.factor + ")" : "full"),
       el("td", {}, (info.calibration_levels || []).join(", ") || "none"),
-      el("td", {}, info.device + ", " + info.forward_kernels + (info.forward_fallback_reason ? " (" + info.forward_fallback_reason + ")" : "")),
+      el(
+        "td",
+        {},
+        info.device +
+          ", " +
+          info.forward_kernels +
+          (info.forward_fallback_reason ? " (" + info.forward_fallback_reason + ")" : ""),
+      ),
     );
   } else {
     cells.push(el("td", { colspan: 5, class: "reason" }, status.reason || ""));
@@ -66,7 +78,8 @@ export async function refreshModels() {
     const head = el(
       "tr",
       {},
-      ...["version", "state", "load", "memory", "family", "shapes", "attention", "calibrated levels", "device, kernels"].map((h) => el("th", {}, h)),
+      ...["version", "state", "load", "memory", "family", "shapes", "attention", "calibrated levels", "device, kernels"]
+        .map((h) => el("th", {}, h)),
     );
     tables.push(
       el(
@@ -80,7 +93,9 @@ export async function refreshModels() {
   }
   container.replaceChildren(...tables);
   const refusals = byId("models-refusals");
-  refusals.replaceChildren(...(list.refusals.length ? list.refusals.map((r) => el("li", {}, r)) : [el("li", { class: "note" }, "none")]));
+  refusals.replaceChildren(
+    ...(list.refusals.length ? list.refusals.map((r) => el("li", {}, r)) : [el("li", { class: "note" }, "none")]),
+  );
   setStatus(list.models.length + " model(s)");
   return list;
 }

@@ -29,8 +29,9 @@ const nameOf = (o) => `${o.kind}/${o.metadata && o.metadata.name}`;
 
 function schemaCheck(object) {
   if (object.apiVersion === "serving.kserve.io/v1beta1" && object.kind === "InferenceService") {
-    // KServe's PredictorSpec embeds a PodSpec inline next to its own fields.
-    const { minReplicas, maxReplicas, scaleTarget, scaleMetric, ...podSpec } = object.spec.predictor;
+    // KServe's PredictorSpec embeds a PodSpec inline next to its own fields (left out here).
+    const podSpec = { ...object.spec.predictor };
+    for (const field of ["minReplicas", "maxReplicas", "scaleTarget", "scaleMetric"]) delete podSpec[field];
     return schemaCheck({ apiVersion: "v1", kind: "Pod", metadata: { name: object.metadata.name }, spec: podSpec });
   }
   const load = MODELS[object.apiVersion];
@@ -70,7 +71,8 @@ function checkPodSpec(where, spec, drainTimeoutS, imageUser) {
   if (!(sleep > 0)) fail(where, "preStop should pause (sleep N) so endpoints drop the pod before SIGTERM");
   const grace = spec.terminationGracePeriodSeconds;
   if (!(grace > sleep + drainTimeoutS))
-    fail(where, `terminationGracePeriodSeconds ${grace} must exceed preStop ${sleep} s + drain_timeout_s ${drainTimeoutS}`);
+    fail(where, `terminationGracePeriodSeconds ${grace} must exceed preStop ${sleep} s` +
+                ` + drain_timeout_s ${drainTimeoutS}`);
   const pod = spec.securityContext || {};
   const ctr = container.securityContext || {};
   if (pod.runAsNonRoot !== true) fail(where, "securityContext.runAsNonRoot must be true");
@@ -103,13 +105,16 @@ function main() {
   if (!(drain > 0)) fail(nameOf(configMap), "config.json should set drain_timeout_s");
 
   const podLabels = deployment.spec.template.metadata.labels;
-  if (!matches(deployment.spec.selector.matchLabels, podLabels)) fail(nameOf(deployment), "selector does not match its pod labels");
+  if (!matches(deployment.spec.selector.matchLabels, podLabels))
+    fail(nameOf(deployment), "selector does not match its pod labels");
   const container = checkPodSpec(nameOf(deployment), deployment.spec.template.spec, drain, imageUser);
   const env = Object.fromEntries((container.env || []).map((e) => [e.name, e.value]));
-  const mount = (container.volumeMounts || []).find((m) => env.TSSERVE_CONFIG && env.TSSERVE_CONFIG.startsWith(m.mountPath + "/"));
+  const mount = (container.volumeMounts || []).find(
+    (m) => env.TSSERVE_CONFIG && env.TSSERVE_CONFIG.startsWith(m.mountPath + "/"));
   const volume = mount && deployment.spec.template.spec.volumes.find((v) => v.name === mount.name);
   if (!volume || !volume.configMap || volume.configMap.name !== configMap.metadata.name)
-    fail(nameOf(deployment), `TSSERVE_CONFIG (${env.TSSERVE_CONFIG}) is not a file of the mounted ConfigMap ${configMap.metadata.name}`);
+    fail(nameOf(deployment),
+         `TSSERVE_CONFIG (${env.TSSERVE_CONFIG}) is not a file of the mounted ConfigMap ${configMap.metadata.name}`);
 
   const portNames = new Set(container.ports.map((p) => p.name));
   // tsserve's own Services; those of a StatefulSet's pods (the Redis of redis.yaml) are
@@ -118,7 +123,8 @@ function main() {
     (s) => !byKind("StatefulSet").some((set) => matches(s.spec.selector, set.spec.template.metadata.labels)));
   const headless = services.filter((s) => s.spec.clusterIP === "None");
   const clusterIp = services.filter((s) => s.spec.clusterIP !== "None");
-  if (headless.length !== 1 || clusterIp.length !== 1) fail("Services", "expected one headless and one ClusterIP Service");
+  if (headless.length !== 1 || clusterIp.length !== 1)
+    fail("Services", "expected one headless and one ClusterIP Service");
   for (const s of services) {
     if (!matches(s.spec.selector, podLabels)) fail(nameOf(s), "selector does not match the Deployment's pods");
     for (const p of s.spec.ports)
@@ -126,21 +132,28 @@ function main() {
   }
   for (const hpa of byKind("HorizontalPodAutoscaler")) {
     const ref = hpa.spec.scaleTargetRef;
-    if (ref.kind !== "Deployment" || ref.name !== deployment.metadata.name) fail(nameOf(hpa), "does not scale the Deployment");
-    if (!(hpa.spec.minReplicas >= 2)) fail(nameOf(hpa), "minReplicas below 2 leaves no replica during a rollout or drain");
+    if (ref.kind !== "Deployment" || ref.name !== deployment.metadata.name)
+      fail(nameOf(hpa), "does not scale the Deployment");
+    if (!(hpa.spec.minReplicas >= 2))
+      fail(nameOf(hpa), "minReplicas below 2 leaves no replica during a rollout or drain");
   }
   for (const pdb of byKind("PodDisruptionBudget")) {
-    if (!matches(pdb.spec.selector.matchLabels, podLabels)) fail(nameOf(pdb), "selector does not match the Deployment's pods");
-    const minReplicas = Math.min(...byKind("HorizontalPodAutoscaler").map((h) => h.spec.minReplicas), deployment.spec.replicas);
-    if (!(pdb.spec.minAvailable < minReplicas)) fail(nameOf(pdb), "minAvailable must stay below the replica count, or no node can ever drain");
+    if (!matches(pdb.spec.selector.matchLabels, podLabels))
+      fail(nameOf(pdb), "selector does not match the Deployment's pods");
+    const minReplicas = Math.min(...byKind("HorizontalPodAutoscaler").map((h) => h.spec.minReplicas),
+                                 deployment.spec.replicas);
+    if (!(pdb.spec.minAvailable < minReplicas))
+      fail(nameOf(pdb), "minAvailable must stay below the replica count, or no node can ever drain");
   }
   for (const sm of byKind("ServiceMonitor")) {
     const selected = services.filter((s) => matches(sm.spec.selector.matchLabels, s.metadata.labels));
     if (selected.length !== 1 || selected[0].spec.clusterIP === "None")
-      fail(nameOf(sm), `should select exactly the ClusterIP Service (selects ${selected.map(nameOf).join(", ") || "none"})`);
+      fail(nameOf(sm),
+           `should select exactly the ClusterIP Service (selects ${selected.map(nameOf).join(", ") || "none"})`);
     else
       for (const e of sm.spec.endpoints)
-        if (!selected[0].spec.ports.some((p) => p.name === e.port)) fail(nameOf(sm), `port ${e.port} is not a port of ${nameOf(selected[0])}`);
+        if (!selected[0].spec.ports.some((p) => p.name === e.port))
+          fail(nameOf(sm), `port ${e.port} is not a port of ${nameOf(selected[0])}`);
   }
   for (const isvc of byKind("InferenceService")) {
     const spec = isvc.spec.predictor;

@@ -55,7 +55,8 @@ function checkRedis(objects) {
   const [configMap] = objects.filter((o) => o.kind === "ConfigMap");
   const config = JSON.parse(configMap.data["config.json"]);
   const m = /^redis:\/\/([^:/]+):(\d+)(\/\d+)?$/.exec(config.series_store || "");
-  if (!m) return fail(nameOf(configMap), `series_store ${JSON.stringify(config.series_store)} is not redis://HOST:PORT[/DB]`);
+  if (!m)
+    return fail(nameOf(configMap), `series_store ${JSON.stringify(config.series_store)} is not redis://HOST:PORT[/DB]`);
   const [, host, port] = m;
   const sets = objects.filter((o) => o.kind === "StatefulSet");
   const service = objects.find((o) => o.kind === "Service" && o.metadata.name === host);
@@ -64,8 +65,10 @@ function checkRedis(objects) {
   if (!servicePort) fail(nameOf(service), `has no port ${port} (series_store ${config.series_store})`);
   const set = sets.find((s) => matches(service.spec.selector, s.spec.template.metadata.labels));
   if (!set) return fail(nameOf(service), "selects no StatefulSet's pods");
-  if (set.spec.replicas !== 1) fail(nameOf(set), `replicas ${set.spec.replicas}; one Redis (no replication set up here)`);
-  if (!matches(set.spec.selector.matchLabels, set.spec.template.metadata.labels)) fail(nameOf(set), "selector does not match its pod labels");
+  if (set.spec.replicas !== 1)
+    fail(nameOf(set), `replicas ${set.spec.replicas}; one Redis (no replication set up here)`);
+  if (!matches(set.spec.selector.matchLabels, set.spec.template.metadata.labels))
+    fail(nameOf(set), "selector does not match its pod labels");
   const deployment = objects.find((o) => o.kind === "Deployment");
   if (deployment && matches(deployment.spec.selector.matchLabels, set.spec.template.metadata.labels))
     fail(nameOf(set), "its pods carry the Deployment's selector labels (tsserve's Services would send calls to Redis)");
@@ -103,22 +106,27 @@ function checkKeda(objects) {
   for (const hpa of objects.filter((o) => o.kind === "HorizontalPodAutoscaler"))
     if (hpa.spec.scaleTargetRef.name === deployment.metadata.name)
       fail(nameOf(hpa), "still scales the Deployment: KEDA refuses a target another HPA scales");
-  if (!(so.spec.minReplicaCount >= 2)) fail(nameOf(so), "minReplicaCount below 2 leaves no replica during a rollout or drain");
+  if (!(so.spec.minReplicaCount >= 2))
+    fail(nameOf(so), "minReplicaCount below 2 leaves no replica during a rollout or drain");
   const prom = so.spec.triggers.filter((t) => t.type === "prometheus");
   if (!prom.some((t) => /\btsserve_queue_depth_rows\b/.test(t.metadata.query || "")))
     fail(nameOf(so), "no prometheus trigger on tsserve_queue_depth_rows");
   for (const t of prom)
     if (!(Number(t.metadata.threshold) > 0) || !/^https?:\/\//.test(t.metadata.serverAddress || ""))
       fail(nameOf(so), "a prometheus trigger needs serverAddress (http://...) and a positive threshold");
-  if (!so.spec.triggers.some((t) => t.type === "cpu")) fail(nameOf(so), "no cpu trigger (the HPA's CPU rule it replaces)");
+  if (!so.spec.triggers.some((t) => t.type === "cpu"))
+    fail(nameOf(so), "no cpu trigger (the HPA's CPU rule it replaces)");
   console.log(`ScaledObject queries: ${prom.map((t) => t.metadata.query).join("; ")}`);
 }
 
 function checkKserve(objects) {
-  const runtimes = objects.filter((o) => o.apiVersion === "serving.kserve.io/v1alpha1" && o.kind === "ClusterServingRuntime");
-  const services = objects.filter((o) => o.apiVersion === "serving.kserve.io/v1beta1" && o.kind === "InferenceService");
+  const runtimes = objects.filter(
+    (o) => o.apiVersion === "serving.kserve.io/v1alpha1" && o.kind === "ClusterServingRuntime");
+  const services = objects.filter(
+    (o) => o.apiVersion === "serving.kserve.io/v1beta1" && o.kind === "InferenceService");
   if (runtimes.length !== 1 || services.length !== 1)
-    return fail("kserve", `${runtimes.length} ClusterServingRuntime(s), ${services.length} InferenceService(s); expected 1 each`);
+    return fail("kserve",
+                `${runtimes.length} ClusterServingRuntime(s), ${services.length} InferenceService(s); expected 1 each`);
   for (const o of [...runtimes, ...services])
     if (!o.metadata || !o.metadata.name || !o.spec) fail(nameOf(o), "needs metadata.name and spec");
   const [rt] = runtimes;
@@ -142,25 +150,31 @@ function checkKserve(objects) {
   for (const probe of ["readinessProbe", "livenessProbe"]) {
     const p = c[probe] || {};
     const probed = p.httpGet ? p.httpGet.port : p.grpc ? p.grpc.port : undefined;
-    if (probed !== (p.grpc ? grpc : http)) fail(nameOf(rt), `${probe} probes port ${probed}; tsserve listens on ${http} (HTTP), ${grpc} (gRPC)`);
+    if (probed !== (p.grpc ? grpc : http))
+      fail(nameOf(rt), `${probe} probes port ${probed}; tsserve listens on ${http} (HTTP), ${grpc} (gRPC)`);
   }
   if (c[`livenessProbe`] && c.livenessProbe.httpGet && c.livenessProbe.httpGet.path !== "/v2/health/live")
     fail(nameOf(rt), "liveness should be the process alone (/v2/health/live)");
   const env = Object.fromEntries((c.env || []).map((e) => [e.name, e.value]));
-  if (!/^redis:\/\//.test(env.TSSERVE_SERIES_STORE || "")) fail(nameOf(rt), "no TSSERVE_SERIES_STORE: the predictor's replicas would not share series");
+  if (!/^redis:\/\//.test(env.TSSERVE_SERIES_STORE || ""))
+    fail(nameOf(rt), "no TSSERVE_SERIES_STORE: the predictor's replicas would not share series");
   const sc = c.securityContext || {};
-  if (sc.runAsNonRoot !== true || sc.allowPrivilegeEscalation !== false) fail(nameOf(rt), "runAsNonRoot and no privilege escalation expected");
+  if (sc.runAsNonRoot !== true || sc.allowPrivilegeEscalation !== false)
+    fail(nameOf(rt), "runAsNonRoot and no privilege escalation expected");
   const model = (isvc.spec.predictor || {}).model;
   if (!model) return fail(nameOf(isvc), "spec.predictor.model is required (a runtime-based predictor)");
-  if (model.runtime !== rt.metadata.name) fail(nameOf(isvc), `runtime ${model.runtime}; the ClusterServingRuntime is ${rt.metadata.name}`);
+  if (model.runtime !== rt.metadata.name)
+    fail(nameOf(isvc), `runtime ${model.runtime}; the ClusterServingRuntime is ${rt.metadata.name}`);
   const format = model.modelFormat || {};
   if (!formats.some((f) => f.name === format.name && (!format.version || f.version === format.version)))
     fail(nameOf(isvc), `modelFormat ${JSON.stringify(format)} is not one the runtime supports`);
   if (model.protocolVersion && !(rt.spec.protocolVersions || []).includes(model.protocolVersion))
     fail(nameOf(isvc), `protocolVersion ${model.protocolVersion} is not one the runtime speaks`);
-  if (!/^(pvc|s3|gs|https?):\/\//.test(model.storageUri || "")) fail(nameOf(isvc), "storageUri missing or of no known scheme");
+  if (!/^(pvc|s3|gs|https?):\/\//.test(model.storageUri || ""))
+    fail(nameOf(isvc), "storageUri missing or of no known scheme");
   const p = isvc.spec.predictor;
-  if (!(p.minReplicas >= 2 && p.maxReplicas >= p.minReplicas)) fail(nameOf(isvc), "minReplicas >= 2 <= maxReplicas expected");
+  if (!(p.minReplicas >= 2 && p.maxReplicas >= p.minReplicas))
+    fail(nameOf(isvc), "minReplicas >= 2 <= maxReplicas expected");
 }
 
 function main() {

@@ -17,6 +17,7 @@
 //
 //   node console_check.js TSSERVE WORK ETTH1_CSV SCREENSHOT_DIR
 "use strict";
+/* global document, window, location -- page.evaluate's and waitForFunction's callbacks run in the page */
 
 const assert = require("node:assert/strict");
 const { spawn } = require("node:child_process");
@@ -120,7 +121,9 @@ async function showView(page, name) {
 async function hoverChart(page, container, variable, stepIndex) {
   const position = await page.evaluate(
     (container, variable, stepIndex) => {
-      const svg = [...document.querySelectorAll("#" + container + " svg.chart")].find((s) => s.dataset.variable === variable);
+      const svg = [...document.querySelectorAll("#" + container + " svg.chart")].find(
+        (s) => s.dataset.variable === variable,
+      );
       svg.scrollIntoView({ block: "center" });
       const box = svg.getBoundingClientRect();
       const width = svg.viewBox.baseVal.width;
@@ -141,7 +144,9 @@ async function hoverChart(page, container, variable, stepIndex) {
 // The forecast line's points of `variable` read back as values through the chart's scale.
 async function plottedForecast(page, variable) {
   return page.evaluate((variable) => {
-    const svg = [...document.querySelectorAll("#forecast-charts svg.chart")].find((s) => s.dataset.variable === variable);
+    const svg = [...document.querySelectorAll("#forecast-charts svg.chart")].find(
+      (s) => s.dataset.variable === variable,
+    );
     const top = Number(svg.dataset.top);
     const bottom = Number(svg.dataset.bottom);
     const min = Number(svg.dataset.yMin);
@@ -149,25 +154,38 @@ async function plottedForecast(page, variable) {
     const line = svg.querySelector('polyline[data-kind="forecast"]');
     return {
       valuePerUnit: (max - min) / (bottom - top),
-      values: line.getAttribute("points").split(" ").map((p) => min + ((bottom - Number(p.split(",")[1])) * (max - min)) / (bottom - top)),
+      values: line
+        .getAttribute("points")
+        .split(" ")
+        .map((p) => min + ((bottom - Number(p.split(",")[1])) * (max - min)) / (bottom - top)),
     };
   }, variable);
 }
 
 async function uploadAndForecast(page, file, model, levels) {
   await showView(page, "forecast");
-  await page.waitForFunction((model) => [...document.querySelectorAll("#forecast-model option")].some((o) => o.value === model), {}, model);
+  await page.waitForFunction(
+    (model) => [...document.querySelectorAll("#forecast-model option")].some((o) => o.value === model),
+    {},
+    model,
+  );
   await page.select("#forecast-model", model);
   await page.waitForFunction((model) => document.getElementById("forecast-levels").dataset.for === model, {}, model);
   const input = await page.$("#forecast-file");
   await input.uploadFile(file);
   await page.waitForFunction(() => !document.getElementById("forecast-run").disabled);
   await page.evaluate((levels) => {
-    for (const box of document.querySelectorAll("#forecast-levels input")) box.checked = levels.includes(Number(box.value));
+    for (const box of document.querySelectorAll("#forecast-levels input")) {
+      box.checked = levels.includes(Number(box.value));
+    }
   }, levels);
   const before = await page.$eval("#forecast-summary", (p) => p.dataset.requestId || "");
   await page.click("#forecast-run");
-  await page.waitForFunction((before) => (document.getElementById("forecast-summary").dataset.requestId || "") !== before, {}, before);
+  await page.waitForFunction(
+    (before) => (document.getElementById("forecast-summary").dataset.requestId || "") !== before,
+    {},
+    before,
+  );
 }
 
 async function main() {
@@ -213,12 +231,34 @@ async function main() {
     step("the models view lists the versions and the refusals, markup as text");
     await page.waitForFunction(() => document.querySelectorAll("#models-list tr[data-version]").length >= 3);
     const listed = await page.evaluate(() =>
-      [...document.querySelectorAll("#models-list tr[data-version]")].map((row) => [row.dataset.model, row.dataset.version, row.cells[1].textContent]),
+      [...document.querySelectorAll("#models-list tr[data-version]")].map((row) => [
+        row.dataset.model,
+        row.dataset.version,
+        row.cells[1].textContent,
+      ]),
     );
     assert.deepEqual(
       listed.map((r) => r.join(" ")).sort(),
       ["itransformer-etth1 1 ready", "patchtst-etth1 1 ready", "patchtst-etth1 2 ready"],
     );
+    // The shapes cell names the patching where the version's info reports patches (its
+    // patch_count), whatever the family.
+    const shapesCells = await page.evaluate(() =>
+      Object.fromEntries(
+        [...document.querySelectorAll("#models-list tr[data-version]")].map((row) => [
+          row.dataset.model + " " + row.dataset.version,
+          row.cells[5].textContent,
+        ]),
+      ),
+    );
+    for (const [name, version, patched] of [["patchtst-etth1", "2", true], ["itransformer-etth1", "1", false]]) {
+      const info = await apiCall(base, "/v1/models/" + name + "/versions/" + version);
+      assert.equal(info.patch_count > 0, patched, name + " reports patch_count " + info.patch_count);
+      const cell = shapesCells[name + " " + version];
+      const patching = "patch " + info.patch_len + "/" + info.stride + " (" + info.patch_count + " patches)";
+      assert.equal(cell.includes(patching), patched, name + "'s shapes: " + cell);
+      assert.equal(/\bpatch\b/.test(cell), patched, name + "'s shapes: " + cell);
+    }
     const refusals = await page.$$eval("#models-refusals li", (items) => items.map((i) => i.textContent));
     assert.ok(refusals.some((r) => r.includes(XSS)), "the refused entry is listed: " + JSON.stringify(refusals));
     assert.equal(await page.$$eval("img", (images) => images.length), 0, "markup from a name became an element");
@@ -231,7 +271,8 @@ async function main() {
     const patchInfo = await apiCall(base, "/v1/models/patchtst-etth1/versions/2");
     const win = windowOf(patchInfo.seq_len);
     const upload = path.join(work, "etth1_window.csv");
-    fs.writeFileSync(upload, csvText.trim().split(/\r?\n/).slice(0, 1).concat(csvText.trim().split(/\r?\n/).slice(-patchInfo.seq_len)).join("\n") + "\n");
+    const csvLines = csvText.trim().split(/\r?\n/);
+    fs.writeFileSync(upload, csvLines.slice(0, 1).concat(csvLines.slice(-patchInfo.seq_len)).join("\n") + "\n");
     await uploadAndForecast(page, upload, "patchtst-etth1", [0.8, 0.95]);
     const expected = await apiCall(base, "/v1/models/patchtst-etth1/versions/2/forecast", {
       series: win.series,
@@ -245,12 +286,16 @@ async function main() {
         const lines = await hoverChart(page, "forecast-charts", variable, patchInfo.seq_len + k);
         assert.equal(lines[0], expected.timestamps[k], "the time axis is the server's forecast timestamps");
         assert.equal(lines[1], variable + " forecast " + expected.forecast[variable][k]);
-        assert.equal(lines[2], "0.8: " + expected.intervals["0.8"].lower[variable][k] + " .. " + expected.intervals["0.8"].upper[variable][k]);
+        const band = expected.intervals["0.8"];
+        assert.equal(lines[2], "0.8: " + band.lower[variable][k] + " .. " + band.upper[variable][k]);
       }
       const plotted = await plottedForecast(page, variable);
       assert.equal(plotted.values.length, expected.forecast[variable].length);
       plotted.values.forEach((value, k) =>
-        assert.ok(Math.abs(value - expected.forecast[variable][k]) <= plotted.valuePerUnit * 0.01 + 1e-9, variable + " step " + k + " plotted at " + value),
+        assert.ok(
+          Math.abs(value - expected.forecast[variable][k]) <= plotted.valuePerUnit * 0.01 + 1e-9,
+          variable + " step " + k + " plotted at " + value,
+        ),
       );
     }
     await screenshot(page, "forecast");
@@ -269,7 +314,10 @@ async function main() {
           canvas.scrollIntoView({ block: "center" });
           const box = canvas.getBoundingClientRect();
           const cell = Number(canvas.dataset.cell);
-          return { x: box.left + ((k + 0.5) * cell * box.width) / canvas.width, y: box.top + ((q + 0.5) * cell * box.height) / canvas.height };
+          return {
+            x: box.left + ((k + 0.5) * cell * box.width) / canvas.width,
+            y: box.top + ((q + 0.5) * cell * box.height) / canvas.height,
+          };
         },
         q,
         k,
@@ -282,16 +330,30 @@ async function main() {
     assert.equal(readout.value, String(map.weights[2][q][k]), "the hovered value is the API's map at that cell");
     await page.mouse.click(centre.x, centre.y);
     const spans = await page.$$eval("#attention-series rect.highlight", (rects) =>
-      rects.map((r) => ({ kind: r.getAttribute("class"), from: Number(r.dataset.from), to: Number(r.dataset.to), x: Number(r.getAttribute("x")), width: Number(r.getAttribute("width")) })),
+      rects.map((r) => ({
+        kind: r.getAttribute("class"),
+        from: Number(r.dataset.from),
+        to: Number(r.dataset.to),
+        x: Number(r.getAttribute("x")),
+        width: Number(r.getAttribute("width")),
+      })),
     );
     const span = (i) => ({ from: i * patchInfo.stride, to: i * patchInfo.stride + patchInfo.patch_len - 1 });
     const query = spans.find((s) => s.kind.includes("query"));
     const key = spans.find((s) => s.kind.includes("key"));
     assert.deepEqual([query.from, query.to], [span(q).from, span(q).to], "the query patch's input steps");
     assert.deepEqual([key.from, key.to], [span(k).from, span(k).to], "the key patch's input steps");
-    const scale = await page.$eval("#attention-series svg.chart", (svg) => ({ left: Number(svg.dataset.left), right: Number(svg.dataset.right), steps: Number(svg.dataset.steps) }));
+    const scale = await page.$eval("#attention-series svg.chart", (svg) => ({
+      left: Number(svg.dataset.left),
+      right: Number(svg.dataset.right),
+      steps: Number(svg.dataset.steps),
+    }));
     const xOf = (s) => scale.left + ((scale.right - scale.left) * s) / (scale.steps - 1);
-    assert.ok(Math.abs(query.x - xOf(span(q).from - 0.5)) < 1e-6 && Math.abs(query.x + query.width - xOf(span(q).to + 0.5)) < 1e-6, "the query rectangle covers its steps");
+    assert.ok(
+      Math.abs(query.x - xOf(span(q).from - 0.5)) < 1e-6 &&
+        Math.abs(query.x + query.width - xOf(span(q).to + 0.5)) < 1e-6,
+      "the query rectangle covers its steps",
+    );
     await screenshot(page, "attention");
 
     step("the downloads: the map as CSV (the API's values), every map as JSON, the views as PNG");
@@ -346,16 +408,27 @@ async function main() {
     const lines = csvText.trim().split(/\r?\n/);
     const end = lines.length - patchInfo.pred_len;
     const past = windowOf(patchInfo.seq_len, end);
-    await apiCall(base, "/v1/models/patchtst-etth1/forecast", { series: past.series, timestamps: past.times, intervals: [0.8], series_key: "console-test" });
+    await apiCall(base, "/v1/models/patchtst-etth1/forecast", {
+      series: past.series,
+      timestamps: past.times,
+      intervals: [0.8],
+      series_key: "console-test",
+    });
     const future = windowOf(patchInfo.pred_len);
-    await apiCall(base, "/v1/actuals", { series_key: "console-test", actuals: future.series, timestamps: future.times });
+    await apiCall(base, "/v1/actuals", {
+      series_key: "console-test",
+      actuals: future.series,
+      timestamps: future.times,
+    });
     const counted = await apiCall(base, "/v1/accuracy");
     const version = counted.versions.find((v) => v.model === "patchtst-etth1" && v.version === "2");
     assert.ok(version.horizons[0].points > 0, JSON.stringify(counted));
     await showView(page, "accuracy");
-    await page.waitForFunction(() => document.querySelector('#accuracy-list [data-model="patchtst-etth1"][data-version="2"] td') !== null);
-    const firstRow = await page.$eval('#accuracy-list [data-model="patchtst-etth1"][data-version="2"] tbody tr', (row) => [...row.cells].map((c) => c.textContent));
-    assert.deepEqual(firstRow, [version.horizons[0].steps, String(version.horizons[0].points), version.horizons[0].mae.toPrecision(4), version.horizons[0].mse.toPrecision(4)]);
+    const v2 = '#accuracy-list [data-model="patchtst-etth1"][data-version="2"]';
+    await page.waitForFunction((v2) => document.querySelector(v2 + " td") !== null, {}, v2);
+    const firstRow = await page.$eval(v2 + " tbody tr", (row) => [...row.cells].map((c) => c.textContent));
+    const h0 = version.horizons[0];
+    assert.deepEqual(firstRow, [h0.steps, String(h0.points), h0.mae.toPrecision(4), h0.mse.toPrecision(4)]);
     await screenshot(page, "accuracy");
 
     step("a column named as markup is drawn as text");
@@ -364,7 +437,9 @@ async function main() {
     xssLines[0] = xssLines[0].replace(",OT", "," + XSS);
     fs.writeFileSync(xssFile, xssLines.join("\n"));
     await uploadAndForecast(page, xssFile, "patchtst-etth1", []);
-    const titles = await page.$$eval("#forecast-charts svg.chart", (svgs) => svgs.map((s) => s.querySelector(".chart-title").textContent));
+    const titles = await page.$$eval("#forecast-charts svg.chart", (svgs) =>
+      svgs.map((s) => s.querySelector(".chart-title").textContent),
+    );
     assert.ok(titles.includes(XSS), "the column's name is the chart's title: " + JSON.stringify(titles));
     assert.equal(await page.$$eval("img", (images) => images.length), 0);
 
