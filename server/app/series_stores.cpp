@@ -71,7 +71,9 @@ SeriesStores make_series_stores(const ServerConfig& config, prometheus::Registry
   stores.client = std::make_unique<RedisClient>(options, stores.metrics.get(),
                                                 std::move(on_reachability));
   const auto ttl = std::chrono::duration_cast<std::chrono::milliseconds>(max_age);
-  stores.forecasts = std::make_unique<RedisKeptForecasts>(*stores.client, ttl);
+  // A replica caches as many forecasts as the in-process store would hold.
+  stores.forecasts = std::make_unique<RedisKeptForecasts>(
+      *stores.client, ttl, static_cast<std::size_t>(config.accuracy.forecast_store_max_entries));
   const bool compare_and_set = !compare_and_set_disabled();
   if (!compare_and_set) spdlog::warn("series store: compare-and-set OFF (a test's plant)");
   stores.shared_windows = std::make_unique<RedisSeriesStore>(

@@ -1,17 +1,17 @@
 #pragma once
-// The byte forms in which the shared store keeps a forecast (redis_kept_forecasts.h),
-// split so that a report reads only the steps it reports:
+// The byte forms in which the shared store keeps a forecast (redis_kept_forecasts.h):
 //
-//  - Meta, once per forecast, never changed: model, version, variable names, scaler,
-//    band levels, the F forecast times and the id of its bands' widths ("" when the body
-//    holds the bounds). Replicas cache it.
+//  - The forecast, one value never changed: its meta (model, version, variable names,
+//    scaler, band levels, the F forecast times and the id of its bands' widths, "" when
+//    the body holds the bounds), then its body: F entries of entry_bytes() each (the
+//    forecast's K values at that step, then, without widths, per band its K lower and K
+//    upper bounds). Replicas cache it whole, so scoring reads nothing of it again.
 //  - Widths, when every band is the forecast +- a width (the calibrated bands are:
 //    interval_band.h): L x K x F doubles, the same for every forecast of one model version
 //    and one set of columns, so kept once under an id of their bytes (a 128-bit hash) for
 //    all of them. Replicas cache them.
-//  - Body: F entries of entry_bytes() each (the forecast's K values at that step, then,
-//    without widths, per band its K lower and K upper bounds), then the marks: F * K bits,
-//    bit k * K + v set once (forecast step k, variable v) has been scored.
+//  - Marks, apart (the one part that changes): F * K bits, bit k * K + v set once (forecast
+//    step k, variable v) has been scored; bit i is byte i / 8's bit i % 8 (1 << (i % 8)).
 // A body with widths is 1 + 2 L times smaller: the bounds are computed when scored, with
 // the one formula the response used (band_lower, band_upper), so they are the same bits.
 //
@@ -63,12 +63,15 @@ Status decode_widths(std::string_view bytes, const ForecastMeta& meta, std::vect
 
 // Bytes of one step's entry in the body: 4 K, and 4 K 2 L more without widths.
 std::size_t entry_bytes(const ForecastMeta& meta);
-// The body's bit that marks (step k, variable v) scored.
+// The marks' bit of (step k, variable v).
 std::size_t mark_bit(const ForecastMeta& meta, int64_t k, int64_t v);
 
-// The body of `forecast` as `meta` lays it out: its entries, then its marks, all clear.
-std::string encode_body(const IssuedForecast& forecast, const ForecastMeta& meta);
-// Step k's entry, exactly entry_bytes(meta) bytes; `widths` (decode_widths') when the meta
+// `forecast` as `meta` lays it out: the meta (u32 length, then its bytes), then the body.
+std::string encode_forecast(const IssuedForecast& forecast, const ForecastMeta& meta);
+// A forecast's meta into *meta and its body into *body; an error unless the body holds
+// exactly F entries.
+Status decode_forecast(std::string_view bytes, ForecastMeta* meta, std::string* body);
+// Step k's entry (body bytes k * entry_bytes(meta) on, exactly entry_bytes(meta) of them); `widths` (decode_widths') when the meta
 // names them, else unused.
 Status decode_entry(std::string_view bytes, const ForecastMeta& meta,
                     const std::vector<double>& widths, int64_t k, ForecastEntry* entry);

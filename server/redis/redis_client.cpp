@@ -37,10 +37,26 @@ RedisReply copy_reply(const redisReply& reply) {
         out.elements.push_back(copy_reply(*reply.element[i]));
       }
       break;
+    case REDIS_REPLY_ERROR:
+      out.type = RedisReply::Type::kError;
+      out.text.assign(reply.str, reply.len);
+      break;
     default:
       break;
   }
   return out;
+}
+
+// The first error reply within `replies` (EXEC answers an array of replies), or "".
+std::string first_error(const std::vector<RedisReply>& replies) {
+  for (const RedisReply& reply : replies) {
+    if (reply.type == RedisReply::Type::kError) return reply.text;
+    if (reply.type == RedisReply::Type::kArray) {
+      std::string error = first_error(reply.elements);
+      if (!error.empty()) return error;
+    }
+  }
+  return "";
 }
 
 // The first error reply within `reply` (EXEC answers an array of replies), or "".
@@ -176,26 +192,85 @@ Status RedisClient::run(const char* operation, const std::vector<RedisCommand>& 
   return status;
 }
 
+namespace {
+
+void append_command(redisContext* context, const RedisCommand& command, const std::string* sha) {
+  std::vector<const char*> argv;
+  std::vector<std::size_t> lengths;
+  argv.reserve(command.size());
+  lengths.reserve(command.size());
+  for (const std::string& arg : command) {
+    argv.push_back(arg.data());
+    lengths.push_back(arg.size());
+  }
+  if (sha != nullptr) {  // EVAL script ... as EVALSHA sha ...
+    static const std::string kEvalSha = "EVALSHA";
+    argv[0] = kEvalSha.data();
+    lengths[0] = kEvalSha.size();
+    argv[1] = sha->data();
+    lengths[1] = sha->size();
+  }
+  redisAppendCommandArgv(context, static_cast<int>(argv.size()), argv.data(), lengths.data());
+}
+
+bool is_eval(const RedisCommand& command) { return command.size() >= 2 && command[0] == "EVAL"; }
+
+}  // namespace
+
+std::string RedisClient::script_sha(const std::string& script) {
+  MutexLock lock(mutex_);
+  const auto found = script_shas_.find(script);
+  return found == script_shas_.end() ? std::string() : found->second;
+}
+
+void RedisClient::set_script_sha(const std::string& script, std::string sha) {
+  MutexLock lock(mutex_);
+  if (sha.empty()) {
+    script_shas_.erase(script);
+  } else {
+    script_shas_[script] = std::move(sha);
+  }
+}
+
 Status RedisClient::exchange(const char* operation, const std::vector<RedisCommand>& commands,
                              std::vector<RedisReply>* replies) {
+  // A call of one script sends its SHA1 (EVALSHA), loading the script the first time
+  // (SCRIPT LOAD pipelined before an EVAL) and again when Redis forgot it (NOSCRIPT after
+  // a restart: nothing ran, so the call is sent again with the text). Only a call of one
+  // command: in a pipeline, the commands before a NOSCRIPT would have run.
+  const bool one_script = commands.size() == 1 && is_eval(commands.front());
+  for (int attempt = 0;; ++attempt) {
+    const std::string sha = one_script ? script_sha(commands.front()[1]) : std::string();
+    std::string learned;
+    TSSERVE_RETURN_IF_ERROR(exchange_once(commands, sha, &learned, replies));
+    if (!learned.empty()) set_script_sha(commands.front()[1], learned);
+    if (sha.empty() || attempt > 0 || replies->size() != 1 ||
+        replies->front().type != RedisReply::Type::kError ||
+        replies->front().text.rfind("NOSCRIPT", 0) != 0) {
+      break;
+    }
+    set_script_sha(commands.front()[1], "");
+  }
+  const std::string error = replies->empty() ? std::string() : first_error(*replies);
+  if (!error.empty()) return unavailable(operation + std::string(": ") + error);
+  return Status();
+}
+
+Status RedisClient::exchange_once(const std::vector<RedisCommand>& commands,
+                                  const std::string& sha, std::string* learned,
+                                  std::vector<RedisReply>* replies) {
   std::unique_ptr<Connection> connection;
   TSSERVE_RETURN_IF_ERROR(acquire(&connection));
+  // One script whose SHA1 is not known yet: SCRIPT LOAD first, its answer kept apart.
+  const bool load = commands.size() == 1 && is_eval(commands.front()) && sha.empty();
+  if (load) append_command(connection->context, {"SCRIPT", "LOAD", commands.front()[1]}, nullptr);
   for (const RedisCommand& command : commands) {
-    std::vector<const char*> argv;
-    std::vector<std::size_t> lengths;
-    argv.reserve(command.size());
-    lengths.reserve(command.size());
-    for (const std::string& arg : command) {
-      argv.push_back(arg.data());
-      lengths.push_back(arg.size());
-    }
-    redisAppendCommandArgv(connection->context, static_cast<int>(argv.size()), argv.data(),
-                           lengths.data());
+    append_command(connection->context, command, sha.empty() ? nullptr : &sha);
   }
   replies->clear();
   replies->reserve(commands.size());
-  std::string error;
-  for (std::size_t i = 0; i < commands.size(); ++i) {
+  const std::size_t expected = commands.size() + (load ? 1 : 0);
+  for (std::size_t i = 0; i < expected; ++i) {
     void* raw = nullptr;
     if (redisGetReply(connection->context, &raw) != REDIS_OK || raw == nullptr) {
       Status lost =
@@ -206,14 +281,16 @@ Status RedisClient::exchange(const char* operation, const std::vector<RedisComma
     }
     const OwnedReply reply(raw);
     const auto* typed = static_cast<const redisReply*>(reply.get());
-    if (error.empty()) error = error_in(*typed);
+    if (load && i == 0) {
+      if (typed->type == REDIS_REPLY_STRING) learned->assign(typed->str, typed->len);
+      continue;
+    }
     replies->push_back(copy_reply(*typed));
   }
   // Every reply was read, so the connection stays in step and can be reused; an error
   // reply is an answer: the store was reached.
   release(std::move(connection), true);
   note_reachable(true);
-  if (!error.empty()) return unavailable(operation + std::string(": ") + error);
   return Status();
 }
 

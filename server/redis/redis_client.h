@@ -19,6 +19,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "server/config/series_store_url.h"
@@ -39,9 +40,9 @@ struct RedisClientOptions {
 
 // One reply, copied out of hiredis' (so no hiredis type escapes this class).
 struct RedisReply {
-  enum class Type { kNil, kString, kInteger, kArray, kStatus };
+  enum class Type { kNil, kString, kInteger, kArray, kStatus, kError };
   Type type = Type::kNil;
-  std::string text;  // kString, kStatus
+  std::string text;  // kString, kStatus, kError
   int64_t integer = 0;
   std::vector<RedisReply> elements;  // kArray
 };
@@ -59,6 +60,8 @@ class RedisClient {
 
   // Sends `commands` in one round trip on one connection; *replies receives one reply per
   // command. `operation` labels the metrics. An error reply to any command fails the call.
+  // A call of one script ({"EVAL", script, ...}) is sent as EVALSHA once Redis has the
+  // script (it hashes an EVAL's whole text on every call).
   Status run(const char* operation, const std::vector<RedisCommand>& commands,
              std::vector<RedisReply>* replies);
 
@@ -72,6 +75,14 @@ class RedisClient {
   Status acquire(std::unique_ptr<Connection>* connection);
   Status exchange(const char* operation, const std::vector<RedisCommand>& commands,
                   std::vector<RedisReply>* replies);
+  // One round trip: `commands` (a lone EVAL as EVALSHA `sha` when not ""; loaded first,
+  // its SHA1 into *learned, when ""). Error replies are replies here.
+  Status exchange_once(const std::vector<RedisCommand>& commands, const std::string& sha,
+                       std::string* learned,
+                       std::vector<RedisReply>* replies);
+  // The SHA1 Redis gave `script`, or "" (not loaded by this client, or forgotten).
+  std::string script_sha(const std::string& script);
+  void set_script_sha(const std::string& script, std::string sha);
   void release(std::unique_ptr<Connection> connection, bool healthy);
   Status connect(std::unique_ptr<Connection>* connection) const;
   Status unavailable(const std::string& what) const;
@@ -87,6 +98,7 @@ class RedisClient {
   std::vector<std::unique_ptr<Connection>> idle_ TSSERVE_GUARDED_BY(mutex_);
   int open_ TSSERVE_GUARDED_BY(mutex_) = 0;  // idle and in use
   bool reachable_ TSSERVE_GUARDED_BY(mutex_) = true;
+  std::unordered_map<std::string, std::string> script_shas_ TSSERVE_GUARDED_BY(mutex_);
 };
 
 }  // namespace tsserve::server

@@ -12,65 +12,65 @@
 namespace tsserve::server {
 namespace {
 
-// Metas and widths cached at most; past it a cache starts again (a miss costs one round
-// trip).
-constexpr std::size_t kMaxCachedMetas = 1 << 14;
+// Widths cached at most; past it the cache starts again (a miss costs one round trip).
 constexpr std::size_t kMaxCachedWidths = 256;
 // Members older than the expiry that one keep drops at most (the next keeps drop the rest).
 constexpr int kMaxDroppedPerKeep = 1000;
-// A run of marks is one BITFIELD field; Lua numbers hold 53 bits exactly.
-constexpr std::size_t kMaxRunBits = 52;
 
-std::string meta_key(uint64_t id) { return "tsserve:fm:" + std::to_string(id); }
-std::string body_key(uint64_t id) { return "tsserve:fb:" + std::to_string(id); }
+std::string forecast_key(uint64_t id) { return "tsserve:f:" + std::to_string(id); }
 std::string widths_key(const std::string& id) { return "tsserve:fw:" + id; }
 std::string index_key(const std::string& key) { return "tsserve:fi:" + key; }
 std::string kept_at_key(const std::string& key) { return "tsserve:fk:" + key; }
 std::string names_key(const std::string& key) { return "tsserve:fn:" + key; }
 std::string sequence_key(const std::string& key) { return "tsserve:fq:" + key; }
+std::string marks_key(const std::string& key) { return "tsserve:fx:" + key; }
 
-// KEYS: the meta, the body, the index, the kept-at set, the names, the sequence, the
-// widths ("" when the body holds the bounds). ARGV: the expiry in ms, the meta, the body,
-// the last time, the id, the most members to drop, the widths' bytes ("" when the caller
-// believes them held), then the names. The forecast's sequence; 0 = the widths are not
-// held: nothing was written (send them). Widths live as long as the newest forecast that
-// uses them.
+// KEYS: the forecast, the index, the kept-at set, the names, the sequence, the marks, the
+// widths ("" when the body holds the bounds). ARGV: the expiry in ms, the forecast's
+// bytes, its last time, its id, the most members to drop, the widths' bytes ("" when the
+// caller believes them held), then the names. {the forecast's sequence, when it was kept
+// (Redis' clock, ms)}; 0 = the widths are not held: nothing was written (send them).
+// Widths live as long as the newest forecast that uses them; a dropped member's marks go
+// with it.
 constexpr const char* kKeep = R"lua(
-local ttl = tonumber(ARGV[1])
+local ttl = ARGV[1]
 if KEYS[7] ~= '' then
-  if ARGV[7] ~= '' then
-    redis.call('SET', KEYS[7], ARGV[7], 'PX', ttl)
+  if ARGV[6] ~= '' then
+    redis.call('SET', KEYS[7], ARGV[6], 'PX', ttl)
   elseif redis.call('PEXPIRE', KEYS[7], ttl) == 0 then
     return 0
   end
 end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ttl)
-redis.call('SET', KEYS[2], ARGV[3], 'PX', ttl)
-local member = redis.call('INCR', KEYS[6]) .. '-' .. ARGV[5]
 local now = redis.call('TIME')
-local ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
-local old = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', ms - ttl, 'LIMIT', 0, ARGV[6])
+local ms = now[1] .. string.format('%03d', math.floor(tonumber(now[2]) / 1000))
+local seq = redis.call('INCR', KEYS[5])
+local member = seq .. '-' .. ARGV[4] .. '-' .. ms
+local old = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', tonumber(ms) - tonumber(ttl), 'LIMIT', 0, ARGV[5])
 if #old > 0 then
+  redis.call('ZREM', KEYS[2], unpack(old))
   redis.call('ZREM', KEYS[3], unpack(old))
-  redis.call('ZREM', KEYS[4], unpack(old))
+  local ids = {}
+  for i = 1, #old do ids[i] = string.match(old[i], '^%d+%-(%d+)') end
+  redis.call('HDEL', KEYS[6], unpack(ids))
 end
-redis.call('ZADD', KEYS[3], ARGV[4], member)
-redis.call('ZADD', KEYS[4], ms, member)
-local names = {}
-for i = 8, #ARGV do names[#names + 1] = ARGV[i] end
-redis.call('SADD', KEYS[5], unpack(names))
-for i = 3, 6 do redis.call('PEXPIRE', KEYS[i], ttl) end
-return tonumber(string.match(member, '^(%d+)'))
+redis.call('ZADD', KEYS[2], ARGV[3], member)
+redis.call('ZADD', KEYS[3], ms, member)
+redis.call('SADD', KEYS[4], unpack(ARGV, 7))
+for i = 2, 6 do redis.call('PEXPIRE', KEYS[i], ttl) end
+return {seq, tonumber(ms)}
 )lua";
 
-// KEYS: the key's sequence, names and index, then one body per (forecast, step) read.
-// ARGV: the sequence the caller's view of the key was taken at ("" = no check), the first
-// time its view must cover, then per body: the entry's offset and length, the number of
-// runs, then per run its bit offset, its length and its value (all ones).
+// KEYS: the key's sequence, names, index and marks. ARGV: the sequence the caller's view
+// of the key was taken at ("" = no check), the first time its view must cover, the expiry
+// in ms, then per forecast its id and its edits: 4 bytes each, a byte of its marks (24
+// bits, big-endian) and the bits to set in it (a mask).
 // When the key was kept to since the caller's view: {0, its sequence, its names, its
-// index's members from that time}, and nothing is read or marked. Otherwise {1, then per
-// body its entry ("" when the body expired) and, when the entry is there, the old value of
-// each run (BITFIELD SET answers what it replaced)}.
+// index's members from that time}, and nothing is marked. Otherwise {1, now (Redis' clock,
+// ms), then per edit the byte's old value}. Setting bits ORs, and the old byte says which
+// of them were set, so of two replicas scoring one point at once exactly one scores it. A
+// forecast kept longer ago than the expiry scores nothing, so whoever set its bits first
+// (after it expired) scored nothing either: the caller checks that against `now`.
 constexpr const char* kScore = R"lua(
 if ARGV[1] ~= '' then
   local seq = redis.call('GET', KEYS[1]) or '0'
@@ -79,30 +79,49 @@ if ARGV[1] ~= '' then
             redis.call('ZRANGEBYSCORE', KEYS[3], ARGV[2], '+inf')}
   end
 end
-local out = {1}
-local a = 3
-for i = 4, #KEYS do
-  local offset, length, runs = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
-  a = a + 3
-  local entry = redis.call('GETRANGE', KEYS[i], offset, offset + length - 1)
-  out[#out + 1] = entry
-  if #entry == length then
-    local fields = {}
-    for r = 1, runs do
-      fields[#fields + 1] = 'SET'
-      fields[#fields + 1] = 'u' .. ARGV[a + 1]
-      fields[#fields + 1] = ARGV[a]
-      fields[#fields + 1] = ARGV[a + 2]
-      a = a + 3
+local now = redis.call('TIME')
+local out = {1, tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)}
+local ids = {}
+for a = 4, #ARGV, 2 do ids[#ids + 1] = ARGV[a] end
+if #ids == 0 then return out end
+local olds = redis.call('HMGET', KEYS[4], unpack(ids))
+local writes = {}
+local f = 0
+for a = 4, #ARGV, 2 do
+  f = f + 1
+  local marks = olds[f] or ''
+  local edits = ARGV[a + 1]
+  local changed = false
+  for e = 1, #edits, 4 do
+    local high, middle, low, mask = string.byte(edits, e, e + 3)
+    local i = (high * 256 + middle) * 256 + low
+    if #marks <= i then marks = marks .. string.rep('\0', i + 1 - #marks) end
+    local old = string.byte(marks, i + 1)
+    out[#out + 1] = old
+    if bit.band(old, mask) ~= mask then
+      marks = string.sub(marks, 1, i) .. string.char(bit.bor(old, mask)) .. string.sub(marks, i + 2)
+      changed = true
     end
-    local replaced = redis.call('BITFIELD', KEYS[i], unpack(fields))
-    for r = 1, #replaced do out[#out + 1] = replaced[r] end
-  else
-    a = a + 3 * runs
   end
+  if changed then
+    writes[#writes + 1] = ARGV[a]
+    writes[#writes + 1] = marks
+  end
+end
+if #writes > 0 then
+  redis.call('HSET', KEYS[4], unpack(writes))
+  redis.call('PEXPIRE', KEYS[4], ARGV[3])
 end
 return out
 )lua";
+
+// A byte of a forecast's marks is sent in 24 bits: F * K below 2^27 (a horizon of 1000
+// steps of 130,000 variables).
+constexpr std::size_t kMaxMarkBytes = std::size_t{1} << 24;
+
+Status too_many_marks(const std::string& store) {
+  return {StatusCode::kInternal, store + ": a kept forecast has over 2^27 points to mark"};
+}
 
 // A view of a key that is refused (the key kept to meanwhile, every time) this many times
 // is used unchecked: scored against the forecasts it saw, as a report racing a keep is.
@@ -117,20 +136,28 @@ uint64_t new_id() {
 
 }  // namespace
 
-RedisKeptForecasts::RedisKeptForecasts(RedisClient& client, std::chrono::milliseconds ttl)
-    : client_(client), ttl_(ttl) {}
+RedisKeptForecasts::RedisKeptForecasts(RedisClient& client, std::chrono::milliseconds ttl,
+                                       std::size_t max_cached)
+    : client_(client), ttl_(ttl), max_cached_(std::max<std::size_t>(max_cached, 1)) {}
 
-void RedisKeptForecasts::remember(uint64_t id, Meta meta) {
+void RedisKeptForecasts::remember(uint64_t id, Held forecast) {
   const MutexLock lock(mutex_);
-  if (metas_.size() >= kMaxCachedMetas) metas_.clear();
-  metas_.emplace(id, std::move(meta));
+  if (!held_.emplace(id, std::move(forecast)).second) return;
+  held_order_.push_back(id);
+  while (held_order_.size() > max_cached_) {
+    held_.erase(held_order_.front());
+    held_order_.pop_front();
+  }
 }
 
 Status RedisKeptForecasts::keep(IssuedForecast forecast, StoreDrops* /*drops*/) {
   const uint64_t id = new_id();
   std::string widths, widths_id;
   if (!widths_of(forecast, &widths, &widths_id)) widths.clear();
-  auto meta = std::make_shared<const ForecastMeta>(meta_of(forecast, widths_id));
+  auto held = std::make_shared<HeldForecast>();
+  held->meta = meta_of(forecast, widths_id);
+  const std::string bytes = encode_forecast(forecast, held->meta);
+  held->body = bytes.substr(bytes.size() - held->meta.times.size() * entry_bytes(held->meta));
   const std::string& key = forecast.series_key;
   // Widths this replica wrote or read within half their expiry are held still (each keep
   // renews them); the script says when they are not, and they are sent then.
@@ -139,16 +166,15 @@ Status RedisKeptForecasts::keep(IssuedForecast forecast, StoreDrops* /*drops*/) 
     RedisCommand keep{"EVAL",
                       kKeep,
                       "7",
-                      meta_key(id),
-                      body_key(id),
+                      forecast_key(id),
                       index_key(key),
                       kept_at_key(key),
                       names_key(key),
                       sequence_key(key),
+                      marks_key(key),
                       widths_id.empty() ? std::string() : widths_key(widths_id),
                       std::to_string(ttl_.count()),
-                      encode_meta(*meta),
-                      encode_body(forecast, *meta),
+                      bytes,
                       std::to_string(forecast.times.back()),
                       std::to_string(id),
                       std::to_string(kMaxDroppedPerKeep),
@@ -156,10 +182,12 @@ Status RedisKeptForecasts::keep(IssuedForecast forecast, StoreDrops* /*drops*/) 
     keep.insert(keep.end(), forecast.variable_names.begin(), forecast.variable_names.end());
     std::vector<RedisReply> replies;
     TSSERVE_RETURN_IF_ERROR(client_.run("forecast_keep", {keep}, &replies));
-    if (replies.front().integer > 0) {
+    const RedisReply& kept = replies.front();
+    if (kept.type == RedisReply::Type::kArray && kept.elements.size() == 2) {
       if (!widths_id.empty()) remember_widths(widths_id, nullptr);
-      saw_kept(forecast, {static_cast<uint64_t>(replies.front().integer), id});
-      remember(id, std::move(meta));
+      saw_kept(forecast, {static_cast<uint64_t>(kept.elements[0].integer), id,
+                          kept.elements[1].integer});
+      remember(id, std::move(held));
       return Status();
     }
     send_widths = true;  // they expired since this replica last saw them
@@ -215,15 +243,15 @@ Status RedisKeptForecasts::widths_for(const std::vector<const ForecastMeta*>& me
   return Status();
 }
 
-Status RedisKeptForecasts::metas_of(const std::vector<uint64_t>& ids,
-                                    std::unordered_map<uint64_t, Meta>* metas) {
+Status RedisKeptForecasts::forecasts_of(const std::vector<uint64_t>& ids,
+                                        std::unordered_map<uint64_t, Held>* forecasts) {
   std::vector<uint64_t> missing;
   {
     const MutexLock lock(mutex_);
     for (const uint64_t id : ids) {
-      const auto found = metas_.find(id);
-      if (found != metas_.end()) {
-        metas->emplace(id, found->second);
+      const auto found = held_.find(id);
+      if (found != held_.end()) {
+        forecasts->emplace(id, found->second);
       } else {
         missing.push_back(id);
       }
@@ -231,16 +259,16 @@ Status RedisKeptForecasts::metas_of(const std::vector<uint64_t>& ids,
   }
   if (missing.empty()) return Status();
   RedisCommand get{"MGET"};
-  for (const uint64_t id : missing) get.push_back(meta_key(id));
+  for (const uint64_t id : missing) get.push_back(forecast_key(id));
   std::vector<RedisReply> replies;
   TSSERVE_RETURN_IF_ERROR(client_.run("forecast_read", {get}, &replies));
   const std::vector<RedisReply>& values = replies.front().elements;
   for (std::size_t i = 0; i < missing.size() && i < values.size(); ++i) {
     if (values[i].type != RedisReply::Type::kString) continue;  // expired
-    auto meta = std::make_shared<ForecastMeta>();
-    TSSERVE_RETURN_IF_ERROR(decode_meta(values[i].text, meta.get()));
-    metas->emplace(missing[i], meta);
-    remember(missing[i], meta);
+    auto held = std::make_shared<HeldForecast>();
+    TSSERVE_RETURN_IF_ERROR(decode_forecast(values[i].text, &held->meta, &held->body));
+    forecasts->emplace(missing[i], held);
+    remember(missing[i], std::move(held));
   }
   return Status();
 }
@@ -337,26 +365,30 @@ Status RedisKeptForecasts::score(const ActualsReport& report, const ScoreSink& s
     }
     std::vector<uint64_t> ids;
     for (const KeptMember& member : view.members) ids.push_back(member.id);
-    std::unordered_map<uint64_t, Meta> metas;
-    TSSERVE_RETURN_IF_ERROR(metas_of(ids, &metas));
+    std::unordered_map<uint64_t, Held> forecasts;
+    TSSERVE_RETURN_IF_ERROR(forecasts_of(ids, &forecasts));
     // Members that ended before the report's first time cannot cover it, nor any later
     // report this view serves.
-    view.members.erase(
-        std::remove_if(view.members.begin(), view.members.end(),
-                       [&](const KeptMember& member) {
-                         const auto found = metas.find(member.id);
-                         return found == metas.end() || found->second->times.back() < from_time;
-                       }),
-        view.members.end());
+    view.members.erase(std::remove_if(view.members.begin(), view.members.end(),
+                                      [&](const KeptMember& member) {
+                                        const auto found = forecasts.find(member.id);
+                                        return found == forecasts.end() ||
+                                               found->second->meta.times.back() < from_time;
+                                      }),
+                       view.members.end());
     view.from_time = std::max(view.from_time, from_time);
+    std::unordered_map<uint64_t, Meta> metas;
     std::vector<const ForecastMeta*> held;
-    held.reserve(metas.size());
-    for (const auto& [id, meta] : metas) held.push_back(meta.get());
+    held.reserve(forecasts.size());
+    for (const auto& [id, forecast] : forecasts) {
+      metas.emplace(id, Meta(forecast, &forecast->meta));  // shares the forecast's life
+      held.push_back(&forecast->meta);
+    }
     std::unordered_map<std::string, Widths> widths;
     TSSERVE_RETURN_IF_ERROR(widths_for(held, &widths));
 
     // 2. The pairs, as the in-process store picks them.
-    ScoringPlan plan = plan_scoring(report, view.members, metas, kMaxRunBits);
+    ScoringPlan plan = plan_scoring(report, view.members, metas);
     if (plan.groups.empty() && checked) {
       remember_view(key, view);
       const std::unordered_set<std::string_view> names(view.names.begin(), view.names.end());
@@ -364,23 +396,24 @@ Status RedisKeptForecasts::score(const ActualsReport& report, const ScoreSink& s
       return Status();
     }
 
-    // 3. The view checked, the entries read and the marks set in one script; a pair
-    // scores when its bit was not set before. A run of adjacent bits (a step's variables,
-    // all reported at once by an Observe) is one SET of an unsigned field of ones: setting
-    // ones ORs, and the field's old value says which of them were set.
+    // 3. The view checked and the marks set in one script; a pair scores when its bit was
+    // not set before.
     const bool check_view = !checked && check < kMaxViewChecks;
-    RedisCommand command{"EVAL",          kScore,          std::to_string(3 + plan.groups.size()),
-                         sequence_key(key), names_key(key), index_key(key)};
-    for (const ScoringGroup& group : plan.groups) command.push_back(body_key(group.id));
+    const std::vector<MarkEdits> edits = mark_edits_of(plan);
+    RedisCommand command{"EVAL", kScore, "4", sequence_key(key), names_key(key), index_key(key),
+                         marks_key(key)};
     command.push_back(check_view ? std::to_string(view.seq) : std::string());
     command.push_back(from);
-    for (const ScoringGroup& group : plan.groups) {
-      const std::size_t bytes = entry_bytes(*group.meta);
-      command.insert(command.end(), {std::to_string(static_cast<std::size_t>(group.k) * bytes),
-                                     std::to_string(bytes), std::to_string(group.runs.size())});
-      for (const auto& [bit, length] : group.runs) {
-        command.insert(command.end(), {std::to_string(bit), std::to_string(length),
-                                       std::to_string((uint64_t{1} << length) - 1)});
+    command.push_back(std::to_string(ttl_.count()));
+    for (const MarkEdits& forecast : edits) {
+      command.push_back(std::to_string(forecast.member.id));
+      std::string& packed = command.emplace_back();
+      for (const auto& [byte, mask] : forecast.bytes) {
+        if (byte >= kMaxMarkBytes) return too_many_marks(client_.name());
+        packed.push_back(static_cast<char>((byte >> 16) & 0xFF));
+        packed.push_back(static_cast<char>((byte >> 8) & 0xFF));
+        packed.push_back(static_cast<char>(byte & 0xFF));
+        packed.push_back(static_cast<char>(mask));
       }
     }
     std::vector<RedisReply> answers;
@@ -393,7 +426,7 @@ Status RedisKeptForecasts::score(const ActualsReport& report, const ScoreSink& s
       checked = true;
       continue;
     }
-    read_marks(parts, widths, &plan);
+    read_marks(parts, edits, forecasts, widths, &plan);
     remember_view(key, view);
     const std::unordered_set<std::string_view> names(view.names.begin(), view.names.end());
     deliver_scores(report, plan, names, score, outcome);
@@ -402,37 +435,40 @@ Status RedisKeptForecasts::score(const ActualsReport& report, const ScoreSink& s
 }
 
 void RedisKeptForecasts::read_marks(const std::vector<RedisReply>& parts,
+                                    const std::vector<MarkEdits>& edits,
+                                    const std::unordered_map<uint64_t, Held>& forecasts,
                                     const std::unordered_map<std::string, Widths>& widths,
                                     ScoringPlan* plan) const {
   static const std::vector<double> kNoWidths;
-  std::size_t at = 1;  // after the script's 1
-  for (ScoringGroup& group : plan->groups) {
-    if (at >= parts.size()) break;
-    const RedisReply& entry = parts[at++];
-    const std::size_t runs = group.runs.size();
-    const std::string& widths_id = group.meta->widths_id;
-    const auto found = widths.find(widths_id);
-    const bool whole = entry.text.size() == entry_bytes(*group.meta);
-    if (!whole || (!widths_id.empty() && found == widths.end())) {
-      // Expired (a body, or the widths it needs): scores nothing. Its marks, set or not,
-      // are skipped.
-      if (whole) at += runs;
-      continue;
+  if (parts.size() < 2) return;
+  const int64_t now_ms = parts[1].integer;
+  std::size_t at = 2;  // after the script's 1 and now
+  std::vector<uint8_t> old_bytes;
+  for (const MarkEdits& forecast : edits) {
+    old_bytes.clear();
+    bool answered = at + forecast.bytes.size() <= parts.size();
+    for (std::size_t e = 0; answered && e < forecast.bytes.size(); ++e) {
+      const int64_t old = parts[at + e].integer;
+      answered = old >= 0 && old <= 0xFF;
+      old_bytes.push_back(static_cast<uint8_t>(old));
     }
-    if (!decode_entry(entry.text, *group.meta, widths_id.empty() ? kNoWidths : *found->second,
-                      group.k, &group.entry)
-             .ok()) {
-      at += runs;  // unreadable: scores nothing
-      continue;
-    }
-    group.held = true;
-    for (const auto& [bit, length] : group.runs) {
-      if (at >= parts.size()) break;
-      const auto old = static_cast<uint64_t>(parts[at++].integer);
-      for (std::size_t i = 0; i < length; ++i) {
-        // The field's most significant bit is its first (lowest) offset.
-        if ((old >> (length - 1 - i)) & 1U) group.set_before.push_back(bit + i);
-      }
+    at += forecast.bytes.size();
+    // Kept longer ago than the expiry (by the script's clock, as the keep's): scores nothing.
+    const bool live = forecast.member.kept_ms > now_ms - ttl_.count();
+    const auto held = forecasts.find(forecast.member.id);
+    if (!answered || !live || held == forecasts.end()) continue;  // scores nothing
+    const ForecastMeta& meta = held->second->meta;
+    const auto found = widths.find(meta.widths_id);
+    if (!meta.widths_id.empty() && found == widths.end()) continue;  // the widths expired
+    read_old_marks(forecast, old_bytes, plan);
+    const std::size_t bytes = entry_bytes(meta);
+    for (const std::size_t g : forecast.groups) {
+      ScoringGroup& group = plan->groups[g];
+      const std::string_view entry =
+          std::string_view(held->second->body).substr(static_cast<std::size_t>(group.k) * bytes, bytes);
+      group.held = decode_entry(entry, meta, meta.widths_id.empty() ? kNoWidths : *found->second,
+                                group.k, &group.entry)
+                       .ok();  // unreadable: scores nothing
     }
   }
 }

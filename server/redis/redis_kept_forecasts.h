@@ -1,37 +1,43 @@
 #pragma once
 // The forecasts issued with a series key, kept in a Redis every replica shares
 // (accuracy/kept_forecasts.h), so that an actual is scored on whichever replica receives
-// it. Laid out (forecast_layout.h) so that keeping a forecast is a few writes whatever its
-// horizon, and a report reads only the steps it reports:
+// it. Laid out (forecast_layout.h) so that keeping a forecast is one script whatever its
+// horizon, and scoring one is one script whatever the number of forecasts it scores:
 //
-//   tsserve:fm:<id>           the forecast's meta, times included (string; replicas cache it)
-//   tsserve:fb:<id>           its body: every step's entry, then the scored marks (string)
+//   tsserve:f:<id>            the forecast: its meta, times included, then every step's
+//                             entry (string, never changed; replicas cache it)
 //   tsserve:fw:<widths id>    its bands' widths, shared by every forecast of one model
-//                             version and set of columns (string; replicas cache it)
-//   tsserve:fi:<series_key>   the key's forecasts, "<seq>-<id>" scored by their last time
+//                             version and set of columns (string; replicas cache them)
+//   tsserve:fi:<series_key>   the key's forecasts, "<seq>-<id>-<kept ms>" scored by their
+//                             last time
 //   tsserve:fk:<series_key>   the same members scored by when they were kept (ms)
 //   tsserve:fq:<series_key>   the key's keep sequence (seq: the order they were kept)
 //   tsserve:fn:<series_key>   the variable names of the key's forecasts (set)
+//   tsserve:fx:<series_key>   the scored marks of the key's forecasts (hash: id -> bits)
 //
 // keep() is one script (one round trip, atomic: a report sees a forecast whole or not at
 // all, and two replicas' forecasts of one key get distinct, ordered seqs). score() needs
 // the key's names and the forecasts that may cover the report (last time >= its first
 // time): as this replica last saw them, following its own keeps, or read in one round
 // trip. It picks the (forecast, point) pairs exactly as the in-process store does
-// (scoring_plan.h; metas and widths from its caches, one more round trip for those it has
-// not seen), then one script checks that the key was not kept to since the view (else it
-// answers the current view, and the pairs are picked again), reads the entries of the
-// steps it needs and sets their marks: BITFIELD answers each bit it replaced, so of two
-// replicas scoring one point at once exactly one scores it. So a report on a key whose
-// last keep was this replica's is one round trip; after another replica's, two.
-// A forecast's meta and body expire `ttl` after it was kept, the key's sets `ttl` after its
-// last forecast; a keep drops the key's members older than `ttl` (Redis' own expiry: not
-// counted in StoreDrops).
+// (scoring_plan.h; forecasts and widths from its caches, one more round trip for those it
+// has not seen), then one script checks that the key was not kept to since the view (else
+// it answers the current view, and the pairs are picked again) and sets the pairs' marks,
+// answering the bytes it replaced: of two replicas scoring one point at once exactly one
+// scores it. So a report on a key whose last keep was this replica's is one round trip;
+// after another replica's, two.
+// A forecast expires `ttl` after it was kept (its value by Redis' expiry, its marks by the
+// scoring script's clock check and the next keep), the key's sets `ttl` after its last
+// forecast; a keep drops the key's members older than `ttl` (Redis' own expiry: not
+// counted in StoreDrops). A replica caches at most `max_cached` forecasts, the oldest
+// kept going first.
 //
 // Thread safety: every member may be called from any thread.
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -49,7 +55,8 @@ namespace tsserve::server {
 class RedisKeptForecasts final : public KeptForecasts {
  public:
   // `client` outlives the store.
-  RedisKeptForecasts(RedisClient& client, std::chrono::milliseconds ttl);
+  RedisKeptForecasts(RedisClient& client, std::chrono::milliseconds ttl,
+                     std::size_t max_cached = 10'000);
 
   Status keep(IssuedForecast forecast, StoreDrops* drops) override;
   Status score(const ActualsReport& report, const ScoreSink& score, StoreDrops* drops,
@@ -58,6 +65,12 @@ class RedisKeptForecasts final : public KeptForecasts {
 
  private:
   using Meta = std::shared_ptr<const ForecastMeta>;
+  // A forecast as kept: its meta and its body (forecast_layout.h).
+  struct HeldForecast {
+    ForecastMeta meta;
+    std::string body;
+  };
+  using Held = std::shared_ptr<const HeldForecast>;
 
   using Widths = std::shared_ptr<const std::vector<double>>;
   // What this replica knows of a key's kept forecasts: its names and the forecasts whose
@@ -75,9 +88,10 @@ class RedisKeptForecasts final : public KeptForecasts {
     Widths widths;                             // null until read back
   };
 
-  // The metas of `ids` into *metas (an id whose meta expired is absent).
-  Status metas_of(const std::vector<uint64_t>& ids, std::unordered_map<uint64_t, Meta>* metas);
-  void remember(uint64_t id, Meta meta);
+  // The forecasts `ids` into *forecasts (an id whose forecast expired is absent).
+  Status forecasts_of(const std::vector<uint64_t>& ids,
+                      std::unordered_map<uint64_t, Held>* forecasts);
+  void remember(uint64_t id, Held forecast);
   // The widths `metas` name into *widths, by id (widths that expired are absent).
   Status widths_for(const std::vector<const ForecastMeta*>& metas,
                     std::unordered_map<std::string, Widths>* widths);
@@ -91,14 +105,18 @@ class RedisKeptForecasts final : public KeptForecasts {
   void saw_kept(const IssuedForecast& forecast, KeptMember member);
   Status view_of(const RedisReply& seq, const RedisReply& names, const RedisReply& members,
                  int64_t from_time, KeyView* view) const;
-  // The scoring script's entries and old marks into the plan's groups.
-  void read_marks(const std::vector<RedisReply>& parts,
+  // The scoring script's old marks, and the entries of the forecasts it found live, into
+  // the plan's groups.
+  void read_marks(const std::vector<RedisReply>& parts, const std::vector<MarkEdits>& edits,
+                  const std::unordered_map<uint64_t, Held>& forecasts,
                   const std::unordered_map<std::string, Widths>& widths, ScoringPlan* plan) const;
 
   RedisClient& client_;
   const std::chrono::milliseconds ttl_;
+  const std::size_t max_cached_;
   Mutex mutex_;
-  std::unordered_map<uint64_t, Meta> metas_ TSSERVE_GUARDED_BY(mutex_);
+  std::unordered_map<uint64_t, Held> held_ TSSERVE_GUARDED_BY(mutex_);
+  std::deque<uint64_t> held_order_ TSSERVE_GUARDED_BY(mutex_);  // oldest kept first
   std::unordered_map<std::string, SeenWidths> widths_ TSSERVE_GUARDED_BY(mutex_);
   std::unordered_map<std::string, KeyView> views_ TSSERVE_GUARDED_BY(mutex_);
 };

@@ -3,42 +3,23 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <map>
 
 namespace tsserve::server {
-namespace {
-
-// Sorted `bits` as runs of adjacent bits, each at most `max_run` long.
-std::vector<std::pair<std::size_t, std::size_t>> runs_of(std::vector<std::size_t> bits,
-                                                         std::size_t max_run) {
-  std::sort(bits.begin(), bits.end());
-  std::vector<std::pair<std::size_t, std::size_t>> runs;
-  for (std::size_t i = 0; i < bits.size();) {
-    std::size_t length = 1;
-    while (i + length < bits.size() && bits[i + length] == bits[i] + length &&
-           length < max_run) {
-      ++length;
-    }
-    runs.emplace_back(bits[i], length);
-    i += length;
-  }
-  return runs;
-}
-
-}  // namespace
 
 bool parse_kept_member(std::string_view text, KeptMember* member) {
-  const auto dash = text.find('-');
-  if (dash == std::string_view::npos) return false;
+  const char* at = text.data();
   const char* end = text.data() + text.size();
-  const auto seq = std::from_chars(text.data(), text.data() + dash, member->seq);
-  const auto id = std::from_chars(text.data() + dash + 1, end, member->id);
-  return seq.ec == std::errc() && seq.ptr == text.data() + dash && id.ec == std::errc() &&
-         id.ptr == end;
+  const auto seq = std::from_chars(at, end, member->seq);
+  if (seq.ec != std::errc() || seq.ptr == end || *seq.ptr != '-') return false;
+  const auto id = std::from_chars(seq.ptr + 1, end, member->id);
+  if (id.ec != std::errc() || id.ptr == end || *id.ptr != '-') return false;
+  const auto kept = std::from_chars(id.ptr + 1, end, member->kept_ms);
+  return kept.ec == std::errc() && kept.ptr == end;
 }
 
 ScoringPlan plan_scoring(const ActualsReport& report, const std::vector<KeptMember>& members,
-                         const std::unordered_map<uint64_t, std::shared_ptr<const ForecastMeta>>& metas,
-                         std::size_t max_run) {
+                         const std::unordered_map<uint64_t, std::shared_ptr<const ForecastMeta>>& metas) {
   const std::size_t rows = report.timestamps.size();
   const std::size_t columns = report.variable_names.size();
   std::unordered_map<std::string_view, std::size_t> column_of;
@@ -64,7 +45,7 @@ ScoringPlan plan_scoring(const ActualsReport& report, const std::vector<KeptMemb
         if (v < 0 || !std::isfinite(report.values[point])) continue;
         if (group == plan.groups.size()) {
           plan.groups.emplace_back();
-          plan.groups.back().id = member.id;
+          plan.groups.back().member = member;
           plan.groups.back().meta = &meta;
           plan.groups.back().k = k;
         }
@@ -74,11 +55,49 @@ ScoringPlan plan_scoring(const ActualsReport& report, const std::vector<KeptMemb
       }
     }
   }
-  for (ScoringGroup& group : plan.groups) group.runs = runs_of(group.bits, max_run);
   // Made forecast by forecast: a stable sort by point leaves each point's in keep order.
   std::stable_sort(plan.pairs.begin(), plan.pairs.end(),
                    [](const ScoringPair& a, const ScoringPair& b) { return a.point < b.point; });
   return plan;
+}
+
+std::vector<MarkEdits> mark_edits_of(const ScoringPlan& plan) {
+  std::vector<MarkEdits> all;
+  std::unordered_map<uint64_t, std::size_t> index_of;  // forecast id -> into all
+  for (std::size_t g = 0; g < plan.groups.size(); ++g) {
+    const ScoringGroup& group = plan.groups[g];
+    const auto [found, added] = index_of.emplace(group.member.id, all.size());
+    if (added) all.push_back({group.member, {}, {}});
+    all[found->second].groups.push_back(g);
+  }
+  for (MarkEdits& edits : all) {
+    std::map<std::size_t, uint8_t> masks;
+    for (const std::size_t g : edits.groups) {
+      for (const std::size_t bit : plan.groups[g].bits) {
+        masks[bit / 8] |= static_cast<uint8_t>(1U << (bit % 8));
+      }
+    }
+    edits.bytes.assign(masks.begin(), masks.end());
+  }
+  return all;
+}
+
+void read_old_marks(const MarkEdits& edits, const std::vector<uint8_t>& old_bytes,
+                    ScoringPlan* plan) {
+  for (const std::size_t g : edits.groups) {
+    ScoringGroup& group = plan->groups[g];
+    group.set_before.clear();
+    for (const std::size_t bit : group.bits) {
+      const auto edit = std::lower_bound(
+          edits.bytes.begin(), edits.bytes.end(), bit / 8,
+          [](const std::pair<std::size_t, uint8_t>& e, std::size_t byte) { return e.first < byte; });
+      const auto at = static_cast<std::size_t>(edit - edits.bytes.begin());
+      if (at < old_bytes.size() && ((old_bytes[at] >> (bit % 8)) & 1U) != 0) {
+        group.set_before.push_back(bit);
+      }
+    }
+    std::sort(group.set_before.begin(), group.set_before.end());
+  }
 }
 
 void deliver_scores(const ActualsReport& report, const ScoringPlan& plan,

@@ -4,7 +4,8 @@
 // (accuracy/kept_forecasts.h): by point, then in the order the forecasts were kept; a
 // column takes a forecast's first variable of its name. Grouped by (forecast, step), the
 // unit the store reads an entry of and sets marks in; then delivered, once the store says
-// which marks were already set, as ScoredPoints and the report's outcome.
+// which marks were already set, as ScoredPoints and the report's outcome. The marks are
+// set forecast by forecast, as byte edits (mark_edits_of).
 
 #include <cstddef>
 #include <cstdint>
@@ -21,22 +22,23 @@
 
 namespace tsserve::server {
 
-// One kept forecast of a key: its keep sequence (the order it was kept) and its id.
+// One kept forecast of a key: its keep sequence (the order it was kept), its id and when
+// it was kept (Redis' clock, ms since the epoch).
 struct KeptMember {
   uint64_t seq = 0;
   uint64_t id = 0;
+  int64_t kept_ms = 0;
 };
-// "<seq>-<id>", as the keep script names a member of the key's index.
+// "<seq>-<id>-<kept ms>", as the keep script names a member of the key's index.
 bool parse_kept_member(std::string_view text, KeptMember* member);
 
 // One (forecast, step) a report reads the entry of and sets marks in.
 struct ScoringGroup {
-  uint64_t id = 0;
+  KeptMember member;
   const ForecastMeta* meta = nullptr;
   int64_t k = 0;
-  std::vector<std::size_t> bits;                          // its pairs' marks
-  std::vector<std::pair<std::size_t, std::size_t>> runs;  // (first bit, length), sorted
-  bool held = false;                                      // its entry was read
+  std::vector<std::size_t> bits;  // its pairs' marks
+  bool held = false;              // its entry was read and its forecast had not expired
   ForecastEntry entry;
   std::vector<std::size_t> set_before;  // the bits that were set, sorted
 };
@@ -55,11 +57,23 @@ struct ScoringPlan {
 };
 
 // The pairs of `report` against `members` (in keep order) whose metas are in `metas`
-// (members without one expired and are skipped). Each group's runs are its bits' runs of
-// at most `max_run` adjacent bits.
+// (members without one expired and are skipped).
 ScoringPlan plan_scoring(const ActualsReport& report, const std::vector<KeptMember>& members,
-                         const std::unordered_map<uint64_t, std::shared_ptr<const ForecastMeta>>& metas,
-                         std::size_t max_run);
+                         const std::unordered_map<uint64_t, std::shared_ptr<const ForecastMeta>>& metas);
+
+// One forecast's marks that a plan sets: its groups' bits as (byte, mask) edits, bytes
+// increasing, one per byte.
+struct MarkEdits {
+  KeptMember member;
+  std::vector<std::size_t> groups;  // into the plan's groups
+  std::vector<std::pair<std::size_t, uint8_t>> bytes;
+};
+// The plan's marks, forecast by forecast in the order of their first group.
+std::vector<MarkEdits> mark_edits_of(const ScoringPlan& plan);
+// Each group of `edits` given the old values of its bytes (`old_bytes`, one per edit, in
+// order): its set_before bits.
+void read_old_marks(const MarkEdits& edits, const std::vector<uint8_t>& old_bytes,
+                    ScoringPlan* plan);
 
 // Calls `score` for every pair of a held group whose bit was not set before, in the plan's
 // order, and counts each point's outcome. `key_names`: every variable name of the key's

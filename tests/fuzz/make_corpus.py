@@ -667,8 +667,9 @@ def series_snapshot_seeds():
 
 # --------------------------------------------------------------------------------------
 # The shared store's layouts (server/redis/forecast_layout.h and window_layout.h, written
-# here from their documentation). The first byte: 0x00, a meta; 0x01, a u32 length, a meta
-# and one step's entry; 0x02, a u32 length, a window's head and its ring.
+# here from their documentation). The first byte: 0x00, a meta; 0x01, a kept forecast (a
+# u32 length, a meta, then its F steps' entries); 0x02, a u32 length, a window's head and
+# its ring.
 META_MODE, ENTRY_MODE, WINDOW_MODE = b"\x00", b"\x01", b"\x02"
 
 
@@ -724,9 +725,9 @@ def shared_store_seeds():
         "meta_scaled.bin": META_MODE + scaled,
         "meta_plain.bin": META_MODE + plain,
         "refused_meta_truncated.bin": META_MODE + plain[:9],
-        "entry.bin": ENTRY_MODE + prefixed(scaled, entry),
-        "refused_entry_truncated.bin": ENTRY_MODE + prefixed(scaled, entry[:-3]),
-        "entry_with_widths.bin": ENTRY_MODE + prefixed(with_widths, raw(seven)),
+        "forecast.bin": ENTRY_MODE + prefixed(scaled, entry * len(hours)),
+        "refused_forecast_truncated.bin": ENTRY_MODE + prefixed(scaled, (entry * len(hours))[:-3]),
+        "forecast_with_widths.bin": ENTRY_MODE + prefixed(with_widths, raw(seven) * len(hours)),
         "window.bin": WINDOW_MODE + prefixed(head, ring),
         "refused_window_ring_short.bin": WINDOW_MODE + prefixed(head, ring[:-4]),
     }

@@ -2,14 +2,14 @@
 // window_layout.h), what a replica reads back from Redis that another replica (or
 // anything else with access to Redis) wrote.
 //
-// Input: byte 0 chooses the reader (modulo 3). 0: the rest is a forecast's meta. 1: a u32
-// length, that many bytes of a meta, then its first step's entry (with zero widths when
-// the meta names widths). 2: a u32
+// Input: byte 0 chooses the reader (modulo 3). 0: the rest is a forecast's meta. 1: a
+// kept forecast as the store writes it (a u32 length, that many bytes of a meta, then its
+// body), each step's entry read (with zero widths when the meta names widths). 2: a u32
 // length, that many bytes of a window's head, then its ring.
 // Invariants: decoding never crashes nor allocates past the input's size (ASan); a refusal
 // says why. A meta that decodes is canonical (encoding it again gives the same bytes), has
-// a scaler of 0 or K and increasing times; an entry that decodes holds K values and L x K
-// bounds; a window that decodes holds P x N values, P within its capacity and its
+// a scaler of 0 or K and increasing times; a forecast that decodes holds F entries, each
+// of K values and L x K bounds; a window that decodes holds P x N values, P within its capacity and its
 // accepted total, and its head encodes back to the input's head.
 
 #include <cstring>
@@ -64,10 +64,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                "a decoded head encodes to other bytes");
     return 0;
   }
-  std::string_view meta_bytes = bytes, entry_bytes;
-  if (reader == 1 && !split(bytes, &meta_bytes, &entry_bytes)) return 0;
+  std::string_view meta_bytes = bytes, rest;
+  if (reader == 1 && !split(bytes, &meta_bytes, &rest)) return 0;
   server::ForecastMeta meta;
-  if (refused(server::decode_meta(meta_bytes, &meta))) return 0;
+  std::string body;
+  if (reader == 1 && refused(server::decode_forecast(bytes, &meta, &body))) return 0;
+  if (reader == 0 && refused(server::decode_meta(meta_bytes, &meta))) return 0;
   FUZZ_CHECK(meta.scaler_mean.empty() || meta.scaler_mean.size() == meta.variable_names.size(),
              "a scaler of neither 0 nor K variables");
   FUZZ_CHECK(meta.scaler_std.size() == meta.scaler_mean.size(), "means and deviations differ");
@@ -79,11 +81,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // A meta that names widths is scored with its widths: zeros of the size it needs.
   const std::vector<double> widths(
       meta.widths_id.empty() ? 0 : meta.levels.size() * meta.variables() * meta.times.size(), 0.0);
-  server::ForecastEntry entry;
-  if (refused(server::decode_entry(entry_bytes, meta, widths, 0, &entry))) return 0;
-  FUZZ_CHECK(entry.values.size() == meta.variables() &&
-                 entry.lower.size() == meta.levels.size() * meta.variables() &&
-                 entry.upper.size() == entry.lower.size(),
-             "an entry of other than K values and L x K bounds");
+  const size_t entry_size = server::entry_bytes(meta);
+  FUZZ_CHECK(body.size() == meta.times.size() * entry_size, "a body of other than F entries");
+  for (size_t k = 0; k < meta.times.size(); ++k) {
+    server::ForecastEntry entry;
+    const bool read = server::decode_entry(std::string_view(body).substr(k * entry_size, entry_size),
+                                           meta, widths, static_cast<int64_t>(k), &entry)
+                          .ok();
+    FUZZ_CHECK(read, "an entry of a decoded forecast refused");
+    FUZZ_CHECK(entry.values.size() == meta.variables() &&
+                   entry.lower.size() == meta.levels.size() * meta.variables() &&
+                   entry.upper.size() == entry.lower.size(),
+               "an entry of other than K values and L x K bounds");
+  }
   return 0;
 }

@@ -24,6 +24,7 @@
 
 #include "kept_forecasts_parity.h"
 #include "server/live/memory_series_store.h"
+#include "server/redis/forecast_layout.h"
 #include "server/redis/window_layout.h"
 #include "server/redis/redis_client.h"
 #include "server/redis/redis_kept_forecasts.h"
@@ -172,12 +173,16 @@ TEST_F(RedisStoreTest, CalibratedBandsAreKeptOnceAsWidths) {
     ASSERT_TRUE(store.keep(forecast, &drops).ok());
   }
   std::vector<RedisReply> replies;
-  ASSERT_TRUE(client_->run("scan", {{"KEYS", "tsserve:fw:*"}, {"KEYS", "tsserve:fb:*"}}, &replies)
+  ASSERT_TRUE(client_->run("scan", {{"KEYS", "tsserve:fw:*"}, {"KEYS", "tsserve:f:*"}}, &replies)
                   .ok());
   ASSERT_EQ(replies[0].elements.size(), 1U) << "one widths key for the two forecasts";
   ASSERT_EQ(replies[1].elements.size(), 2U);
-  ASSERT_TRUE(client_->run("len", {{"STRLEN", replies[1].elements[0].text}}, &replies).ok());
-  EXPECT_EQ(replies[0].integer, 2 * 2 * 4 + 1) << "a body of values and marks, no bounds";
+  ASSERT_TRUE(client_->run("get", {{"GET", replies[1].elements[0].text}}, &replies).ok());
+  ForecastMeta meta;
+  std::string body;
+  ASSERT_TRUE(decode_forecast(replies[0].text, &meta, &body).ok());
+  EXPECT_FALSE(meta.widths_id.empty());
+  EXPECT_EQ(body.size(), 2U * 2U * 4U) << "a body of values, no bounds";
 
   ActualsReport report;
   report.series_key = "cal";
