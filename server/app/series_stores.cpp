@@ -72,13 +72,15 @@ SeriesStores make_series_stores(const ServerConfig& config, prometheus::Registry
                                                 std::move(on_reachability));
   const auto ttl = std::chrono::duration_cast<std::chrono::milliseconds>(max_age);
   // A replica caches as many forecasts as the in-process store would hold.
-  stores.forecasts = std::make_unique<RedisKeptForecasts>(
+  auto kept = std::make_unique<RedisKeptForecasts>(
       *stores.client, ttl, static_cast<std::size_t>(config.accuracy.forecast_store_max_entries));
+  RedisKeptForecasts* const kept_forecasts = kept.get();
+  stores.forecasts = std::move(kept);
   const bool compare_and_set = !compare_and_set_disabled();
   if (!compare_and_set) spdlog::warn("series store: compare-and-set OFF (a test's plant)");
   stores.shared_windows = std::make_unique<RedisSeriesStore>(
       *stores.client, static_cast<std::size_t>(config.live.series_store_max_bytes), ttl,
-      compare_and_set);
+      compare_and_set, kept_forecasts);
   spdlog::info("series store: {} (windows and kept forecasts expire {} s after their last write)",
                options.url.text(), config.accuracy.forecast_store_max_age_s);
   return stores;

@@ -33,6 +33,11 @@ struct SeriesAppend {
   std::vector<int64_t> timestamps;  // T >= 1, Unix seconds
   std::vector<float> values;        // [T, N] row-major
   int64_t keep_points = 0;          // the window's capacity for this call (seq_len), >= 1
+  // When the caller scores exactly the appended points next (Observe: accuracy's report of
+  // them, named as the window's variables), their values as reported (before the window's
+  // float32), so that a shared store may send that score with its write
+  // (redis/redis_series_store.h); null otherwise.
+  const std::vector<double>* scored_values = nullptr;
 };
 
 // The bytes one key is accounted for:

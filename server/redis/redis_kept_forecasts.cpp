@@ -4,6 +4,7 @@
 #include <charconv>
 #include <limits>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <string_view>
 #include <unordered_set>
@@ -61,17 +62,22 @@ for i = 2, 6 do redis.call('PEXPIRE', KEYS[i], ttl) end
 return {seq, tonumber(ms)}
 )lua";
 
-// KEYS: the key's sequence, names, index and marks. ARGV: the sequence the caller's view
-// of the key was taken at ("" = no check), the first time its view must cover, the expiry
-// in ms, then per forecast its id and its edits: 4 bytes each, a byte of its marks (24
+// KEYS: the key's sequence, names, index and marks, then the guard's hash ("" = none).
+// ARGV: the sequence the caller's view of the key was taken at ("" = no check), the first
+// time its view must cover, the expiry in ms, the revision the guard's field rev must hold
+// ("" = no guard), then per forecast its id and its edits: 4 bytes each, a byte of its marks (24
 // bits, big-endian) and the bits to set in it (a mask).
-// When the key was kept to since the caller's view: {0, its sequence, its names, its
+// When the guard's rev is another (the write this score rode on did not land): {2}, and
+// nothing is marked. When the key was kept to since the caller's view: {0, its sequence, its names, its
 // index's members from that time}, and nothing is marked. Otherwise {1, now (Redis' clock,
 // ms), then per edit the byte's old value}. Setting bits ORs, and the old byte says which
 // of them were set, so of two replicas scoring one point at once exactly one scores it. A
 // forecast kept longer ago than the expiry scores nothing, so whoever set its bits first
 // (after it expired) scored nothing either: the caller checks that against `now`.
 constexpr const char* kScore = R"lua(
+if ARGV[4] ~= '' and redis.call('HGET', KEYS[5], 'rev') ~= ARGV[4] then
+  return {2}
+end
 if ARGV[1] ~= '' then
   local seq = redis.call('GET', KEYS[1]) or '0'
   if seq ~= ARGV[1] then
@@ -82,12 +88,12 @@ end
 local now = redis.call('TIME')
 local out = {1, tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)}
 local ids = {}
-for a = 4, #ARGV, 2 do ids[#ids + 1] = ARGV[a] end
+for a = 5, #ARGV, 2 do ids[#ids + 1] = ARGV[a] end
 if #ids == 0 then return out end
 local olds = redis.call('HMGET', KEYS[4], unpack(ids))
 local writes = {}
 local f = 0
-for a = 4, #ARGV, 2 do
+for a = 5, #ARGV, 2 do
   f = f + 1
   local marks = olds[f] or ''
   local edits = ARGV[a + 1]
@@ -273,6 +279,29 @@ Status RedisKeptForecasts::forecasts_of(const std::vector<uint64_t>& ids,
   return Status();
 }
 
+bool RedisKeptForecasts::cached_forecasts(const std::vector<uint64_t>& ids,
+                                          std::unordered_map<uint64_t, Held>* forecasts) {
+  const MutexLock lock(mutex_);
+  for (const uint64_t id : ids) {
+    const auto found = held_.find(id);
+    if (found == held_.end()) return false;
+    forecasts->emplace(id, found->second);
+  }
+  return true;
+}
+
+bool RedisKeptForecasts::cached_widths(const std::vector<const ForecastMeta*>& metas,
+                                       std::unordered_map<std::string, Widths>* widths) {
+  const MutexLock lock(mutex_);
+  for (const ForecastMeta* meta : metas) {
+    if (meta->widths_id.empty() || widths->count(meta->widths_id) != 0) continue;
+    const auto found = widths_.find(meta->widths_id);
+    if (found == widths_.end() || found->second.widths == nullptr) return false;
+    widths->emplace(meta->widths_id, found->second.widths);
+  }
+  return true;
+}
+
 void RedisKeptForecasts::saw_kept(const IssuedForecast& forecast, KeptMember member) {
   const MutexLock lock(mutex_);
   const auto found = views_.find(forecast.series_key);
@@ -332,106 +361,210 @@ Status RedisKeptForecasts::view_of(const RedisReply& seq, const RedisReply& name
   return Status();
 }
 
-Status RedisKeptForecasts::score(const ActualsReport& report, const ScoreSink& score,
-                                 StoreDrops* /*drops*/, ActualsOutcome* outcome) {
-  *outcome = ActualsOutcome();
+Status RedisKeptForecasts::prepare(const ActualsReport& report, bool may_read, Prepared* p,
+                                   bool* complete) {
+  *complete = false;
   const std::string& key = report.series_key;
   // The forecasts that may cover the report: those whose last time is at its first.
-  const int64_t from_time =
-      report.timestamps.empty()
-          ? std::numeric_limits<int64_t>::max()
-          : *std::min_element(report.timestamps.begin(), report.timestamps.end());
-  const std::string from = report.timestamps.empty() ? "+inf" : std::to_string(from_time);
-
-  // 1. The key's view (its names and the forecasts that may cover the report): the one
-  // this replica remembers, checked by the script below, or read in one round trip.
-  KeyView view;
-  bool checked = false;  // the view needs no check by the script
-  if (!recall_view(key, from_time, &view)) {
+  p->from_time = report.timestamps.empty()
+                     ? std::numeric_limits<int64_t>::max()
+                     : *std::min_element(report.timestamps.begin(), report.timestamps.end());
+  p->from = report.timestamps.empty() ? "+inf" : std::to_string(p->from_time);
+  // The key's view (its names and the forecasts that may cover the report): the one this
+  // replica remembers, checked by the scoring script, or read in one round trip.
+  p->checked = false;
+  if (!recall_view(key, p->from_time, &p->view)) {
+    if (!may_read) return Status();
     std::vector<RedisReply> replies;
     TSSERVE_RETURN_IF_ERROR(client_.run(
         "forecast_read",
         {{"GET", sequence_key(key)},
          {"SMEMBERS", names_key(key)},
-         {"ZRANGEBYSCORE", index_key(key), from, "+inf"}},
+         {"ZRANGEBYSCORE", index_key(key), p->from, "+inf"}},
         &replies));
-    TSSERVE_RETURN_IF_ERROR(view_of(replies[0], replies[1], replies[2], from_time, &view));
-    checked = true;
+    TSSERVE_RETURN_IF_ERROR(view_of(replies[0], replies[1], replies[2], p->from_time, &p->view));
+    p->checked = true;
   }
+  TSSERVE_RETURN_IF_ERROR(plan(report, may_read, p, complete));
+  return Status();
+}
+
+Status RedisKeptForecasts::plan(const ActualsReport& report, bool may_read, Prepared* p,
+                                bool* complete) {
+  *complete = false;
+  std::vector<uint64_t> ids;
+  for (const KeptMember& member : p->view.members) ids.push_back(member.id);
+  p->forecasts.clear();
+  if (may_read) {
+    TSSERVE_RETURN_IF_ERROR(forecasts_of(ids, &p->forecasts));
+  } else if (!cached_forecasts(ids, &p->forecasts)) {
+    return Status();
+  }
+  // Members that ended before the report's first time cannot cover it, nor any later
+  // report this view serves.
+  p->view.members.erase(std::remove_if(p->view.members.begin(), p->view.members.end(),
+                                       [&](const KeptMember& member) {
+                                         const auto found = p->forecasts.find(member.id);
+                                         return found == p->forecasts.end() ||
+                                                found->second->meta.times.back() < p->from_time;
+                                       }),
+                        p->view.members.end());
+  p->view.from_time = std::max(p->view.from_time, p->from_time);
+  p->metas.clear();
+  std::vector<const ForecastMeta*> held;
+  held.reserve(p->forecasts.size());
+  for (const auto& [id, forecast] : p->forecasts) {
+    p->metas.emplace(id, Meta(forecast, &forecast->meta));  // shares the forecast's life
+    held.push_back(&forecast->meta);
+  }
+  p->widths.clear();
+  if (may_read) {
+    TSSERVE_RETURN_IF_ERROR(widths_for(held, &p->widths));
+  } else if (!cached_widths(held, &p->widths)) {
+    return Status();
+  }
+  // The pairs, as the in-process store picks them.
+  p->plan = plan_scoring(report, p->view.members, p->metas);
+  p->edits = mark_edits_of(p->plan);
+  *complete = true;
+  return Status();
+}
+
+Status RedisKeptForecasts::score_command(const std::string& key, const Prepared& p,
+                                         bool check_view, const std::string& guard_key,
+                                         const std::string& guard_revision,
+                                         RedisCommand* command) const {
+  *command = {"EVAL",          kScore,         "5", sequence_key(key), names_key(key),
+              index_key(key), marks_key(key), guard_key};
+  command->push_back(check_view ? std::to_string(p.view.seq) : std::string());
+  command->push_back(p.from);
+  command->push_back(std::to_string(ttl_.count()));
+  command->push_back(guard_revision);
+  for (const MarkEdits& forecast : p.edits) {
+    command->push_back(std::to_string(forecast.member.id));
+    std::string& packed = command->emplace_back();
+    for (const auto& [byte, mask] : forecast.bytes) {
+      if (byte >= kMaxMarkBytes) return too_many_marks(client_.name());
+      packed.push_back(static_cast<char>((byte >> 16) & 0xFF));
+      packed.push_back(static_cast<char>((byte >> 8) & 0xFF));
+      packed.push_back(static_cast<char>(byte & 0xFF));
+      packed.push_back(static_cast<char>(mask));
+    }
+  }
+  return Status();
+}
+
+void RedisKeptForecasts::deliver(const ActualsReport& report, Prepared* p,
+                                 const std::vector<RedisReply>* parts, const ScoreSink& score,
+                                 ActualsOutcome* outcome) {
+  if (parts != nullptr) read_marks(*parts, p->edits, p->forecasts, p->widths, &p->plan);
+  remember_view(report.series_key, p->view);
+  const std::unordered_set<std::string_view> names(p->view.names.begin(), p->view.names.end());
+  deliver_scores(report, p->plan, names, score, outcome);
+}
+
+Status RedisKeptForecasts::score(const ActualsReport& report, const ScoreSink& score,
+                                 StoreDrops* /*drops*/, ActualsOutcome* outcome) {
+  *outcome = ActualsOutcome();
+  if (std::optional<Prepared> ridden = take_ride(report)) {
+    deliver(report, &*ridden, nullptr, score, outcome);
+    return Status();
+  }
+  const std::string& key = report.series_key;
+  Prepared p;
+  bool complete = false;
+  TSSERVE_RETURN_IF_ERROR(prepare(report, true, &p, &complete));
   for (int check = 0;; ++check) {
-    if (view.names.empty() && checked) {  // no forecast was ever kept with this key
+    if (p.view.names.empty() && p.checked) {  // no forecast was ever kept with this key
       outcome->unknown_key = static_cast<int64_t>(report.values.size());
       return Status();
     }
-    std::vector<uint64_t> ids;
-    for (const KeptMember& member : view.members) ids.push_back(member.id);
-    std::unordered_map<uint64_t, Held> forecasts;
-    TSSERVE_RETURN_IF_ERROR(forecasts_of(ids, &forecasts));
-    // Members that ended before the report's first time cannot cover it, nor any later
-    // report this view serves.
-    view.members.erase(std::remove_if(view.members.begin(), view.members.end(),
-                                      [&](const KeptMember& member) {
-                                        const auto found = forecasts.find(member.id);
-                                        return found == forecasts.end() ||
-                                               found->second->meta.times.back() < from_time;
-                                      }),
-                       view.members.end());
-    view.from_time = std::max(view.from_time, from_time);
-    std::unordered_map<uint64_t, Meta> metas;
-    std::vector<const ForecastMeta*> held;
-    held.reserve(forecasts.size());
-    for (const auto& [id, forecast] : forecasts) {
-      metas.emplace(id, Meta(forecast, &forecast->meta));  // shares the forecast's life
-      held.push_back(&forecast->meta);
-    }
-    std::unordered_map<std::string, Widths> widths;
-    TSSERVE_RETURN_IF_ERROR(widths_for(held, &widths));
-
-    // 2. The pairs, as the in-process store picks them.
-    ScoringPlan plan = plan_scoring(report, view.members, metas);
-    if (plan.groups.empty() && checked) {
-      remember_view(key, view);
-      const std::unordered_set<std::string_view> names(view.names.begin(), view.names.end());
-      deliver_scores(report, plan, names, score, outcome);
+    if (p.plan.groups.empty() && p.checked) {
+      deliver(report, &p, nullptr, score, outcome);
       return Status();
     }
-
-    // 3. The view checked and the marks set in one script; a pair scores when its bit was
+    // The view checked and the marks set in one script; a pair scores when its bit was
     // not set before.
-    const bool check_view = !checked && check < kMaxViewChecks;
-    const std::vector<MarkEdits> edits = mark_edits_of(plan);
-    RedisCommand command{"EVAL", kScore, "4", sequence_key(key), names_key(key), index_key(key),
-                         marks_key(key)};
-    command.push_back(check_view ? std::to_string(view.seq) : std::string());
-    command.push_back(from);
-    command.push_back(std::to_string(ttl_.count()));
-    for (const MarkEdits& forecast : edits) {
-      command.push_back(std::to_string(forecast.member.id));
-      std::string& packed = command.emplace_back();
-      for (const auto& [byte, mask] : forecast.bytes) {
-        if (byte >= kMaxMarkBytes) return too_many_marks(client_.name());
-        packed.push_back(static_cast<char>((byte >> 16) & 0xFF));
-        packed.push_back(static_cast<char>((byte >> 8) & 0xFF));
-        packed.push_back(static_cast<char>(byte & 0xFF));
-        packed.push_back(static_cast<char>(mask));
-      }
-    }
+    RedisCommand command;
+    TSSERVE_RETURN_IF_ERROR(score_command(key, p, !p.checked && check < kMaxViewChecks, "", "",
+                                          &command));
     std::vector<RedisReply> answers;
     TSSERVE_RETURN_IF_ERROR(client_.run("forecast_mark", {command}, &answers));
     const std::vector<RedisReply>& parts = answers.front().elements;
     if (parts.empty()) return {StatusCode::kInternal, client_.name() + ": a scoring script answered nothing"};
     if (parts[0].integer == 0 && parts.size() == 4) {
       // Kept to since this view: the script answered the key's current one.
-      TSSERVE_RETURN_IF_ERROR(view_of(parts[1], parts[2], parts[3], from_time, &view));
-      checked = true;
+      TSSERVE_RETURN_IF_ERROR(view_of(parts[1], parts[2], parts[3], p.from_time, &p.view));
+      p.checked = true;
+      TSSERVE_RETURN_IF_ERROR(plan(report, true, &p, &complete));
       continue;
     }
-    read_marks(parts, edits, forecasts, widths, &plan);
-    remember_view(key, view);
-    const std::unordered_set<std::string_view> names(view.names.begin(), view.names.end());
-    deliver_scores(report, plan, names, score, outcome);
+    deliver(report, &p, &parts, score, outcome);
     return Status();
   }
+}
+
+bool RedisKeptForecasts::prepare_ride(ActualsReport report, const std::string& guard_key,
+                                      const std::string& guard_revision, RedisCommand* command,
+                                      Ride* ride) {
+  Prepared p;
+  bool complete = false;
+  // Only what needs no round trip of its own: a remembered view, cached forecasts.
+  if (!prepare(report, false, &p, &complete).ok() || !complete || p.view.names.empty()) {
+    return false;
+  }
+  if (!score_command(report.series_key, p, true, guard_key, guard_revision, command).ok()) {
+    return false;
+  }
+  ride->report = std::move(report);
+  ride->prepared = std::move(p);
+  return true;
+}
+
+namespace {
+
+// The ride that marked, waiting for the score() of its report on the thread that wrote it
+// (Observe scores right after its write): one per thread, the store it belongs to named.
+struct WaitingRide {
+  const void* store = nullptr;
+  std::optional<RedisKeptForecasts::Ride> ride;
+};
+thread_local WaitingRide waiting_ride;
+
+bool same_doubles(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+}
+
+}  // namespace
+
+void RedisKeptForecasts::finish_ride(Ride ride, const RedisReply& answer) {
+  waiting_ride.ride.reset();
+  const std::vector<RedisReply>& parts = answer.elements;
+  // {1, now, old bytes...}: marked. {2}: the write it rode on did not land; {0, ...}: the
+  // key was kept to since the view. Either way nothing was marked: score() reads afresh.
+  if (answer.type != RedisReply::Type::kArray || parts.size() < 2 || parts[0].integer != 1) {
+    return;
+  }
+  read_marks(parts, ride.prepared.edits, ride.prepared.forecasts, ride.prepared.widths,
+             &ride.prepared.plan);
+  waiting_ride.store = this;
+  waiting_ride.ride = std::move(ride);
+}
+
+std::optional<RedisKeptForecasts::Prepared> RedisKeptForecasts::take_ride(
+    const ActualsReport& report) {
+  if (!waiting_ride.ride || waiting_ride.store != this) return std::nullopt;
+  Ride ride = std::move(*waiting_ride.ride);
+  waiting_ride.ride.reset();
+  const ActualsReport& ridden = ride.report;
+  if (ridden.series_key != report.series_key || ridden.variable_names != report.variable_names ||
+      ridden.timestamps != report.timestamps || !same_doubles(ridden.values, report.values)) {
+    // Not the report the marks were set for: cannot happen on Observe's path (its write,
+    // then its score); were it to, those pairs stay marked and unscored.
+    return std::nullopt;
+  }
+  return std::move(ride.prepared);
 }
 
 void RedisKeptForecasts::read_marks(const std::vector<RedisReply>& parts,

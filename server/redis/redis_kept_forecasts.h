@@ -25,7 +25,9 @@
 // it answers the current view, and the pairs are picked again) and sets the pairs' marks,
 // answering the bytes it replaced: of two replicas scoring one point at once exactly one
 // scores it. So a report on a key whose last keep was this replica's is one round trip;
-// after another replica's, two.
+// after another replica's, two; and Observe's report rides on its window's write (the
+// scoring script pipelined after it, guarded by the write's revision): no round trip of
+// its own.
 // A forecast expires `ttl` after it was kept (its value by Redis' expiry, its marks by the
 // scoring script's clock check and the next keep), the key's sets `ttl` after its last
 // forecast; a keep drops the key's members older than `ttl` (Redis' own expiry: not
@@ -71,7 +73,6 @@ class RedisKeptForecasts final : public KeptForecasts {
     std::string body;
   };
   using Held = std::shared_ptr<const HeldForecast>;
-
   using Widths = std::shared_ptr<const std::vector<double>>;
   // What this replica knows of a key's kept forecasts: its names and the forecasts whose
   // last time is at from_time or after, as of keep sequence `seq`. A report checks it in
@@ -83,6 +84,38 @@ class RedisKeptForecasts final : public KeptForecasts {
     std::vector<KeptMember> members;  // keep order
     std::chrono::steady_clock::time_point at;
   };
+
+ public:
+  // A report's pairs, ready for the scoring script.
+  struct Prepared {
+    int64_t from_time = 0;  // the report's first time
+    std::string from;       // as the script takes it
+    KeyView view;
+    bool checked = false;  // the view was read now: the script need not check it
+    std::unordered_map<uint64_t, Held> forecasts;
+    std::unordered_map<uint64_t, Meta> metas;
+    std::unordered_map<std::string, Widths> widths;
+    ScoringPlan plan;
+    std::vector<MarkEdits> edits;
+  };
+  // A score sent with another write (the key's window: redis_series_store.h), so that
+  // Observe's write and its score are one round trip.
+  struct Ride {
+    ActualsReport report;
+    Prepared prepared;
+  };
+  // The scoring script of `report` into *command, guarded: it marks only if the hash
+  // `guard_key`'s field rev then holds `guard_revision` (the write it rides on landed, and
+  // nothing was written after it). False when the score needs a round trip of its own
+  // first (a view or a forecast this replica has not seen): score() then runs as usual.
+  bool prepare_ride(ActualsReport report, const std::string& guard_key,
+                    const std::string& guard_revision, RedisCommand* command, Ride* ride);
+  // The script's answer to a ride. When it marked, the next score() of the same report on
+  // this thread delivers from it, with no round trip; otherwise score() runs as usual.
+  void finish_ride(Ride ride, const RedisReply& answer);
+
+ private:
+
   struct SeenWidths {
     std::chrono::steady_clock::time_point at;  // last written or read
     Widths widths;                             // null until read back
@@ -92,6 +125,24 @@ class RedisKeptForecasts final : public KeptForecasts {
   Status forecasts_of(const std::vector<uint64_t>& ids,
                       std::unordered_map<uint64_t, Held>* forecasts);
   void remember(uint64_t id, Held forecast);
+  // The forecasts `ids` (widths `metas` name) from the caches alone; false when one is not.
+  bool cached_forecasts(const std::vector<uint64_t>& ids,
+                        std::unordered_map<uint64_t, Held>* forecasts);
+  bool cached_widths(const std::vector<const ForecastMeta*>& metas,
+                     std::unordered_map<std::string, Widths>* widths);
+  // The report's view and pairs into *p; reading what the caches lack when `may_read`,
+  // else *complete false when they lack anything.
+  Status prepare(const ActualsReport& report, bool may_read, Prepared* p, bool* complete);
+  // The pairs of p->view's forecasts.
+  Status plan(const ActualsReport& report, bool may_read, Prepared* p, bool* complete);
+  Status score_command(const std::string& key, const Prepared& p, bool check_view,
+                       const std::string& guard_key, const std::string& guard_revision,
+                       RedisCommand* command) const;
+  // The scores of p's pairs (the script's answer in *parts, or already read into p).
+  void deliver(const ActualsReport& report, Prepared* p, const std::vector<RedisReply>* parts,
+               const ScoreSink& score, ActualsOutcome* outcome);
+  // The ride this thread's last write marked for `report`, if any.
+  std::optional<Prepared> take_ride(const ActualsReport& report);
   // The widths `metas` name into *widths, by id (widths that expired are absent).
   Status widths_for(const std::vector<const ForecastMeta*>& metas,
                     std::unordered_map<std::string, Widths>* widths);

@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "server/accuracy/issued_forecast.h"
 #include "server/redis/window_layout.h"
 
 namespace tsserve::server {
@@ -46,6 +47,19 @@ std::string new_revision() {
   return std::to_string(random()) + "-" + std::to_string(random());
 }
 
+// The report Observe scores after its append (service/observe_call.cpp's report_of): the
+// appended points, named as the window after the append names its variables.
+ActualsReport scored_report(const SeriesAppend& append, const SeriesWindow& after) {
+  ActualsReport report;
+  report.series_key = append.series_key;
+  for (int64_t n = 0; n < after.binding.variables; ++n) {
+    report.variable_names.push_back(stored_variable_name(after.binding.variable_names, n));
+  }
+  report.timestamps = append.timestamps;
+  report.values = *append.scored_values;
+  return report;
+}
+
 }  // namespace
 
 std::string redis_window_key(const std::string& series_key) { return "tsserve:w:" + series_key; }
@@ -54,8 +68,13 @@ std::string redis_window_ring_key(const std::string& series_key) {
 }
 
 RedisSeriesStore::RedisSeriesStore(RedisClient& client, std::size_t max_bytes,
-                                   std::chrono::milliseconds ttl, bool compare_and_set)
-    : client_(client), max_bytes_(max_bytes), ttl_(ttl), compare_and_set_(compare_and_set) {}
+                                   std::chrono::milliseconds ttl, bool compare_and_set,
+                                   RedisKeptForecasts* kept)
+    : client_(client),
+      max_bytes_(max_bytes),
+      ttl_(ttl),
+      compare_and_set_(compare_and_set),
+      kept_(kept) {}
 
 Status RedisSeriesStore::decode(const std::string& key, const RedisReply& answer,
                                 SeenPtr* seen) const {
@@ -178,8 +197,20 @@ Status RedisSeriesStore::append(const SeriesAppend& append, SeriesWindow* window
         command.push_back(std::move(write.bytes));
       }
     }
+    // The points' score rides on the write when the caller scores them next: one round
+    // trip for both, the score marking only if this write landed.
+    std::vector<RedisCommand> commands;
+    commands.push_back(std::move(command));
+    RedisCommand score;
+    RedisKeptForecasts::Ride ride;
+    const bool riding = kept_ != nullptr && append.scored_values != nullptr &&
+                        compare_and_set_ &&
+                        kept_->prepare_ride(scored_report(append, next), key, written->revision,
+                                            &score, &ride);
+    if (riding) commands.push_back(std::move(score));
     std::vector<RedisReply> replies;
-    TSSERVE_RETURN_IF_ERROR(client_.run("window_write", {command}, &replies));
+    TSSERVE_RETURN_IF_ERROR(client_.run("window_write", commands, &replies));
+    if (riding && replies.size() == 2) kept_->finish_ride(std::move(ride), replies[1]);
     if (replies.front().type != RedisReply::Type::kInteger) {
       // Another append won: its state came back; check this one again on it.
       TSSERVE_RETURN_IF_ERROR(decode(append.series_key, replies.front(), &seen));

@@ -31,6 +31,7 @@
 
 #include "server/live/series_store.h"
 #include "server/redis/redis_client.h"
+#include "server/redis/redis_kept_forecasts.h"
 #include "server/sync/mutex.h"
 
 namespace tsserve::server {
@@ -40,8 +41,11 @@ class RedisSeriesStore final : public SeriesStore {
   // `client` outlives the store. `max_bytes` bounds one window as in process, and what
   // this replica remembers of the keys; `compare_and_set` false writes without comparing
   // (only for the test that shows the comparison is what keeps concurrent writers apart).
+  // `kept` (may be null; outlives the store): the kept forecasts an append's points are
+  // scored against, their score sent with the window's write when the append says they
+  // are scored next (SeriesAppend::scored_values).
   RedisSeriesStore(RedisClient& client, std::size_t max_bytes, std::chrono::milliseconds ttl,
-                   bool compare_and_set = true);
+                   bool compare_and_set = true, RedisKeptForecasts* kept = nullptr);
 
   Status binding(const std::string& key, std::optional<SeriesBinding>* binding) override;
   Status append(const SeriesAppend& append, SeriesWindow* window, SeriesDrops* drops) override;
@@ -69,6 +73,7 @@ class RedisSeriesStore final : public SeriesStore {
   const std::size_t max_bytes_;
   const std::chrono::milliseconds ttl_;
   const bool compare_and_set_;
+  RedisKeptForecasts* const kept_;
   Mutex mutex_;
   std::unordered_map<std::string, SeenPtr> seen_ TSSERVE_GUARDED_BY(mutex_);
   std::size_t seen_bytes_ TSSERVE_GUARDED_BY(mutex_) = 0;

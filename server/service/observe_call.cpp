@@ -100,6 +100,7 @@ Status append_points(const ServiceContext& service, const Observation& observati
   append.timestamps = observation.timestamps;
   append.values.assign(observation.values.begin(), observation.values.end());
   append.keep_points = shape.seq_len;
+  append.scored_values = &observation.values;  // flag_points scores them next
   SeriesDrops drops;
   TSSERVE_RETURN_IF_ERROR(service.series->append(append, window, &drops));
   if (service.live_metrics) {

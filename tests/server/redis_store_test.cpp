@@ -154,6 +154,56 @@ TEST_F(RedisStoreTest, KeptForecastsScoreAsTheDefinitionAcrossReplicas) {
       8);
 }
 
+// A store whose scores ride on a write, as Observe's ride on its window's write
+// (redis_series_store.h): before each score, a write of a guard's revision with the ride
+// pipelined after it; one ride in three meets another revision than its guard, so it must
+// mark nothing and the score run as usual. *landed and *refused count the rides.
+class ScoresRidingOnWrites final : public KeptForecasts {
+ public:
+  ScoresRidingOnWrites(RedisClient& client, int* landed, int* refused)
+      : client_(client), store_(client, std::chrono::hours(1)), landed_(*landed), refused_(*refused) {}
+  Status keep(IssuedForecast forecast, StoreDrops* drops) override {
+    return store_.keep(std::move(forecast), drops);
+  }
+  Status score(const ActualsReport& report, const ScoreSink& score, StoreDrops* drops,
+               ActualsOutcome* outcome) override {
+    RedisCommand command;
+    RedisKeptForecasts::Ride ride;
+    const std::string revision = std::to_string(++writes_);
+    if (store_.prepare_ride(report, "test:guard", revision, &command, &ride)) {
+      const bool lands = (landed_ + refused_) % 3 != 2;
+      std::vector<RedisReply> replies;
+      TSSERVE_RETURN_IF_ERROR(client_.run(
+          "write", {{"HSET", "test:guard", "rev", lands ? revision : "another"}, command},
+          &replies));
+      EXPECT_EQ(replies[1].elements.at(0).integer, lands ? 1 : 2);
+      (lands ? landed_ : refused_) += 1;
+      store_.finish_ride(std::move(ride), replies[1]);
+    }
+    return store_.score(report, score, drops, outcome);
+  }
+  std::optional<std::size_t> held_entries() const override { return std::nullopt; }
+
+ private:
+  RedisClient& client_;
+  RedisKeptForecasts store_;
+  int64_t writes_ = 0;
+  int& landed_;
+  int& refused_;
+};
+
+TEST_F(RedisStoreTest, ScoresRidingOnAWriteScoreAsTheDefinition) {
+  int landed = 0, refused = 0;
+  kept_forecasts_parity::check_random_stores(
+      [&]() -> std::unique_ptr<KeptForecasts> {
+        flush();
+        return std::make_unique<ScoresRidingOnWrites>(*client_, &landed, &refused);
+      },
+      8);
+  EXPECT_GT(landed, 10) << "too few scores rode on a write to show anything";
+  EXPECT_GT(refused, 3) << "too few rides met another revision than their guard";
+}
+
 // Calibrated bands (the forecast +- widths) are kept as the widths, once for every forecast
 // that shares them, and scored with the very bounds the forecast carried.
 TEST_F(RedisStoreTest, CalibratedBandsAreKeptOnceAsWidths) {
