@@ -3,6 +3,7 @@
 #include <hiredis/hiredis.h>
 #include <sys/time.h>
 
+#include <algorithm>
 #include <utility>
 
 namespace tsserve::server {
@@ -112,6 +113,8 @@ Status RedisClient::connect(std::unique_ptr<Connection>* connection) const {
   std::vector<RedisCommand> setup;
   if (!options_.password.empty()) setup.push_back({"AUTH", options_.password});
   if (options_.url.database != 0) setup.push_back({"SELECT", std::to_string(options_.url.database)});
+  // The scripts this client sends by SHA1, loaded again: a Redis that restarted has none.
+  for (std::string& script : known_scripts()) setup.push_back({"SCRIPT", "LOAD", std::move(script)});
   for (const RedisCommand& command : setup) {
     std::vector<const char*> argv;
     std::vector<std::size_t> lengths;
@@ -217,6 +220,13 @@ bool is_eval(const RedisCommand& command) { return command.size() >= 2 && comman
 
 }  // namespace
 
+std::vector<std::string> RedisClient::known_scripts() const {
+  MutexLock lock(mutex_);
+  std::vector<std::string> scripts;
+  for (const auto& [script, sha] : script_shas_) scripts.push_back(script);
+  return scripts;
+}
+
 std::string RedisClient::script_sha(const std::string& script) {
   MutexLock lock(mutex_);
   const auto found = script_shas_.find(script);
@@ -234,42 +244,57 @@ void RedisClient::set_script_sha(const std::string& script, std::string sha) {
 
 Status RedisClient::exchange(const char* operation, const std::vector<RedisCommand>& commands,
                              std::vector<RedisReply>* replies) {
-  // A call of one script sends its SHA1 (EVALSHA), loading the script the first time
-  // (SCRIPT LOAD pipelined before an EVAL) and again when Redis forgot it (NOSCRIPT after
-  // a restart: nothing ran, so the call is sent again with the text). Only a call of one
-  // command: in a pipeline, the commands before a NOSCRIPT would have run.
-  const bool one_script = commands.size() == 1 && is_eval(commands.front());
+  // Scripts go as their SHA1 (EVALSHA), each loaded once (SCRIPT LOAD pipelined before its
+  // first EVAL, and again on every new connection, so a Redis that restarted has them).
+  // NOSCRIPT (Redis forgot them without a restart: SCRIPT FLUSH): nothing of that command
+  // ran, so a call of one command is sent again with the scripts' text; in a pipeline the
+  // commands around it may have run, so the call fails UNAVAILABLE (a retry loads them).
   for (int attempt = 0;; ++attempt) {
-    const std::string sha = one_script ? script_sha(commands.front()[1]) : std::string();
-    std::string learned;
-    TSSERVE_RETURN_IF_ERROR(exchange_once(commands, sha, &learned, replies));
-    if (!learned.empty()) set_script_sha(commands.front()[1], learned);
-    if (sha.empty() || attempt > 0 || replies->size() != 1 ||
-        replies->front().type != RedisReply::Type::kError ||
-        replies->front().text.rfind("NOSCRIPT", 0) != 0) {
-      break;
+    TSSERVE_RETURN_IF_ERROR(exchange_once(commands, attempt == 0, replies));
+    const bool forgotten = std::any_of(replies->begin(), replies->end(), [](const RedisReply& r) {
+      return r.type == RedisReply::Type::kError && r.text.rfind("NOSCRIPT", 0) == 0;
+    });
+    if (!forgotten) break;
+    for (const RedisCommand& command : commands) {
+      if (is_eval(command)) set_script_sha(command[1], "");
     }
-    set_script_sha(commands.front()[1], "");
+    if (commands.size() > 1) {
+      return unavailable(operation + std::string(": Redis no longer holds the server's scripts "
+                                                 "(SCRIPT FLUSH?); they are loaded again on the "
+                                                 "next call: retry"));
+    }
+    if (attempt > 0) break;
   }
-  const std::string error = replies->empty() ? std::string() : first_error(*replies);
+  const std::string error = first_error(*replies);
   if (!error.empty()) return unavailable(operation + std::string(": ") + error);
   return Status();
 }
 
-Status RedisClient::exchange_once(const std::vector<RedisCommand>& commands,
-                                  const std::string& sha, std::string* learned,
+Status RedisClient::exchange_once(const std::vector<RedisCommand>& commands, bool use_shas,
                                   std::vector<RedisReply>* replies) {
   std::unique_ptr<Connection> connection;
   TSSERVE_RETURN_IF_ERROR(acquire(&connection));
-  // One script whose SHA1 is not known yet: SCRIPT LOAD first, its answer kept apart.
-  const bool load = commands.size() == 1 && is_eval(commands.front()) && sha.empty();
-  if (load) append_command(connection->context, {"SCRIPT", "LOAD", commands.front()[1]}, nullptr);
-  for (const RedisCommand& command : commands) {
-    append_command(connection->context, command, sha.empty() ? nullptr : &sha);
+  // Each script's SHA1 when known; the scripts not yet loaded are, first.
+  std::vector<std::string> shas(commands.size());
+  std::vector<const std::string*> loads;
+  for (std::size_t i = 0; i < commands.size(); ++i) {
+    if (!is_eval(commands[i])) continue;
+    if (use_shas) shas[i] = script_sha(commands[i][1]);
+    if (shas[i].empty() && std::none_of(loads.begin(), loads.end(), [&](const std::string* s) {
+          return *s == commands[i][1];
+        })) {
+      loads.push_back(&commands[i][1]);
+    }
+  }
+  for (const std::string* script : loads) {
+    append_command(connection->context, {"SCRIPT", "LOAD", *script}, nullptr);
+  }
+  for (std::size_t i = 0; i < commands.size(); ++i) {
+    append_command(connection->context, commands[i], shas[i].empty() ? nullptr : &shas[i]);
   }
   replies->clear();
   replies->reserve(commands.size());
-  const std::size_t expected = commands.size() + (load ? 1 : 0);
+  const std::size_t expected = loads.size() + commands.size();
   for (std::size_t i = 0; i < expected; ++i) {
     void* raw = nullptr;
     if (redisGetReply(connection->context, &raw) != REDIS_OK || raw == nullptr) {
@@ -281,8 +306,10 @@ Status RedisClient::exchange_once(const std::vector<RedisCommand>& commands,
     }
     const OwnedReply reply(raw);
     const auto* typed = static_cast<const redisReply*>(reply.get());
-    if (load && i == 0) {
-      if (typed->type == REDIS_REPLY_STRING) learned->assign(typed->str, typed->len);
+    if (i < loads.size()) {
+      if (typed->type == REDIS_REPLY_STRING) {
+        set_script_sha(*loads[i], std::string(typed->str, typed->len));
+      }
       continue;
     }
     replies->push_back(copy_reply(*typed));

@@ -60,8 +60,8 @@ class RedisClient {
 
   // Sends `commands` in one round trip on one connection; *replies receives one reply per
   // command. `operation` labels the metrics. An error reply to any command fails the call.
-  // A call of one script ({"EVAL", script, ...}) is sent as EVALSHA once Redis has the
-  // script (it hashes an EVAL's whole text on every call).
+  // Scripts ({"EVAL", script, ...}) are sent as EVALSHA once Redis has them (it hashes an
+  // EVAL's whole text on every call).
   Status run(const char* operation, const std::vector<RedisCommand>& commands,
              std::vector<RedisReply>* replies);
 
@@ -75,11 +75,12 @@ class RedisClient {
   Status acquire(std::unique_ptr<Connection>* connection);
   Status exchange(const char* operation, const std::vector<RedisCommand>& commands,
                   std::vector<RedisReply>* replies);
-  // One round trip: `commands` (a lone EVAL as EVALSHA `sha` when not ""; loaded first,
-  // its SHA1 into *learned, when ""). Error replies are replies here.
-  Status exchange_once(const std::vector<RedisCommand>& commands, const std::string& sha,
-                       std::string* learned,
+  // One round trip: `commands`, each EVAL as EVALSHA when `use_shas` and its SHA1 is
+  // known, else loaded first (its SHA1 learned). Error replies are replies here.
+  Status exchange_once(const std::vector<RedisCommand>& commands, bool use_shas,
                        std::vector<RedisReply>* replies);
+  // The scripts whose SHA1 this client knows (to load on a new connection).
+  std::vector<std::string> known_scripts() const;
   // The SHA1 Redis gave `script`, or "" (not loaded by this client, or forgotten).
   std::string script_sha(const std::string& script);
   void set_script_sha(const std::string& script, std::string sha);
@@ -93,7 +94,7 @@ class RedisClient {
   RedisStoreMetrics* const metrics_;
   const std::function<void(bool)> on_reachability_;
 
-  Mutex mutex_;
+  mutable Mutex mutex_;
   std::condition_variable idle_changed_;
   std::vector<std::unique_ptr<Connection>> idle_ TSSERVE_GUARDED_BY(mutex_);
   int open_ TSSERVE_GUARDED_BY(mutex_) = 0;  // idle and in use

@@ -32,7 +32,10 @@ std::string marks_key(const std::string& key) { return "tsserve:fx:" + key; }
 // caller believes them held), then the names. {the forecast's sequence, when it was kept
 // (Redis' clock, ms)}; 0 = the widths are not held: nothing was written (send them).
 // Widths live as long as the newest forecast that uses them; a dropped member's marks go
-// with it.
+// with it. Every 8th keep of a key drops its members older than the expiry (a scorer skips
+// them meanwhile: it checks when each was kept); the key's sets are renewed to twice the
+// expiry when under one is left (not at every keep: five calls fewer), so they outlive its
+// newest forecast by up to one expiry.
 constexpr const char* kKeep = R"lua(
 local ttl = ARGV[1]
 if KEYS[7] ~= '' then
@@ -47,18 +50,23 @@ local now = redis.call('TIME')
 local ms = now[1] .. string.format('%03d', math.floor(tonumber(now[2]) / 1000))
 local seq = redis.call('INCR', KEYS[5])
 local member = seq .. '-' .. ARGV[4] .. '-' .. ms
-local old = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', tonumber(ms) - tonumber(ttl), 'LIMIT', 0, ARGV[5])
-if #old > 0 then
-  redis.call('ZREM', KEYS[2], unpack(old))
-  redis.call('ZREM', KEYS[3], unpack(old))
-  local ids = {}
-  for i = 1, #old do ids[i] = string.match(old[i], '^%d+%-(%d+)') end
-  redis.call('HDEL', KEYS[6], unpack(ids))
+if seq % 8 == 1 then
+  local old = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', tonumber(ms) - tonumber(ttl), 'LIMIT', 0,
+                         ARGV[5])
+  if #old > 0 then
+    redis.call('ZREM', KEYS[2], unpack(old))
+    redis.call('ZREM', KEYS[3], unpack(old))
+    local ids = {}
+    for i = 1, #old do ids[i] = string.match(old[i], '^%d+%-(%d+)') end
+    redis.call('HDEL', KEYS[6], unpack(ids))
+  end
 end
 redis.call('ZADD', KEYS[2], ARGV[3], member)
 redis.call('ZADD', KEYS[3], ms, member)
 redis.call('SADD', KEYS[4], unpack(ARGV, 7))
-for i = 2, 6 do redis.call('PEXPIRE', KEYS[i], ttl) end
+if redis.call('PTTL', KEYS[2]) < tonumber(ttl) then
+  for i = 2, 6 do redis.call('PEXPIRE', KEYS[i], 2 * tonumber(ttl)) end
+end
 return {seq, tonumber(ms)}
 )lua";
 

@@ -29,9 +29,9 @@
 // scoring script pipelined after it, guarded by the write's revision): no round trip of
 // its own.
 // A forecast expires `ttl` after it was kept (its value by Redis' expiry, its marks by the
-// scoring script's clock check and the next keep), the key's sets `ttl` after its last
-// forecast; a keep drops the key's members older than `ttl` (Redis' own expiry: not
-// counted in StoreDrops). A replica caches at most `max_cached` forecasts, the oldest
+// scoring script's clock check and a later keep), the key's sets between `ttl` and twice
+// that after its last forecast; every 8th keep of a key drops its members older than
+// `ttl` (Redis' own expiry: not counted in StoreDrops). A replica caches at most `max_cached` forecasts, the oldest
 // kept going first.
 //
 // Thread safety: every member may be called from any thread.

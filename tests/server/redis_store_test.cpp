@@ -403,6 +403,33 @@ TEST_F(RedisStoreTest, WithoutCompareAndSetTheRaceLosesAcknowledgedPoints) {
                        "the race test above could not tell the compare-and-set matters";
 }
 
+// Scripts travel as their SHA1 once loaded; a Redis that forgot them (SCRIPT FLUSH) gets
+// a lone script's text again at once, and a pipeline fails UNAVAILABLE naming why, once.
+TEST_F(RedisStoreTest, ScriptsGoByTheirSha1AndARedisThatForgotThemGetsThemAgain) {
+  const RedisCommand script{"EVAL", "return tonumber(ARGV[1]) + 1", "0", "41"};
+  std::vector<RedisReply> replies;
+  ASSERT_TRUE(client_->run("script", {script}, &replies).ok());
+  EXPECT_EQ(replies.at(0).integer, 42);
+  RedisClient other(options_for(server_->port()), nullptr, nullptr);
+  ASSERT_TRUE(other.run("stats", {{"INFO", "commandstats"}}, &replies).ok());
+  const std::string before = replies.at(0).text;
+  ASSERT_TRUE(client_->run("script", {script}, &replies).ok());
+  ASSERT_TRUE(other.run("stats", {{"INFO", "commandstats"}}, &replies).ok());
+  EXPECT_NE(replies.at(0).text.find("cmdstat_evalsha:calls=1,"), std::string::npos)
+      << "the second call went as EVALSHA: " << replies.at(0).text << " (before: " << before << ")";
+
+  ASSERT_TRUE(other.run("flush", {{"SCRIPT", "FLUSH"}}, &replies).ok());
+  ASSERT_TRUE(client_->run("script", {script}, &replies).ok()) << "a lone script is sent again";
+  EXPECT_EQ(replies.at(0).integer, 42);
+  ASSERT_TRUE(other.run("flush", {{"SCRIPT", "FLUSH"}}, &replies).ok());
+  const Status pipelined = client_->run("script", {script, script}, &replies);
+  EXPECT_EQ(pipelined.code(), StatusCode::kUnavailable);
+  EXPECT_NE(pipelined.message().find("no longer holds the server's scripts"), std::string::npos)
+      << pipelined.message();
+  ASSERT_TRUE(client_->run("script", {script, script}, &replies).ok()) << "loaded again";
+  EXPECT_EQ(replies.at(1).integer, 42);
+}
+
 TEST_F(RedisStoreTest, AStoreThatIsDownIsUnavailableNamingItAndUsedAgainWhenBack) {
   const int port = free_port();
   std::vector<bool> heard;
