@@ -250,7 +250,13 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
       if (ec || !self || self->deadline_ != armed) return;
       self->timed_out_ = true;
       beast::error_code ignored;
-      beast::get_lowest_layer(self->socket_).cancel(ignored);
+      auto& socket = beast::get_lowest_layer(self->socket_);
+      socket.cancel(ignored);
+      // A read that completed just before the deadline is not pending but queued: cancel()
+      // misses it, and the read it starts next would run with no deadline at all (a client
+      // sending a byte at a time then outlasts it). Closing the receiving side fails that
+      // next read at once; the answer (408) still goes out on the sending side.
+      if (self->reading_) socket.shutdown(asio::socket_base::shutdown_receive, ignored);
     });
   }
 
