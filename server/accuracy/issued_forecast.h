@@ -48,6 +48,13 @@ struct IssuedForecast {
 inline std::string stored_variable_name(const std::vector<std::string>& names, int64_t n) {
   return names.empty() ? std::to_string(n) : names[static_cast<size_t>(n)];
 }
+// Variables 0..variables-1 so named: the names of a report of a key's window.
+inline std::vector<std::string> stored_variable_names(const std::vector<std::string>& names,
+                                                      int64_t variables) {
+  std::vector<std::string> stored;
+  for (int64_t n = 0; n < variables; ++n) stored.push_back(stored_variable_name(names, n));
+  return stored;
+}
 
 // The forecast a tsserve.v1 Forecast call computed, for the store. REQUIRES: the input
 // has a series_key and forecast_timestamps; `forecast` is the runtime's [K, F] in the

@@ -52,9 +52,8 @@ std::string new_revision() {
 ActualsReport scored_report(const SeriesAppend& append, const SeriesWindow& after) {
   ActualsReport report;
   report.series_key = append.series_key;
-  for (int64_t n = 0; n < after.binding.variables; ++n) {
-    report.variable_names.push_back(stored_variable_name(after.binding.variable_names, n));
-  }
+  report.variable_names =
+      stored_variable_names(after.binding.variable_names, after.binding.variables);
   report.timestamps = append.timestamps;
   report.values = *append.scored_values;
   return report;

@@ -59,9 +59,8 @@ class ForecastWithinObserve final : public CallEnding {
 ActualsReport report_of(const Observation& observation, const SeriesWindow& window) {
   ActualsReport report;
   report.series_key = observation.series_key;
-  for (int64_t n = 0; n < window.binding.variables; ++n) {
-    report.variable_names.push_back(stored_variable_name(window.binding.variable_names, n));
-  }
+  report.variable_names =
+      stored_variable_names(window.binding.variable_names, window.binding.variables);
   report.timestamps = observation.timestamps;
   report.values = observation.values;
   return report;
