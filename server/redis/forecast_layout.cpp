@@ -130,10 +130,6 @@ std::size_t entry_bytes(const ForecastMeta& meta) {
          (meta.widths_id.empty() ? 1 + 2 * meta.levels.size() : 1);
 }
 
-std::size_t mark_bit(const ForecastMeta& meta, int64_t k, int64_t v) {
-  return static_cast<std::size_t>(k) * meta.variables() + static_cast<std::size_t>(v);
-}
-
 std::string encode_forecast(const IssuedForecast& forecast, const ForecastMeta& meta) {
   const auto variables = static_cast<std::size_t>(forecast.variables());
   const auto steps = static_cast<std::size_t>(forecast.steps());

@@ -63,8 +63,6 @@ Status decode_widths(std::string_view bytes, const ForecastMeta& meta, std::vect
 
 // Bytes of one step's entry in the body: 4 K, and 4 K 2 L more without widths.
 std::size_t entry_bytes(const ForecastMeta& meta);
-// The marks' bit of (step k, variable v).
-std::size_t mark_bit(const ForecastMeta& meta, int64_t k, int64_t v);
 
 // `forecast` as `meta` lays it out: the meta (u32 length, then its bytes), then the body.
 std::string encode_forecast(const IssuedForecast& forecast, const ForecastMeta& meta);

@@ -24,24 +24,25 @@ std::string index_key(const std::string& key) { return "tsserve:fi:" + key; }
 std::string kept_at_key(const std::string& key) { return "tsserve:fk:" + key; }
 std::string names_key(const std::string& key) { return "tsserve:fn:" + key; }
 std::string sequence_key(const std::string& key) { return "tsserve:fq:" + key; }
-std::string marks_key(const std::string& key) { return "tsserve:fx:" + key; }
+std::string marks_key(const std::string& key, int64_t time) {
+  return "tsserve:fx:" + key + ":" + std::to_string(time);
+}
 
-// KEYS: the forecast, the index, the kept-at set, the names, the sequence, the marks, the
-// widths ("" when the body holds the bounds). ARGV: the expiry in ms, the forecast's
-// bytes, its last time, its id, the most members to drop, the widths' bytes ("" when the
-// caller believes them held), then the names. {the forecast's sequence, when it was kept
-// (Redis' clock, ms)}; 0 = the widths are not held: nothing was written (send them).
-// Widths live as long as the newest forecast that uses them; a dropped member's marks go
-// with it. Every 8th keep of a key drops its members older than the expiry (a scorer skips
-// them meanwhile: it checks when each was kept); the key's sets are renewed to twice the
-// expiry when under one is left (not at every keep: five calls fewer), so they outlive its
-// newest forecast by up to one expiry.
+// KEYS: the forecast, the index, the kept-at set, the names, the sequence, the widths (""
+// when the body holds the bounds). ARGV: the expiry in ms, the forecast's bytes, its last
+// time, its id, the most members to drop, the widths' bytes ("" when the caller believes
+// them held), then the names. {the forecast's sequence, when it was kept (Redis' clock,
+// ms)}; 0 = the widths are not held: nothing was written (send them).
+// Widths live as long as the newest forecast that uses them. Every 8th keep of a key drops
+// its members older than the expiry (a scorer skips them meanwhile: it checks when each
+// was kept); the key's sets are renewed to twice the expiry when under one is left (not at
+// every keep: four calls fewer), so they outlive its newest forecast by up to one expiry.
 constexpr const char* kKeep = R"lua(
 local ttl = ARGV[1]
-if KEYS[7] ~= '' then
+if KEYS[6] ~= '' then
   if ARGV[6] ~= '' then
-    redis.call('SET', KEYS[7], ARGV[6], 'PX', ttl)
-  elseif redis.call('PEXPIRE', KEYS[7], ttl) == 0 then
+    redis.call('SET', KEYS[6], ARGV[6], 'PX', ttl)
+  elseif redis.call('PEXPIRE', KEYS[6], ttl) == 0 then
     return 0
   end
 end
@@ -56,34 +57,35 @@ if seq % 8 == 1 then
   if #old > 0 then
     redis.call('ZREM', KEYS[2], unpack(old))
     redis.call('ZREM', KEYS[3], unpack(old))
-    local ids = {}
-    for i = 1, #old do ids[i] = string.match(old[i], '^%d+%-(%d+)') end
-    redis.call('HDEL', KEYS[6], unpack(ids))
   end
 end
 redis.call('ZADD', KEYS[2], ARGV[3], member)
 redis.call('ZADD', KEYS[3], ms, member)
 redis.call('SADD', KEYS[4], unpack(ARGV, 7))
 if redis.call('PTTL', KEYS[2]) < tonumber(ttl) then
-  for i = 2, 6 do redis.call('PEXPIRE', KEYS[i], 2 * tonumber(ttl)) end
+  for i = 2, 5 do redis.call('PEXPIRE', KEYS[i], 2 * tonumber(ttl)) end
 end
 return {seq, tonumber(ms)}
 )lua";
 
-// KEYS: the key's sequence, names, index and marks, then the guard's hash ("" = none).
-// ARGV: the sequence the caller's view of the key was taken at ("" = no check), the first
-// time its view must cover, the expiry in ms, the revision the guard's field rev must hold
-// ("" = no guard), then per forecast its id and its edits: 4 bytes each, a byte of its marks (24
-// bits, big-endian) and the bits to set in it (a mask).
+// KEYS: the key's sequence, names and index, the guard's hash ("" = none), then the marks
+// of each reported time (scoring_plan.h: a hash, column -> the sequence that last scored
+// it). ARGV: the sequence the caller's view of the key was taken at ("" = no check), the
+// first time its view must cover, the expiry in ms, the revision the guard's field rev
+// must hold ("" = no guard), the sequence to mark with (the view's), then per time the
+// number of its columns and their names.
 // When the guard's rev is another (the write this score rode on did not land): {2}, and
-// nothing is marked. When the key was kept to since the caller's view: {0, its sequence, its names, its
-// index's members from that time}, and nothing is marked. Otherwise {1, now (Redis' clock,
-// ms), then per edit the byte's old value}. Setting bits ORs, and the old byte says which
-// of them were set, so of two replicas scoring one point at once exactly one scores it. A
-// forecast kept longer ago than the expiry scores nothing, so whoever set its bits first
-// (after it expired) scored nothing either: the caller checks that against `now`.
+// nothing is marked. When the key was kept to since the caller's view: {0, its sequence,
+// its names, its index's members from that time}, and nothing is marked. Otherwise {1, now
+// (Redis' clock, ms), then per column its old mark (0 = none)}. A mark only rises, and
+// the old one says which forecasts scored before, so of two replicas scoring one point at
+// once exactly one scores each pair. A time's marks expire `ttl` after they were last set:
+// every forecast they cover was kept before that, and has expired by then. A forecast kept
+// longer ago than the expiry scores nothing, so whoever marked it first (after it
+// expired) scored nothing either: the caller checks that against `now`. Columns go to
+// HMGET and HSET in chunks within Lua's unpack limit.
 constexpr const char* kScore = R"lua(
-if ARGV[4] ~= '' and redis.call('HGET', KEYS[5], 'rev') ~= ARGV[4] then
+if ARGV[4] ~= '' and redis.call('HGET', KEYS[4], 'rev') ~= ARGV[4] then
   return {2}
 end
 if ARGV[1] ~= '' then
@@ -95,47 +97,31 @@ if ARGV[1] ~= '' then
 end
 local now = redis.call('TIME')
 local out = {1, tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)}
-local ids = {}
-for a = 5, #ARGV, 2 do ids[#ids + 1] = ARGV[a] end
-if #ids == 0 then return out end
-local olds = redis.call('HMGET', KEYS[4], unpack(ids))
-local writes = {}
-local f = 0
-for a = 5, #ARGV, 2 do
-  f = f + 1
-  local marks = olds[f] or ''
-  local edits = ARGV[a + 1]
-  local changed = false
-  for e = 1, #edits, 4 do
-    local high, middle, low, mask = string.byte(edits, e, e + 3)
-    local i = (high * 256 + middle) * 256 + low
-    if #marks <= i then marks = marks .. string.rep('\0', i + 1 - #marks) end
-    local old = string.byte(marks, i + 1)
-    out[#out + 1] = old
-    if bit.band(old, mask) ~= mask then
-      marks = string.sub(marks, 1, i) .. string.char(bit.bor(old, mask)) .. string.sub(marks, i + 2)
-      changed = true
+local seq = tonumber(ARGV[5])
+local a = 6
+for k = 5, #KEYS do
+  local last = a + tonumber(ARGV[a])
+  for first = a + 1, last, 2000 do
+    local upto = math.min(first + 1999, last)
+    local olds = redis.call('HMGET', KEYS[k], unpack(ARGV, first, upto))
+    local writes = {}
+    for c = first, upto do
+      local old = tonumber(olds[c - first + 1] or 0)
+      out[#out + 1] = old
+      if old < seq then
+        writes[#writes + 1] = ARGV[c]
+        writes[#writes + 1] = ARGV[5]
+      end
+    end
+    if #writes > 0 then
+      redis.call('HSET', KEYS[k], unpack(writes))
+      redis.call('PEXPIRE', KEYS[k], ARGV[3])
     end
   end
-  if changed then
-    writes[#writes + 1] = ARGV[a]
-    writes[#writes + 1] = marks
-  end
-end
-if #writes > 0 then
-  redis.call('HSET', KEYS[4], unpack(writes))
-  redis.call('PEXPIRE', KEYS[4], ARGV[3])
+  a = last + 1
 end
 return out
 )lua";
-
-// A byte of a forecast's marks is sent in 24 bits: F * K below 2^27 (a horizon of 1000
-// steps of 130,000 variables).
-constexpr std::size_t kMaxMarkBytes = std::size_t{1} << 24;
-
-Status too_many_marks(const std::string& store) {
-  return {StatusCode::kInternal, store + ": a kept forecast has over 2^27 points to mark"};
-}
 
 // A view of a key that is refused (the key kept to meanwhile, every time) this many times
 // is used unchecked: scored against the forecasts it saw, as a report racing a keep is.
@@ -179,13 +165,12 @@ Status RedisKeptForecasts::keep(IssuedForecast forecast, StoreDrops* /*drops*/) 
   for (int attempt = 0; attempt < 2; ++attempt) {
     RedisCommand keep{"EVAL",
                       kKeep,
-                      "7",
+                      "6",
                       forecast_key(id),
                       index_key(key),
                       kept_at_key(key),
                       names_key(key),
                       sequence_key(key),
-                      marks_key(key),
                       widths_id.empty() ? std::string() : widths_key(widths_id),
                       std::to_string(ttl_.count()),
                       bytes,
@@ -433,30 +418,27 @@ Status RedisKeptForecasts::plan(const ActualsReport& report, bool may_read, Prep
   }
   // The pairs, as the in-process store picks them.
   p->plan = plan_scoring(report, p->view.members, p->metas);
-  p->edits = mark_edits_of(p->plan);
   *complete = true;
   return Status();
 }
 
-Status RedisKeptForecasts::score_command(const std::string& key, const Prepared& p,
+Status RedisKeptForecasts::score_command(const ActualsReport& report, const Prepared& p,
                                          bool check_view, const std::string& guard_key,
                                          const std::string& guard_revision,
                                          RedisCommand* command) const {
-  *command = {"EVAL",          kScore,         "5", sequence_key(key), names_key(key),
-              index_key(key), marks_key(key), guard_key};
+  const std::string& key = report.series_key;
+  *command = {"EVAL", kScore, std::to_string(4 + p.plan.marks.size()), sequence_key(key),
+              names_key(key), index_key(key), guard_key};
+  for (const MarkedTime& marked : p.plan.marks) command->push_back(marks_key(key, marked.time));
   command->push_back(check_view ? std::to_string(p.view.seq) : std::string());
   command->push_back(p.from);
   command->push_back(std::to_string(ttl_.count()));
   command->push_back(guard_revision);
-  for (const MarkEdits& forecast : p.edits) {
-    command->push_back(std::to_string(forecast.member.id));
-    std::string& packed = command->emplace_back();
-    for (const auto& [byte, mask] : forecast.bytes) {
-      if (byte >= kMaxMarkBytes) return too_many_marks(client_.name());
-      packed.push_back(static_cast<char>((byte >> 16) & 0xFF));
-      packed.push_back(static_cast<char>((byte >> 8) & 0xFF));
-      packed.push_back(static_cast<char>(byte & 0xFF));
-      packed.push_back(static_cast<char>(mask));
+  command->push_back(std::to_string(p.view.seq));
+  for (const MarkedTime& marked : p.plan.marks) {
+    command->push_back(std::to_string(marked.columns.size()));
+    for (const std::size_t column : marked.columns) {
+      command->push_back(report.variable_names[column]);
     }
   }
   return Status();
@@ -465,7 +447,7 @@ Status RedisKeptForecasts::score_command(const std::string& key, const Prepared&
 void RedisKeptForecasts::deliver(const ActualsReport& report, Prepared* p,
                                  const std::vector<RedisReply>* parts, const ScoreSink& score,
                                  ActualsOutcome* outcome) {
-  if (parts != nullptr) read_marks(*parts, p->edits, p->forecasts, p->widths, &p->plan);
+  if (parts != nullptr) read_marks(*parts, p->forecasts, p->widths, &p->plan);
   remember_view(report.series_key, p->view);
   const std::unordered_set<std::string_view> names(p->view.names.begin(), p->view.names.end());
   deliver_scores(report, p->plan, names, score, outcome);
@@ -478,7 +460,6 @@ Status RedisKeptForecasts::score(const ActualsReport& report, const ScoreSink& s
     deliver(report, &*ridden, nullptr, score, outcome);
     return Status();
   }
-  const std::string& key = report.series_key;
   Prepared p;
   bool complete = false;
   TSSERVE_RETURN_IF_ERROR(prepare(report, true, &p, &complete));
@@ -494,8 +475,8 @@ Status RedisKeptForecasts::score(const ActualsReport& report, const ScoreSink& s
     // The view checked and the marks set in one script; a pair scores when its bit was
     // not set before.
     RedisCommand command;
-    TSSERVE_RETURN_IF_ERROR(score_command(key, p, !p.checked && check < kMaxViewChecks, "", "",
-                                          &command));
+    TSSERVE_RETURN_IF_ERROR(score_command(report, p, !p.checked && check < kMaxViewChecks, "",
+                                          "", &command));
     std::vector<RedisReply> answers;
     TSSERVE_RETURN_IF_ERROR(client_.run("forecast_mark", {command}, &answers));
     const std::vector<RedisReply>& parts = answers.front().elements;
@@ -521,7 +502,7 @@ bool RedisKeptForecasts::prepare_ride(ActualsReport report, const std::string& g
   if (!prepare(report, false, &p, &complete).ok() || !complete || p.view.names.empty()) {
     return false;
   }
-  if (!score_command(report.series_key, p, true, guard_key, guard_revision, command).ok()) {
+  if (!score_command(report, p, true, guard_key, guard_revision, command).ok()) {
     return false;
   }
   ride->report = std::move(report);
@@ -554,8 +535,7 @@ void RedisKeptForecasts::finish_ride(Ride ride, const RedisReply& answer) {
   if (answer.type != RedisReply::Type::kArray || parts.size() < 2 || parts[0].integer != 1) {
     return;
   }
-  read_marks(parts, ride.prepared.edits, ride.prepared.forecasts, ride.prepared.widths,
-             &ride.prepared.plan);
+  read_marks(parts, ride.prepared.forecasts, ride.prepared.widths, &ride.prepared.plan);
   waiting_ride.store = this;
   waiting_ride.ride = std::move(ride);
 }
@@ -576,41 +556,33 @@ std::optional<RedisKeptForecasts::Prepared> RedisKeptForecasts::take_ride(
 }
 
 void RedisKeptForecasts::read_marks(const std::vector<RedisReply>& parts,
-                                    const std::vector<MarkEdits>& edits,
                                     const std::unordered_map<uint64_t, Held>& forecasts,
                                     const std::unordered_map<std::string, Widths>& widths,
                                     ScoringPlan* plan) const {
   static const std::vector<double> kNoWidths;
   if (parts.size() < 2) return;
   const int64_t now_ms = parts[1].integer;
-  std::size_t at = 2;  // after the script's 1 and now
-  std::vector<uint8_t> old_bytes;
-  for (const MarkEdits& forecast : edits) {
-    old_bytes.clear();
-    bool answered = at + forecast.bytes.size() <= parts.size();
-    for (std::size_t e = 0; answered && e < forecast.bytes.size(); ++e) {
-      const int64_t old = parts[at + e].integer;
-      answered = old >= 0 && old <= 0xFF;
-      old_bytes.push_back(static_cast<uint8_t>(old));
-    }
-    at += forecast.bytes.size();
+  std::vector<uint64_t> old_marks;
+  old_marks.reserve(parts.size() - 2);
+  for (std::size_t at = 2; at < parts.size(); ++at) {  // after the script's 1 and now
+    if (parts[at].integer < 0) return;                  // not the script's answer: scores nothing
+    old_marks.push_back(static_cast<uint64_t>(parts[at].integer));
+  }
+  if (!read_old_marks(old_marks, plan)) return;
+  for (ScoringGroup& group : plan->groups) {
     // Kept longer ago than the expiry (by the script's clock, as the keep's): scores nothing.
-    const bool live = forecast.member.kept_ms > now_ms - ttl_.count();
-    const auto held = forecasts.find(forecast.member.id);
-    if (!answered || !live || held == forecasts.end()) continue;  // scores nothing
+    if (group.member.kept_ms <= now_ms - ttl_.count()) continue;
+    const auto held = forecasts.find(group.member.id);
+    if (held == forecasts.end()) continue;
     const ForecastMeta& meta = held->second->meta;
     const auto found = widths.find(meta.widths_id);
     if (!meta.widths_id.empty() && found == widths.end()) continue;  // the widths expired
-    read_old_marks(forecast, old_bytes, plan);
     const std::size_t bytes = entry_bytes(meta);
-    for (const std::size_t g : forecast.groups) {
-      ScoringGroup& group = plan->groups[g];
-      const std::string_view entry =
-          std::string_view(held->second->body).substr(static_cast<std::size_t>(group.k) * bytes, bytes);
-      group.held = decode_entry(entry, meta, meta.widths_id.empty() ? kNoWidths : *found->second,
-                                group.k, &group.entry)
-                       .ok();  // unreadable: scores nothing
-    }
+    const std::string_view entry =
+        std::string_view(held->second->body).substr(static_cast<std::size_t>(group.k) * bytes, bytes);
+    group.held = decode_entry(entry, meta, meta.widths_id.empty() ? kNoWidths : *found->second,
+                              group.k, &group.entry)
+                     .ok();  // unreadable: scores nothing
   }
 }
 

@@ -13,7 +13,8 @@
 //   tsserve:fk:<series_key>   the same members scored by when they were kept (ms)
 //   tsserve:fq:<series_key>   the key's keep sequence (seq: the order they were kept)
 //   tsserve:fn:<series_key>   the variable names of the key's forecasts (set)
-//   tsserve:fx:<series_key>   the scored marks of the key's forecasts (hash: id -> bits)
+//   tsserve:fx:<series_key>:<time>  the marks of the key's point at that time (hash:
+//                             column -> the keep sequence of the view that last scored it)
 //
 // keep() is one script (one round trip, atomic: a report sees a forecast whole or not at
 // all, and two replicas' forecasts of one key get distinct, ordered seqs). score() needs
@@ -22,17 +23,18 @@
 // trip. It picks the (forecast, point) pairs exactly as the in-process store does
 // (scoring_plan.h; forecasts and widths from its caches, one more round trip for those it
 // has not seen), then one script checks that the key was not kept to since the view (else
-// it answers the current view, and the pairs are picked again) and sets the pairs' marks,
-// answering the bytes it replaced: of two replicas scoring one point at once exactly one
-// scores it. So a report on a key whose last keep was this replica's is one round trip;
+// it answers the current view, and the pairs are picked again) and raises the reported
+// points' marks to the view's sequence, answering the marks it replaced: of two replicas
+// scoring one point at once exactly one scores each pair. One mark per reported point,
+// however many forecasts cover it. So a report on a key whose last keep was this replica's is one round trip;
 // after another replica's, two; and Observe's report rides on its window's write (the
 // scoring script pipelined after it, guarded by the write's revision): no round trip of
 // its own.
-// A forecast expires `ttl` after it was kept (its value by Redis' expiry, its marks by the
-// scoring script's clock check and a later keep), the key's sets between `ttl` and twice
-// that after its last forecast; every 8th keep of a key drops its members older than
-// `ttl` (Redis' own expiry: not counted in StoreDrops). A replica caches at most `max_cached` forecasts, the oldest
-// kept going first.
+// A forecast expires `ttl` after it was kept (its value by Redis' expiry, its pairs by the
+// scoring script's clock check), a time's marks `ttl` after they were last set, the key's
+// sets between `ttl` and twice that after its last forecast; every 8th keep of a key drops
+// its members older than `ttl` (Redis' own expiry: not counted in StoreDrops). A replica
+// caches at most `max_cached` forecasts, the oldest kept going first.
 //
 // Thread safety: every member may be called from any thread.
 
@@ -96,7 +98,6 @@ class RedisKeptForecasts final : public KeptForecasts {
     std::unordered_map<uint64_t, Meta> metas;
     std::unordered_map<std::string, Widths> widths;
     ScoringPlan plan;
-    std::vector<MarkEdits> edits;
   };
   // A score sent with another write (the key's window: redis_series_store.h), so that
   // Observe's write and its score are one round trip.
@@ -135,7 +136,7 @@ class RedisKeptForecasts final : public KeptForecasts {
   Status prepare(const ActualsReport& report, bool may_read, Prepared* p, bool* complete);
   // The pairs of p->view's forecasts.
   Status plan(const ActualsReport& report, bool may_read, Prepared* p, bool* complete);
-  Status score_command(const std::string& key, const Prepared& p, bool check_view,
+  Status score_command(const ActualsReport& report, const Prepared& p, bool check_view,
                        const std::string& guard_key, const std::string& guard_revision,
                        RedisCommand* command) const;
   // The scores of p's pairs (the script's answer in *parts, or already read into p).
@@ -156,9 +157,9 @@ class RedisKeptForecasts final : public KeptForecasts {
   void saw_kept(const IssuedForecast& forecast, KeptMember member);
   Status view_of(const RedisReply& seq, const RedisReply& names, const RedisReply& members,
                  int64_t from_time, KeyView* view) const;
-  // The scoring script's old marks, and the entries of the forecasts it found live, into
-  // the plan's groups.
-  void read_marks(const std::vector<RedisReply>& parts, const std::vector<MarkEdits>& edits,
+  // The scoring script's old marks into the plan's pairs, and the entries of the forecasts
+  // it found live into its groups.
+  void read_marks(const std::vector<RedisReply>& parts,
                   const std::unordered_map<uint64_t, Held>& forecasts,
                   const std::unordered_map<std::string, Widths>& widths, ScoringPlan* plan) const;
 

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <map>
 
 namespace tsserve::server {
 
@@ -49,55 +48,36 @@ ScoringPlan plan_scoring(const ActualsReport& report, const std::vector<KeptMemb
           plan.groups.back().meta = &meta;
           plan.groups.back().k = k;
         }
-        const std::size_t bit = mark_bit(meta, k, v);
-        plan.groups[group].bits.push_back(bit);
-        plan.pairs.push_back({point, group, bit, v});
+        plan.pairs.push_back({point, group, 0, v, false});
       }
     }
   }
   // Made forecast by forecast: a stable sort by point leaves each point's in keep order.
   std::stable_sort(plan.pairs.begin(), plan.pairs.end(),
                    [](const ScoringPair& a, const ScoringPair& b) { return a.point < b.point; });
+  // The points covered, each marked once: by row, then column.
+  std::size_t marks = 0;
+  for (std::size_t c = 0; c < plan.pairs.size(); ++c) {
+    const std::size_t point = plan.pairs[c].point;
+    if (c == 0 || point != plan.pairs[c - 1].point) {
+      const std::size_t row = point / columns;
+      if (plan.marks.empty() || plan.marks.back().time != report.timestamps[row]) {
+        plan.marks.push_back({report.timestamps[row], {}});
+      }
+      plan.marks.back().columns.push_back(point % columns);
+      ++marks;
+    }
+    plan.pairs[c].mark = marks - 1;
+  }
   return plan;
 }
 
-std::vector<MarkEdits> mark_edits_of(const ScoringPlan& plan) {
-  std::vector<MarkEdits> all;
-  std::unordered_map<uint64_t, std::size_t> index_of;  // forecast id -> into all
-  for (std::size_t g = 0; g < plan.groups.size(); ++g) {
-    const ScoringGroup& group = plan.groups[g];
-    const auto [found, added] = index_of.emplace(group.member.id, all.size());
-    if (added) all.push_back({group.member, {}, {}});
-    all[found->second].groups.push_back(g);
+bool read_old_marks(const std::vector<uint64_t>& old_marks, ScoringPlan* plan) {
+  for (ScoringPair& pair : plan->pairs) {
+    if (pair.mark >= old_marks.size()) return false;
+    pair.set_before = plan->groups[pair.group].member.seq <= old_marks[pair.mark];
   }
-  for (MarkEdits& edits : all) {
-    std::map<std::size_t, uint8_t> masks;
-    for (const std::size_t g : edits.groups) {
-      for (const std::size_t bit : plan.groups[g].bits) {
-        masks[bit / 8] |= static_cast<uint8_t>(1U << (bit % 8));
-      }
-    }
-    edits.bytes.assign(masks.begin(), masks.end());
-  }
-  return all;
-}
-
-void read_old_marks(const MarkEdits& edits, const std::vector<uint8_t>& old_bytes,
-                    ScoringPlan* plan) {
-  for (const std::size_t g : edits.groups) {
-    ScoringGroup& group = plan->groups[g];
-    group.set_before.clear();
-    for (const std::size_t bit : group.bits) {
-      const auto edit = std::lower_bound(
-          edits.bytes.begin(), edits.bytes.end(), bit / 8,
-          [](const std::pair<std::size_t, uint8_t>& e, std::size_t byte) { return e.first < byte; });
-      const auto at = static_cast<std::size_t>(edit - edits.bytes.begin());
-      if (at < old_bytes.size() && ((old_bytes[at] >> (bit % 8)) & 1U) != 0) {
-        group.set_before.push_back(bit);
-      }
-    }
-    std::sort(group.set_before.begin(), group.set_before.end());
-  }
+  return true;
 }
 
 void deliver_scores(const ActualsReport& report, const ScoringPlan& plan,
@@ -118,9 +98,7 @@ void deliver_scores(const ActualsReport& report, const ScoringPlan& plan,
       const ScoringGroup& group = plan.groups[pair.group];
       if (!group.held) continue;
       ++covering;
-      if (std::binary_search(group.set_before.begin(), group.set_before.end(), pair.bit)) {
-        continue;
-      }
+      if (pair.set_before) continue;
       ++scored;
       const ForecastMeta& meta = *group.meta;
       const auto v = static_cast<std::size_t>(pair.variable);

@@ -3,9 +3,15 @@
 // shared store (redis_kept_forecasts.h), picked exactly as the in-process store picks them
 // (accuracy/kept_forecasts.h): by point, then in the order the forecasts were kept; a
 // column takes a forecast's first variable of its name. Grouped by (forecast, step), the
-// unit the store reads an entry of and sets marks in; then delivered, once the store says
-// which marks were already set, as ScoredPoints and the report's outcome. The marks are
-// set forecast by forecast, as byte edits (mark_edits_of).
+// unit the store reads an entry of; then delivered, once the store says which pairs were
+// scored before, as ScoredPoints and the report's outcome.
+//
+// What was scored is marked per reported point (time, column), not per pair: the point's
+// mark is the keep sequence of the key's view that last scored it. A report scores every
+// forecast of its view that covers the point (an expired one scores nothing), and a view
+// at sequence S holds every forecast kept up to S, so a pair was scored before exactly
+// when its forecast's sequence is at most the point's old mark. One mark per point is
+// read and set however many forecasts cover it.
 
 #include <cstddef>
 #include <cstdint>
@@ -32,28 +38,34 @@ struct KeptMember {
 // "<seq>-<id>-<kept ms>", as the keep script names a member of the key's index.
 bool parse_kept_member(std::string_view text, KeptMember* member);
 
-// One (forecast, step) a report reads the entry of and sets marks in.
+// One (forecast, step) a report reads the entry of.
 struct ScoringGroup {
   KeptMember member;
   const ForecastMeta* meta = nullptr;
   int64_t k = 0;
-  std::vector<std::size_t> bits;  // its pairs' marks
-  bool held = false;              // its entry was read and its forecast had not expired
+  bool held = false;  // its entry was read and its forecast had not expired
   ForecastEntry entry;
-  std::vector<std::size_t> set_before;  // the bits that were set, sorted
 };
 
 // One (forecast, point) pair that may score report point `point`.
 struct ScoringPair {
   std::size_t point = 0;
   std::size_t group = 0;
-  std::size_t bit = 0;
+  std::size_t mark = 0;  // into the plan's marked points
   int64_t variable = 0;
+  bool set_before = false;  // scored by an earlier report
+};
+
+// The report's points that some forecast covers, by time: their marks are read and set.
+struct MarkedTime {
+  int64_t time = 0;
+  std::vector<std::size_t> columns;  // increasing
 };
 
 struct ScoringPlan {
   std::vector<ScoringGroup> groups;
   std::vector<ScoringPair> pairs;  // by point, then keep order
+  std::vector<MarkedTime> marks;   // by the report's row; a pair's mark counts across them
 };
 
 // The pairs of `report` against `members` (in keep order) whose metas are in `metas`
@@ -61,21 +73,11 @@ struct ScoringPlan {
 ScoringPlan plan_scoring(const ActualsReport& report, const std::vector<KeptMember>& members,
                          const std::unordered_map<uint64_t, std::shared_ptr<const ForecastMeta>>& metas);
 
-// One forecast's marks that a plan sets: its groups' bits as (byte, mask) edits, bytes
-// increasing, one per byte.
-struct MarkEdits {
-  KeptMember member;
-  std::vector<std::size_t> groups;  // into the plan's groups
-  std::vector<std::pair<std::size_t, uint8_t>> bytes;
-};
-// The plan's marks, forecast by forecast in the order of their first group.
-std::vector<MarkEdits> mark_edits_of(const ScoringPlan& plan);
-// Each group of `edits` given the old values of its bytes (`old_bytes`, one per edit, in
-// order): its set_before bits.
-void read_old_marks(const MarkEdits& edits, const std::vector<uint8_t>& old_bytes,
-                    ScoringPlan* plan);
+// Each pair's set_before, given the old marks of the plan's points (`old_marks`, one per
+// marked point, in order; 0 = never scored). False when there are not as many.
+bool read_old_marks(const std::vector<uint64_t>& old_marks, ScoringPlan* plan);
 
-// Calls `score` for every pair of a held group whose bit was not set before, in the plan's
+// Calls `score` for every pair of a held group not set before, in the plan's
 // order, and counts each point's outcome. `key_names`: every variable name of the key's
 // forecasts.
 void deliver_scores(const ActualsReport& report, const ScoringPlan& plan,
