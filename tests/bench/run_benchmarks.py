@@ -620,12 +620,13 @@ def series_store_section(run):
            "(AOF, fsync every second), %d keys, %g s per phase; a fresh server and an empty Redis "
            "per run. CPU per call is each process's user + system time over the phase "
            "(redis-server's AOF rewrites included) divided by its calls. Redis memory: a window "
-           "%.0f bytes, a kept forecast %.0f bytes (MEMORY USAGE, its share of its key's marks "
-           "included); %.0f bytes per key in all "
+           "%.0f bytes, a kept forecast %.0f bytes, the scored marks of an observed time %.0f "
+           "bytes (MEMORY USAGE); %.0f bytes per key in all "
            "after %.0f forecasts each. Target: Observe with the next forecast through Redis at "
            ">= %.1fx the in-process store's points/s at concurrency 8." % (
                run["keys"], run["seconds"], redis8["redis_window_bytes"],
-               redis8.get("redis_forecast_bytes", 0), redis8["redis_bytes_per_key"],
+               redis8.get("redis_forecast_bytes", 0), redis8.get("redis_marks_bytes", 0),
+               redis8["redis_bytes_per_key"],
                redis8["forecasts_per_key"], run["goal"]), "",
            "| store | concurrency | phase | p50 ms | p99 ms | points/s | errors "
            "| CPU us/call tsserve | redis-server | client |",

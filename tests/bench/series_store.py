@@ -64,15 +64,14 @@ def run_one(opts, work, store, concurrency):
                          for key in (head, head.replace("tsserve:w:", "tsserve:wv:", 1)))
                      for head in heads]
             result["redis_window_bytes"] = sum(sizes) / len(sizes) if sizes else 0
-            # A kept forecast (forecast_layout.h) is one value, plus its share of its key's
-            # marks (a hash of one field per forecast scored).
+            # A kept forecast (forecast_layout.h) is one value; the scored marks are a hash
+            # per reported time of a key (redis_kept_forecasts.h), one field per column.
             forecasts = redis.cli("--scan", "--pattern", "tsserve:f:*").split()[:20]
             sizes = [int(redis.cli("MEMORY", "USAGE", key) or 0) for key in forecasts]
+            result["redis_forecast_bytes"] = sum(sizes) / len(sizes) if sizes else 0
             marks = redis.cli("--scan", "--pattern", "tsserve:fx:*").split()[:20]
-            shares = [int(redis.cli("MEMORY", "USAGE", key) or 0)
-                      / max(1, int(redis.cli("HLEN", key) or 0)) for key in marks]
-            result["redis_forecast_bytes"] = (sum(sizes) / len(sizes) if sizes else 0) + (
-                sum(shares) / len(shares) if shares else 0)
+            sizes = [int(redis.cli("MEMORY", "USAGE", key) or 0) for key in marks]
+            result["redis_marks_bytes"] = sum(sizes) / len(sizes) if sizes else 0
             result["forecasts_per_key"] = sum(
                 p["calls"] for p in result["phases"] if p["name"] == "forecast") / opts.keys
         return result
@@ -106,11 +105,12 @@ def main():
     memory8 = next(r for r in runs if r["store"] == "memory" and r["concurrency"] == 8)
     ratio = phase(redis8, "forecast")["points_per_s"] / phase(memory8, "forecast")["points_per_s"]
     print("Redis memory per key: its window %.0f bytes (MEMORY USAGE of its hash and ring, %d x "
-          "%d float32 values); each kept forecast %.0f bytes (MEMORY USAGE of its value, and "
-          "its share of its key's marks); in all %.0f bytes per key (used_memory growth over %d keys after %.0f "
+          "%d float32 values); each kept forecast %.0f bytes (MEMORY USAGE of its value); "
+          "the scored marks of each observed time %.0f bytes; in all %.0f bytes per key (used_memory growth over %d keys after %.0f "
           "forecasts each, kept for --forecast-store-max-age-s; %d Redis keys)" % (
               redis8["redis_window_bytes"], redis8["history"], redis8["variables"],
-              redis8["redis_forecast_bytes"], redis8["redis_bytes_per_key"], opts.keys,
+              redis8["redis_forecast_bytes"], redis8["redis_marks_bytes"],
+              redis8["redis_bytes_per_key"], opts.keys,
               redis8["forecasts_per_key"], redis8["redis_keys"]))
     print("Goal: Observe with the next forecast through Redis at concurrency 8: %.2fx the "
           "in-process store's points/s (goal >= %.1fx: %s)" % (
