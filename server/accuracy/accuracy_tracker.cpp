@@ -8,18 +8,32 @@ AccuracyTracker::AccuracyTracker(KeptForecasts& store, AccuracyMetrics* metrics)
     : store_(store), metrics_(metrics) {}
 
 Status AccuracyTracker::keep(IssuedForecast forecast) {
+  return begin_keep(std::move(forecast)).wait();
+}
+
+AccuracyTracker::Keeping AccuracyTracker::begin_keep(IssuedForecast forecast) {
+  Keeping keeping;
+  keeping.tracker_ = this;
   if (forecast.times.empty()) {
     // Actuals are matched by time: without forecast times nothing could ever match.
     if (metrics_) metrics_->record_refused_no_timestamps();
-    return {StatusCode::kFailedPrecondition,
-            "series_key: the forecast was not kept: the request had no timestamps, so "
-            "actuals could not be matched to its points"};
+    keeping.refused_ = {StatusCode::kFailedPrecondition,
+                        "series_key: the forecast was not kept: the request had no timestamps, "
+                        "so actuals could not be matched to its points"};
+    return keeping;
   }
+  keeping.pending_ = store_.begin_keep(std::move(forecast));
+  return keeping;
+}
+
+Status AccuracyTracker::Keeping::wait() {
+  if (pending_ == nullptr) return refused_;
   StoreDrops drops;
-  const Status kept = store_.keep(std::move(forecast), &drops);
-  if (metrics_) {
-    if (!kept.ok()) metrics_->record_refused_store_unavailable();
-    record_store(drops);
+  const Status kept = pending_->wait(&drops);
+  pending_.reset();
+  if (tracker_->metrics_) {
+    if (!kept.ok()) tracker_->metrics_->record_refused_store_unavailable();
+    tracker_->record_store(drops);
   }
   return kept;
 }

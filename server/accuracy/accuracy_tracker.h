@@ -23,6 +23,20 @@ class AccuracyTracker {
   // without forecast times, UNAVAILABLE when a shared store cannot be reached (counted
   // in tsserve_forecast_store_refused_total either way).
   Status keep(IssuedForecast forecast);
+  // keep(), begun now and finished by wait(), so that a batch's keeps go to a shared
+  // store together (KeptForecasts::begin_keep).
+  class Keeping {
+   public:
+    // keep()'s status (counted as keep() counts it). Called at most once.
+    Status wait();
+
+   private:
+    friend class AccuracyTracker;
+    AccuracyTracker* tracker_ = nullptr;
+    std::unique_ptr<PendingKeep> pending_;  // null: refused before the store
+    Status refused_;
+  };
+  Keeping begin_keep(IssuedForecast forecast);
   // Scores a ReportActuals request into *outcome. `also`, when set, sees every (forecast,
   // point) pair scored, after the metrics (Observe flags each point against its forecast
   // with it); it may run under the store's lock and must not call back into the tracker.

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -57,6 +58,15 @@ ScoredPoint scored_point_of(const IssuedForecast& forecast, int64_t variable, in
                             double actual, std::size_t report_point,
                             std::vector<ScoredBand>* bands);
 
+// A keep begun (KeptForecasts::begin_keep) and not yet known to have landed.
+class PendingKeep {
+ public:
+  virtual ~PendingKeep() = default;
+  // keep()'s status, waiting for it when it is not known yet; *drops as keep()'s. Called
+  // at most once.
+  virtual Status wait(StoreDrops* drops) = 0;
+};
+
 class KeptForecasts {
  public:
   using ScoreSink = std::function<void(const ScoredPoint&)>;
@@ -67,6 +77,11 @@ class KeptForecasts {
   // bounds) of K * F floats, scaler vectors K or none. UNAVAILABLE when a shared store
   // cannot be reached (nothing is kept).
   virtual Status keep(IssuedForecast forecast, StoreDrops* drops) = 0;
+  // keep(), begun now and finished by the PendingKeep's wait(): the keeps a thread begins
+  // before it waits on any of them may go together (the shared store sends them in one
+  // round trip: a batch's forecasts). Until wait() returns the forecast may not be kept.
+  // A PendingKeep destroyed unwaited still keeps its forecast. The default keeps at once.
+  virtual std::unique_ptr<PendingKeep> begin_keep(IssuedForecast forecast);
 
   // Scores every finite point of `report` against the key's covering forecasts, calling
   // `score` once per (forecast, point) pair never scored before, and says in *outcome what

@@ -56,6 +56,12 @@ class BatchTask {
   // a worker with the batcher's mutex held, like deadline().
   virtual bool cancelled() const { return false; }
 
+  // Called by a processor on each task of a batch that finished OK, before it completes
+  // any of them (runtime/batch_completion.h), so that work the completions share can
+  // start for all of them first: the keeps of a batch's forecasts go to a shared store in
+  // one round trip (accuracy/kept_forecasts.h). On the worker; must not throw.
+  virtual void prepare_to_complete() noexcept {}
+
   // Ends the task with `status`. The first call runs on_complete() on the calling thread
   // and returns true; later calls return false and do nothing. Thread-safe.
   bool complete(const TaskStatus& status) noexcept;

@@ -24,18 +24,25 @@ class RequestTask final : public BatchTask {
   using Input = InputT;
   using Output = OutputT;
   using Completion = std::function<void(RequestTask& task, const TaskStatus& status)>;
+  // Runs from prepare_to_complete(), with the output filled; may be empty.
+  using Preparation = std::function<void(RequestTask& task)>;
 
-  RequestTask(Input input, Clock::time_point deadline, CancelProbe cancelled, Completion completion)
+  RequestTask(Input input, Clock::time_point deadline, CancelProbe cancelled, Completion completion,
+              Preparation preparation = nullptr)
       : input(std::move(input)),
         deadline_(deadline),
         cancelled_(std::move(cancelled)),
-        completion_(std::move(completion)) {}
+        completion_(std::move(completion)),
+        preparation_(std::move(preparation)) {}
 
   std::size_t rows() const override;
   Clock::time_point deadline() const override { return deadline_; }
   // True once the call has ended without this task (the caller cancelled, or gRPC ended
   // it at its deadline: the door's CallEnding reports which).
   bool cancelled() const override { return cancelled_ && cancelled_(); }
+  void prepare_to_complete() noexcept override {
+    if (preparation_) preparation_(*this);
+  }
 
   Input input;    // set by the handler, read by the processor
   Output output;  // filled by the processor before it completes the task with kOk
@@ -47,6 +54,7 @@ class RequestTask final : public BatchTask {
   const Clock::time_point deadline_;
   const CancelProbe cancelled_;
   const Completion completion_;
+  const Preparation preparation_;
 };
 
 using ForecastTask = RequestTask<ForecastInput, ForecastOutput>;

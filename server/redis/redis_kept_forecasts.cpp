@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <limits>
+#include <optional>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -150,48 +151,182 @@ void RedisKeptForecasts::remember(uint64_t id, Held forecast) {
   }
 }
 
-Status RedisKeptForecasts::keep(IssuedForecast forecast, StoreDrops* /*drops*/) {
-  const uint64_t id = new_id();
-  std::string widths, widths_id;
-  if (!widths_of(forecast, &widths, &widths_id)) widths.clear();
+RedisKeptForecasts::KeepCall RedisKeptForecasts::keep_call(IssuedForecast forecast) const {
+  KeepCall call;
+  call.id = new_id();
+  if (!widths_of(forecast, &call.widths, &call.widths_id)) call.widths.clear();
   auto held = std::make_shared<HeldForecast>();
-  held->meta = meta_of(forecast, widths_id);
-  const std::string bytes = encode_forecast(forecast, held->meta);
-  held->body = bytes.substr(bytes.size() - held->meta.times.size() * entry_bytes(held->meta));
-  const std::string& key = forecast.series_key;
+  held->meta = meta_of(forecast, call.widths_id);
+  call.bytes = encode_forecast(forecast, held->meta);
+  held->body =
+      call.bytes.substr(call.bytes.size() - held->meta.times.size() * entry_bytes(held->meta));
+  call.held = std::move(held);
+  call.forecast = std::move(forecast);
+  return call;
+}
+
+bool RedisKeptForecasts::widths_unheld(const KeepCall& call) {
   // Widths this replica wrote or read within half their expiry are held still (each keep
   // renews them); the script says when they are not, and they are sent then.
-  bool send_widths = !widths_id.empty() && !widths_held(widths_id);
+  return !call.widths_id.empty() && !widths_held(call.widths_id);
+}
+
+RedisCommand RedisKeptForecasts::keep_command(const KeepCall& call, bool send_widths) const {
+  const IssuedForecast& forecast = call.forecast;
+  const std::string& key = forecast.series_key;
+  RedisCommand keep{"EVAL",
+                    kKeep,
+                    "6",
+                    forecast_key(call.id),
+                    index_key(key),
+                    kept_at_key(key),
+                    names_key(key),
+                    sequence_key(key),
+                    call.widths_id.empty() ? std::string() : widths_key(call.widths_id),
+                    std::to_string(ttl_.count()),
+                    call.bytes,
+                    std::to_string(forecast.times.back()),
+                    std::to_string(call.id),
+                    std::to_string(kMaxDroppedPerKeep),
+                    send_widths ? call.widths : std::string()};
+  keep.insert(keep.end(), forecast.variable_names.begin(), forecast.variable_names.end());
+  return keep;
+}
+
+bool RedisKeptForecasts::landed(const KeepCall& call, const RedisReply& kept) {
+  if (kept.type != RedisReply::Type::kArray || kept.elements.size() != 2) return false;
+  if (!call.widths_id.empty()) remember_widths(call.widths_id, nullptr);
+  saw_kept(call.forecast,
+           {static_cast<uint64_t>(kept.elements[0].integer), call.id, kept.elements[1].integer});
+  remember(call.id, call.held);
+  return true;
+}
+
+Status RedisKeptForecasts::send_keep(const KeepCall& call, bool send_widths) {
   for (int attempt = 0; attempt < 2; ++attempt) {
-    RedisCommand keep{"EVAL",
-                      kKeep,
-                      "6",
-                      forecast_key(id),
-                      index_key(key),
-                      kept_at_key(key),
-                      names_key(key),
-                      sequence_key(key),
-                      widths_id.empty() ? std::string() : widths_key(widths_id),
-                      std::to_string(ttl_.count()),
-                      bytes,
-                      std::to_string(forecast.times.back()),
-                      std::to_string(id),
-                      std::to_string(kMaxDroppedPerKeep),
-                      send_widths ? widths : std::string()};
-    keep.insert(keep.end(), forecast.variable_names.begin(), forecast.variable_names.end());
     std::vector<RedisReply> replies;
-    TSSERVE_RETURN_IF_ERROR(client_.run("forecast_keep", {keep}, &replies));
-    const RedisReply& kept = replies.front();
-    if (kept.type == RedisReply::Type::kArray && kept.elements.size() == 2) {
-      if (!widths_id.empty()) remember_widths(widths_id, nullptr);
-      saw_kept(forecast, {static_cast<uint64_t>(kept.elements[0].integer), id,
-                          kept.elements[1].integer});
-      remember(id, std::move(held));
-      return Status();
-    }
+    TSSERVE_RETURN_IF_ERROR(
+        client_.run("forecast_keep", {keep_command(call, send_widths)}, &replies));
+    if (landed(call, replies.front())) return Status();
     send_widths = true;  // they expired since this replica last saw them
   }
   return {StatusCode::kInternal, client_.name() + ": a kept forecast's widths were refused twice"};
+}
+
+Status RedisKeptForecasts::keep(IssuedForecast forecast, StoreDrops* /*drops*/) {
+  const KeepCall call = keep_call(std::move(forecast));
+  return send_keep(call, widths_unheld(call));
+}
+
+// The keeps one thread began and has not yet waited on: the first wait (or a keep
+// destroyed unwaited) sends them all, pipelined, and each learns its status.
+class RedisKeptForecasts::KeepGroup {
+ public:
+  // Index of `call` in the group; nullopt once the group was sent (start another).
+  std::optional<std::size_t> add(KeepCall&& call) {  // moved from only when added
+    const MutexLock lock(mutex_);
+    if (sent_) return std::nullopt;
+    calls_.push_back(std::move(call));
+    return calls_.size() - 1;
+  }
+  // Sends the group unless it was sent.
+  void send(RedisKeptForecasts& store) {
+    const MutexLock lock(mutex_);
+    send_locked(store);
+  }
+  // Sends the group unless it was sent; then the status of keep `index`.
+  Status status(RedisKeptForecasts& store, std::size_t index) {
+    const MutexLock lock(mutex_);
+    send_locked(store);
+    return statuses_.at(index);
+  }
+
+ private:
+  void send_locked(RedisKeptForecasts& store) TSSERVE_REQUIRES(mutex_) {
+    if (sent_) return;
+    sent_ = true;
+    statuses_ = store.send_keeps(calls_);
+    calls_.clear();
+  }
+
+  Mutex mutex_;
+  bool sent_ TSSERVE_GUARDED_BY(mutex_) = false;
+  std::vector<KeepCall> calls_ TSSERVE_GUARDED_BY(mutex_);
+  std::vector<Status> statuses_ TSSERVE_GUARDED_BY(mutex_);
+};
+
+std::vector<Status> RedisKeptForecasts::send_keeps(const std::vector<KeepCall>& calls) {
+  std::vector<Status> statuses(calls.size());
+  std::vector<bool> send_widths(calls.size());
+  for (std::size_t i = 0; i < calls.size(); ++i) send_widths[i] = widths_unheld(calls[i]);
+  std::vector<RedisReply> replies;
+  Status ran(StatusCode::kUnavailable, "one keep goes alone");
+  if (calls.size() > 1) {
+    std::vector<RedisCommand> commands;
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      commands.push_back(keep_command(calls[i], send_widths[i]));
+    }
+    ran = client_.run("forecast_keep", commands, &replies);
+  }
+  if (!ran.ok()) {
+    // Each alone (a pipeline fails whole, e.g. at a Redis that forgot its scripts, which a
+    // single script survives); when the first fails too the store is the trouble: all
+    // fail so, without a timeout each.
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      statuses[i] = i > 0 && !statuses[0].ok() ? statuses[0] : send_keep(calls[i], send_widths[i]);
+    }
+    return statuses;
+  }
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    if (!landed(calls[i], replies[i])) statuses[i] = send_keep(calls[i], true);
+  }
+  return statuses;
+}
+
+namespace {
+
+// The group of keeps this thread is gathering, and the store it is for.
+struct OpenKeepGroup {
+  const void* store = nullptr;
+  std::shared_ptr<void> group;
+};
+thread_local OpenKeepGroup open_keeps;
+
+}  // namespace
+
+class RedisKeptForecasts::PendingRedisKeep final : public PendingKeep {
+ public:
+  PendingRedisKeep(RedisKeptForecasts& store, std::shared_ptr<KeepGroup> group, std::size_t index)
+      : store_(store), group_(std::move(group)), index_(index) {}
+  ~PendingRedisKeep() override {
+    if (!waited_) group_->send(store_);  // kept all the same
+  }
+  Status wait(StoreDrops* /*drops*/) override {
+    waited_ = true;
+    return group_->status(store_, index_);
+  }
+
+ private:
+  RedisKeptForecasts& store_;
+  const std::shared_ptr<KeepGroup> group_;
+  const std::size_t index_;
+  bool waited_ = false;
+};
+
+std::unique_ptr<PendingKeep> RedisKeptForecasts::begin_keep(IssuedForecast forecast) {
+  KeepCall call = keep_call(std::move(forecast));
+  std::shared_ptr<KeepGroup> group;
+  std::optional<std::size_t> index;
+  if (open_keeps.store == this) {
+    group = std::static_pointer_cast<KeepGroup>(open_keeps.group);
+    index = group->add(std::move(call));  // leaves `call` whole when it refuses
+  }
+  if (!index) {
+    group = std::make_shared<KeepGroup>();
+    open_keeps = {this, group};
+    index = group->add(std::move(call));
+  }
+  return std::make_unique<PendingRedisKeep>(*this, std::move(group), *index);
 }
 
 bool RedisKeptForecasts::widths_held(const std::string& id) {

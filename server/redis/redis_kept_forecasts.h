@@ -63,6 +63,8 @@ class RedisKeptForecasts final : public KeptForecasts {
                      std::size_t max_cached = 10'000);
 
   Status keep(IssuedForecast forecast, StoreDrops* drops) override;
+  // The keeps this thread begins before it waits on one go in one round trip (pipelined).
+  std::unique_ptr<PendingKeep> begin_keep(IssuedForecast forecast) override;
   Status score(const ActualsReport& report, const ScoreSink& score, StoreDrops* drops,
                ActualsOutcome* outcome) override;
   std::optional<std::size_t> held_entries() const override { return std::nullopt; }
@@ -116,6 +118,29 @@ class RedisKeptForecasts final : public KeptForecasts {
   void finish_ride(Ride ride, const RedisReply& answer);
 
  private:
+
+  // One keep, encoded, ready for the keep script.
+  struct KeepCall {
+    IssuedForecast forecast;
+    uint64_t id = 0;
+    std::string bytes;  // forecast_layout.h
+    std::string widths, widths_id;
+    Held held;
+  };
+  class KeepGroup;
+  class PendingRedisKeep;
+
+  KeepCall keep_call(IssuedForecast forecast) const;
+  // Whether the call's widths must be sent: not known to be held in Redis.
+  bool widths_unheld(const KeepCall& call);
+  RedisCommand keep_command(const KeepCall& call, bool send_widths) const;
+  // The keep script's answer `kept` to `call`, remembered; false when it kept nothing
+  // (the widths were not held).
+  bool landed(const KeepCall& call, const RedisReply& kept);
+  // One keep, in its own round trip (a second when the widths must be sent after all).
+  Status send_keep(const KeepCall& call, bool send_widths);
+  // Keeps, pipelined in one round trip; each one's status.
+  std::vector<Status> send_keeps(const std::vector<KeepCall>& calls);
 
   struct SeenWidths {
     std::chrono::steady_clock::time_point at;  // last written or read

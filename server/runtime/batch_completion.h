@@ -39,7 +39,8 @@ std::vector<AttentionBlock> select_attention(const std::vector<at::Tensor>& weig
 double seconds_between(Clock::time_point from, Clock::time_point to);
 
 // Fills every task's timing (queue wait from its arrival to the batch's start, the
-// batch's compute time and rows), reports to `observer` (may be null) and completes it OK.
+// batch's compute time and rows), reports to `observer` (may be null), prepares every task
+// to complete, then completes each OK.
 template <typename Task>
 void finish_tasks(Batch& batch, double compute_seconds, BatchObserver* observer) {
   if (observer) observer->on_batch(batch.rows, compute_seconds);
@@ -49,8 +50,9 @@ void finish_tasks(Batch& batch, double compute_seconds, BatchObserver* observer)
     task.output.compute_seconds = compute_seconds;
     task.output.batch_rows = static_cast<int32_t>(batch.rows);
     if (observer) observer->on_queue_wait(task.output.queue_seconds);
-    task.complete(TaskStatus::ok());
+    task.prepare_to_complete();
   }
+  for (auto& task : batch.tasks) task->complete(TaskStatus::ok());
 }
 
 // `run(batch, runner, observer)` as a processor that logs a failure with the batch's size

@@ -5,6 +5,8 @@
 //
 //   start:    admitted? decode the request into a task's input (the codec), or end the call
 //   submit:   hand the task to the method's batcher, or end the call with its refusal
+//   prepare:  on the batcher's worker, before any call of the batch completes: what the
+//             codec may start for all of them at once (a forecast's keep)
 //   complete: on the batcher's worker, with the runtime's result or the task's failure
 //   encode:   the result into the response (the codec), bounded by max_response_bytes
 //
@@ -15,6 +17,7 @@
 //     using Request, Response;            // the protocol's messages
 //     using Input, Output;                // request_types.h: ForecastInput/Output, ...
 //     Status decode(const Request&, const ModelShape&, const RequestLimits&, Input*);
+//     void prepare(const Input&, const ModelShape&, const Output&);  // may do nothing
 //     Status encode(const Input&, const ModelShape&, Output&&, Response*);
 //   };
 //
@@ -94,7 +97,8 @@ class BatchedCall final : public std::enable_shared_from_this<BatchedCall<Codec>
         std::move(input_), ending_->deadline(), [ending = ending_] { return ending->ended(); },
         [self = this->shared_from_this()](Task& done, const TaskStatus& outcome) {
           self->complete(done, outcome);
-        });
+        },
+        [self = this->shared_from_this()](Task& done) { self->prepare(done); });
     const std::size_t rows = task->rows();
     DynamicBatcher& batcher = ((*lease_).*method_.batcher)();
     const SubmitResult result = batcher.submit(task);
@@ -102,6 +106,12 @@ class BatchedCall final : public std::enable_shared_from_this<BatchedCall<Codec>
     if (result != SubmitResult::kAccepted) {
       ending_->end(refusal_status(result, rows, batcher.options()));
     }
+  }
+
+  // On the worker, before it completes the task's batch; a call that has ended already
+  // starts nothing.
+  void prepare(Task& done) {
+    if (!ending_->ended()) codec_.prepare(done.input, lease_->shape(), done.output);
   }
 
   // On the worker that completes the task; `done` is the task this call submitted.

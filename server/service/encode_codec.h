@@ -24,6 +24,7 @@ struct EncodeCodec {
                 Input* input) {
     return decode_encode_request(request, shape, limits, input);
   }
+  void prepare(const Input& /*input*/, const ModelShape& /*shape*/, const Output& /*output*/) {}
   Status encode(const Input& input, const ModelShape& shape, Output&& output, Response* response) {
     return encode_encode_response(input, shape, std::move(output), response);
   }

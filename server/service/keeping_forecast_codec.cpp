@@ -15,27 +15,41 @@ Status KeepingForecastCodec::decode(const Request& request, const ModelShape& sh
   return decode_forecast_request(request, shape, limits, input);
 }
 
-Status KeepingForecastCodec::encode(const Input& input, const ModelShape& shape, Output&& output,
-                                    Response* response) {
-  std::optional<IssuedForecast> issued;
-  // Copied before the encoder unscales and releases the runtime's (model-space) values.
-  if (accuracy != nullptr && !input.series_key.empty()) {
-    issued = issued_forecast_of(input, shape, output.forecast);
-  }
-  Status encoded = encode_forecast_response(input, shape, std::move(output), response);
-  if (!encoded.ok() || !issued) return encoded;
+namespace {
 
-  // The bands the response carries, in the model's space like issued->values, so the
-  // store scores interval coverage per level.
+// The answer as its key keeps it: the forecast and the bands the response carries, in the
+// model's space, so the store scores interval coverage per level. Copied before the
+// encoder unscales and releases the runtime's (model-space) values.
+IssuedForecast issued_of(const ForecastInput& input, const ModelShape& shape,
+                         const ForecastOutput& output) {
+  IssuedForecast issued = issued_forecast_of(input, shape, output.forecast);
   for (const int32_t level_index : input.interval_levels) {
     std::vector<double> widths = interval_widths(input, shape, level_index);
-    issued->bands.push_back(band_around(shape.calibration.levels[static_cast<size_t>(level_index)],
-                                        issued->values, widths));
-    issued->band_widths.push_back(std::move(widths));
+    issued.bands.push_back(band_around(shape.calibration.levels[static_cast<size_t>(level_index)],
+                                       issued.values, widths));
+    issued.band_widths.push_back(std::move(widths));
   }
+  return issued;
+}
 
+}  // namespace
+
+void KeepingForecastCodec::prepare(const Input& input, const ModelShape& shape,
+                                   const Output& output) {
+  if (accuracy == nullptr || input.series_key.empty()) return;
+  keeping_ = accuracy->begin_keep(issued_of(input, shape, output));
+}
+
+Status KeepingForecastCodec::encode(const Input& input, const ModelShape& shape, Output&& output,
+                                    Response* response) {
+  if (!keeping_ && accuracy != nullptr && !input.series_key.empty()) {
+    keeping_ = accuracy->begin_keep(issued_of(input, shape, output));
+  }
+  Status encoded = encode_forecast_response(input, shape, std::move(output), response);
+  if (!keeping_) return encoded;
   // Not kept is no failure of the forecast itself: the answer says why in its note.
-  const Status kept = accuracy->keep(std::move(*issued));
+  const Status kept = keeping_->wait();
+  keeping_.reset();
   response->set_forecast_stored(kept.ok());
   if (!kept.ok() && response->forecast_timestamps_note().empty()) {
     response->set_forecast_timestamps_note(kept.message());

@@ -24,6 +24,7 @@ struct ModelInferCodec {
                 Input* input) {
     return decode_model_infer_request(request, shape, limits, input, &reply);
   }
+  void prepare(const Input& /*input*/, const ModelShape& /*shape*/, const Output& /*output*/) {}
   Status encode(const Input& input, const ModelShape& shape, Output&& output, Response* response) {
     return encode_model_infer_response(input, reply, shape, std::move(output), response);
   }

@@ -6,6 +6,7 @@
 // is back. Skipped, with the reason, where redis-server is not installed.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <prometheus/registry.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -29,6 +30,7 @@
 #include "server/redis/redis_client.h"
 #include "server/redis/redis_kept_forecasts.h"
 #include "server/redis/redis_series_store.h"
+#include "server/redis/redis_store_metrics.h"
 
 namespace tsserve::server {
 namespace {
@@ -202,6 +204,100 @@ TEST_F(RedisStoreTest, ScoresRidingOnAWriteScoreAsTheDefinition) {
       8);
   EXPECT_GT(landed, 10) << "too few scores rode on a write to show anything";
   EXPECT_GT(refused, 3) << "too few rides met another revision than their guard";
+}
+
+// A store whose keeps are begun in groups (a batch's, as finish_tasks begins them) and
+// waited on only before the next score, or when the group is full: the pipelined keeps
+// must keep as the plain ones do. *groups counts the groups of more than one keep.
+class KeepsBegunInGroups final : public KeptForecasts {
+ public:
+  KeepsBegunInGroups(RedisClient& client, int* groups)
+      : store_(client, std::chrono::hours(1)), groups_(*groups) {}
+  Status keep(IssuedForecast forecast, StoreDrops* /*drops*/) override {
+    pending_.push_back(store_.begin_keep(std::move(forecast)));
+    if (pending_.size() == 1 + writes_++ % 4) wait_all();
+    return Status();
+  }
+  Status score(const ActualsReport& report, const ScoreSink& score, StoreDrops* drops,
+               ActualsOutcome* outcome) override {
+    wait_all();
+    return store_.score(report, score, drops, outcome);
+  }
+  std::optional<std::size_t> held_entries() const override { return std::nullopt; }
+
+ private:
+  void wait_all() {
+    if (pending_.size() > 1) ++groups_;
+    for (auto& pending : pending_) {
+      StoreDrops drops;
+      EXPECT_TRUE(pending->wait(&drops).ok());
+    }
+    pending_.clear();
+  }
+  RedisKeptForecasts store_;
+  std::vector<std::unique_ptr<PendingKeep>> pending_;
+  std::size_t writes_ = 0;
+  int& groups_;
+};
+
+TEST_F(RedisStoreTest, KeepsBegunTogetherKeepAsTheDefinition) {
+  int groups = 0;
+  kept_forecasts_parity::check_random_stores(
+      [&]() -> std::unique_ptr<KeptForecasts> {
+        flush();
+        return std::make_unique<KeepsBegunInGroups>(*client_, &groups);
+      },
+      8);
+  EXPECT_GT(groups, 10) << "too few keeps went together to show anything";
+}
+
+// The keeps a thread begins before it waits on one go in one round trip; one destroyed
+// unwaited is kept all the same.
+TEST_F(RedisStoreTest, KeepsBegunTogetherGoInOneRoundTrip) {
+  prometheus::Registry registry;
+  RedisStoreMetrics metrics(registry);
+  RedisClient client(options_for(server_->port()), &metrics, nullptr);
+  RedisKeptForecasts store(client, std::chrono::hours(1));
+  const auto keeps_sent = [&registry] {
+    for (const auto& family : registry.Collect()) {
+      if (family.name != "tsserve_series_store_seconds") continue;
+      for (const auto& metric : family.metric) {
+        for (const auto& label : metric.label) {
+          if (label.value == "forecast_keep") return metric.histogram.sample_count;
+        }
+      }
+    }
+    return std::uint64_t{0};
+  };
+  std::vector<std::unique_ptr<PendingKeep>> pending;
+  for (const std::string key : {"a", "b", "c", "a"}) {
+    IssuedForecast forecast;
+    forecast.series_key = key;
+    forecast.model = "m";
+    forecast.version = "1";
+    forecast.variable_names = {"x"};
+    forecast.times = {10, 20};
+    forecast.values = {1.0F, 2.0F};
+    pending.push_back(store.begin_keep(forecast));
+  }
+  EXPECT_EQ(keeps_sent(), 0u) << "nothing is sent before a wait";
+  pending.pop_back();  // destroyed unwaited: sends the group
+  EXPECT_EQ(keeps_sent(), 1u);
+  for (auto& keep : pending) {
+    StoreDrops drops;
+    EXPECT_TRUE(keep->wait(&drops).ok());
+  }
+  EXPECT_EQ(keeps_sent(), 1u) << "the four keeps went in one round trip";
+  // All four were kept: key a's two forecasts both score its actual at time 10.
+  ActualsReport report;
+  report.series_key = "a";
+  report.variable_names = {"x"};
+  report.timestamps = {10};
+  report.values = {1.5};
+  ActualsOutcome outcome;
+  StoreDrops drops;
+  ASSERT_TRUE(store.score(report, [](const ScoredPoint&) {}, &drops, &outcome).ok());
+  EXPECT_EQ(outcome.matched, 2);
 }
 
 // Calibrated bands (the forecast +- widths) are kept as the widths, once for every forecast
