@@ -222,11 +222,12 @@ Status RedisKeptForecasts::keep(IssuedForecast forecast, StoreDrops* /*drops*/) 
 // destroyed unwaited) sends them all, pipelined, and each learns its status.
 class RedisKeptForecasts::KeepGroup {
  public:
-  // Index of `call` in the group; nullopt once the group was sent (start another).
-  std::optional<std::size_t> add(KeepCall&& call) {  // moved from only when added
+  // Index of *call in the group, moved in; nullopt, *call untouched, once the group was
+  // sent (start another).
+  std::optional<std::size_t> add(KeepCall* call) {
     const MutexLock lock(mutex_);
     if (sent_) return std::nullopt;
-    calls_.push_back(std::move(call));
+    calls_.push_back(std::move(*call));
     return calls_.size() - 1;
   }
   // Sends the group unless it was sent.
@@ -319,12 +320,12 @@ std::unique_ptr<PendingKeep> RedisKeptForecasts::begin_keep(IssuedForecast forec
   std::optional<std::size_t> index;
   if (open_keeps.store == this) {
     group = std::static_pointer_cast<KeepGroup>(open_keeps.group);
-    index = group->add(std::move(call));  // leaves `call` whole when it refuses
+    index = group->add(&call);
   }
   if (!index) {
     group = std::make_shared<KeepGroup>();
     open_keeps = {this, group};
-    index = group->add(std::move(call));
+    index = group->add(&call);
   }
   return std::make_unique<PendingRedisKeep>(*this, std::move(group), *index);
 }
