@@ -257,29 +257,27 @@ class RedisKeptForecasts::KeepGroup {
 };
 
 std::vector<Status> RedisKeptForecasts::send_keeps(const std::vector<KeepCall>& calls) {
-  std::vector<Status> statuses(calls.size());
-  std::vector<bool> send_widths(calls.size());
-  for (std::size_t i = 0; i < calls.size(); ++i) send_widths[i] = widths_unheld(calls[i]);
+  if (calls.size() == 1) return {send_keep(calls[0], widths_unheld(calls[0]))};
+  std::vector<RedisCommand> commands;
+  for (const KeepCall& call : calls) commands.push_back(keep_command(call, widths_unheld(call)));
   std::vector<RedisReply> replies;
-  Status ran(StatusCode::kUnavailable, "one keep goes alone");
-  if (calls.size() > 1) {
-    std::vector<RedisCommand> commands;
-    for (std::size_t i = 0; i < calls.size(); ++i) {
-      commands.push_back(keep_command(calls[i], send_widths[i]));
-    }
-    ran = client_.run("forecast_keep", commands, &replies);
-  }
-  if (!ran.ok()) {
-    // Each alone (a pipeline fails whole, e.g. at a Redis that forgot its scripts, which a
-    // single script survives); when the first fails too the store is the trouble: all
-    // fail so, without a timeout each.
-    for (std::size_t i = 0; i < calls.size(); ++i) {
-      statuses[i] = i > 0 && !statuses[0].ok() ? statuses[0] : send_keep(calls[i], send_widths[i]);
-    }
-    return statuses;
-  }
+  const Status ran = client_.run("forecast_keep", commands, &replies);
+  std::vector<Status> statuses(calls.size());
   for (std::size_t i = 0; i < calls.size(); ++i) {
-    if (!landed(calls[i], replies[i])) statuses[i] = send_keep(calls[i], true);
+    const RedisReply* reply = i < replies.size() ? &replies[i] : nullptr;
+    if (reply != nullptr && landed(calls[i], *reply)) continue;
+    // Sent again alone when it ran nothing: the widths were not held, or Redis had
+    // forgotten the script (SCRIPT FLUSH; one script alone is sent as its text).
+    const bool not_run =
+        reply != nullptr && (reply->type == RedisReply::Type::kInteger ||
+                             (reply->type == RedisReply::Type::kError &&
+                              reply->text.rfind("NOSCRIPT", 0) == 0));
+    // Otherwise it may have run before the pipeline failed: not sent twice (a second
+    // keep would score its actuals twice); refused as a keep alone that failed is.
+    statuses[i] = not_run ? send_keep(calls[i], reply->type == RedisReply::Type::kInteger)
+                  : ran.ok() ? Status(StatusCode::kInternal,
+                                      client_.name() + ": a keep script answered neither")
+                             : ran;
   }
   return statuses;
 }

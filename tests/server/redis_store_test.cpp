@@ -308,6 +308,35 @@ TEST_F(RedisStoreTest, KeepsBegunTogetherGoInOneRoundTrip) {
   EXPECT_EQ(outcome.matched, 2);
 }
 
+// Keeps begun together at a Redis that forgot the scripts (SCRIPT FLUSH) ran nothing, so
+// each is sent again alone and kept once.
+TEST_F(RedisStoreTest, KeepsBegunTogetherAtARedisThatForgotTheScriptsAreKeptOnce) {
+  RedisKeptForecasts store(*client_, std::chrono::hours(1));
+  IssuedForecast forecast;
+  forecast.series_key = "a";
+  forecast.model = "m";
+  forecast.version = "1";
+  forecast.variable_names = {"x"};
+  forecast.times = {10, 20};
+  forecast.values = {1.0F, 2.0F};
+  StoreDrops drops;
+  ASSERT_TRUE(store.keep(forecast, &drops).ok());  // the scripts are loaded
+  std::vector<RedisReply> replies;
+  ASSERT_TRUE(client_->run("flush", {{"SCRIPT", "FLUSH"}}, &replies).ok());
+  std::vector<std::unique_ptr<PendingKeep>> pending;
+  pending.push_back(store.begin_keep(forecast));
+  pending.push_back(store.begin_keep(forecast));
+  for (auto& keep : pending) EXPECT_TRUE(keep->wait(&drops).ok());
+  ActualsReport report;
+  report.series_key = "a";
+  report.variable_names = {"x"};
+  report.timestamps = {10};
+  report.values = {1.5};
+  ActualsOutcome outcome;
+  ASSERT_TRUE(store.score(report, [](const ScoredPoint&) {}, &drops, &outcome).ok());
+  EXPECT_EQ(outcome.matched, 3);  // three forecasts, each kept once
+}
+
 // Calibrated bands (the forecast +- widths) are kept as the widths, once for every forecast
 // that shares them, and scored with the very bounds the forecast carried.
 TEST_F(RedisStoreTest, CalibratedBandsAreKeptOnceAsWidths) {
