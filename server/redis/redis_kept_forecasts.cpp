@@ -259,6 +259,7 @@ class RedisKeptForecasts::KeepGroup {
 std::vector<Status> RedisKeptForecasts::send_keeps(const std::vector<KeepCall>& calls) {
   if (calls.size() == 1) return {send_keep(calls[0], widths_unheld(calls[0]))};
   std::vector<RedisCommand> commands;
+  commands.reserve(calls.size());
   for (const KeepCall& call : calls) commands.push_back(keep_command(call, widths_unheld(call)));
   std::vector<RedisReply> replies;
   const Status ran = client_.run("forecast_keep", commands, &replies);
