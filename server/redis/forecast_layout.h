@@ -10,8 +10,7 @@
 //    interval_band.h): L x K x F doubles, the same for every forecast of one model version
 //    and one set of columns, so kept once under an id of their bytes (a 128-bit hash) for
 //    all of them. Replicas cache them.
-//  - Marks, apart (the one part that changes): F * K bits, bit k * K + v set once (forecast
-//    step k, variable v) has been scored; bit i is byte i / 8's bit i % 8 (1 << (i % 8)).
+// What was scored is kept per reported point, not per forecast (scoring_plan.h).
 // A body with widths is 1 + 2 L times smaller: the bounds are computed when scored, with
 // the one formula the response used (band_lower, band_upper), so they are the same bits.
 //
