@@ -1,7 +1,7 @@
 // The fused PatchTST forward, written once with GCC vector extensions and compiled once
 // per instruction set (model/CMakeLists.txt): TSSERVE_FUSED_LANES is the vector width in
 // floats (16 AVX-512, 8 AVX2+FMA, 4 SSE2) and TSSERVE_FUSED_NAMESPACE names the copy.
-// fused_dispatch.cpp picks the copy the CPU supports, once.
+// fused_isa.cpp picks the copy the CPU supports, once.
 //
 // A row's activations are kept transposed, x[feature][position], positions padded to a
 // multiple of 16: vector lanes run over positions, so every projection, the attention,

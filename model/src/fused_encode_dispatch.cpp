@@ -1,5 +1,5 @@
 // Runs the copy of the fused kernels' Encode (fused_encode.h) for the instruction set the
-// forecasts run with (fused_dispatch.cpp: the CPU's widest, or TSSERVE_FUSED_ISA's), so
+// forecasts run with (fused_isa.h: the CPU's widest, or TSSERVE_FUSED_ISA's), so
 // one process runs one instruction set throughout.
 
 #include <algorithm>
@@ -8,7 +8,8 @@
 #include <vector>
 
 #include "tsserve/model/fused_encode.h"
-#include "tsserve/model/fused_forward.h"
+#include "tsserve/model/fused_isa.h"
+#include "tsserve/model/fused_row_maps.h"
 #include "tsserve/model/model_error.h"
 
 namespace tsserve::model {

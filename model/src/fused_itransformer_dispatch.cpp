@@ -1,5 +1,5 @@
 // Runs the copy of model/kernels/fused_itransformer_kernels.cpp for the instruction set
-// the PatchTST kernels run with (fused_dispatch.cpp: the CPU's widest, or
+// the PatchTST kernels run with (fused_isa.h: the CPU's widest, or
 // TSSERVE_FUSED_ISA's), so one process runs one instruction set throughout.
 
 #include <algorithm>
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "tsserve/model/fused_forward.h"
+#include "tsserve/model/fused_isa.h"
 #include "tsserve/model/fused_itransformer_forward.h"
 
 namespace tsserve::model {

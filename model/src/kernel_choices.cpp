@@ -9,12 +9,12 @@
 #include <fstream>
 #include <sstream>
 
-#include "tsserve/model/fused_forward.h"
+#include "tsserve/model/fused_isa.h"
 
 namespace tsserve::model {
 namespace {
 
-// The flags that decide which kernels run (fused_dispatch.cpp, ATen, OpenBLAS).
+// The flags that decide which kernels run (fused_isa.h, ATen, OpenBLAS).
 const char* const kFlagsThatMatter[] = {"avx2",     "fma",      "avx512f",    "avx512vl",
                                         "avx512bw", "avx512dq", "avx512_bf16"};
 

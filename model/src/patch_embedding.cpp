@@ -2,34 +2,17 @@
 
 #include <ATen/ATen.h>
 
-#include <cmath>
-
 #include "tsserve/model/model_error.h"
 #include "tsserve/model/row_linear.h"
 
 namespace tsserve::model {
 
-at::Tensor sinusoid_table(int64_t rows, int64_t d_model) {
-  // Computed in float32 as PyTorch does, so a model built without a checkpoint matches too.
-  const at::Tensor position = at::arange(rows, at::kFloat).unsqueeze(1);
-  const at::Tensor rate =
-      (at::arange(0, d_model, 2, at::kFloat) * (-std::log(10000.0) / d_model)).exp();
-  at::Tensor table = at::zeros({rows, d_model}, at::kFloat);
-  table.slice(1, 0, d_model, 2).copy_(at::sin(position * rate));
-  table.slice(1, 1, d_model, 2).copy_(at::cos(position * rate).slice(1, 0, d_model / 2));
-  return table;
-}
-
-PositionalEmbeddingImpl::PositionalEmbeddingImpl(int64_t d_model) {
-  pe = register_buffer("pe", sinusoid_table(kMaxLength, d_model).unsqueeze(0));
-}
-
 PatchEmbeddingImpl::PatchEmbeddingImpl(int64_t d_model, int64_t patch_len, int64_t stride,
                                        bool batch_invariant)
     : patch_len_(patch_len), stride_(stride), batch_invariant_(batch_invariant) {
-  value_embedding = register_module(
-      "value_embedding",
-      torch::nn::Linear(torch::nn::LinearOptions(patch_len, d_model).bias(false)));
+  value_embedding =
+      register_module("value_embedding",
+                      torch::nn::Linear(torch::nn::LinearOptions(patch_len, d_model).bias(false)));
   position_embedding = register_module("position_embedding", PositionalEmbedding(d_model));
 }
 

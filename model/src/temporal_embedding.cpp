@@ -3,7 +3,7 @@
 #include <ATen/ATen.h>
 
 #include "tsserve/model/model_error.h"
-#include "tsserve/model/patch_embedding.h"
+#include "tsserve/model/positional_embedding.h"
 #include "tsserve/model/row_linear.h"
 #include "tsserve/model/time_marks.h"
 

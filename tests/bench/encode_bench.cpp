@@ -11,7 +11,7 @@
 #include <string>
 
 #include "tsserve/model/checkpoint_loader.h"
-#include "tsserve/model/fused_forward.h"
+#include "tsserve/model/fused_isa.h"
 #include "tsserve/model/fused_itransformer.h"
 #include "tsserve/model/fused_patchtst.h"
 

@@ -44,7 +44,7 @@
 #include "tsserve/model/encoder_decoder.h"
 #include "tsserve/model/full_attention.h"
 #include "tsserve/model/fused_flops.h"
-#include "tsserve/model/fused_forward.h"
+#include "tsserve/model/fused_isa.h"
 #include "tsserve/model/fused_itransformer.h"
 #include "tsserve/model/fused_itransformer_flops.h"
 #include "tsserve/model/fused_patchtst.h"

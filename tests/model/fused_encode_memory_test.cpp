@@ -22,7 +22,7 @@
 #include "bundled_checkpoint.h"
 #include "tsserve/model/checkpoint_loader.h"
 #include "tsserve/model/fused_encode.h"
-#include "tsserve/model/fused_forward.h"
+#include "tsserve/model/fused_isa.h"
 #include "tsserve/model/fused_itransformer.h"
 #include "tsserve/model/fused_patchtst.h"
 

@@ -16,7 +16,7 @@
 
 #include "reference_fixture.h"
 #include "tsserve/model/checkpoint_loader.h"
-#include "tsserve/model/fused_forward.h"
+#include "tsserve/model/fused_isa.h"
 #include "tsserve/model/fused_itransformer_forward.h"
 #include "tsserve/model/model_error.h"
 

@@ -12,7 +12,7 @@
 #include <iostream>
 #include <string>
 
-#include "tsserve/model/fused_forward.h"
+#include "tsserve/model/fused_isa.h"
 
 namespace tsserve::testing {
 namespace {

@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "server/runtime/device.h"
-#include "tsserve/model/fused_forward.h"
+#include "tsserve/model/fused_isa.h"
 
 namespace tsserve::server {
 namespace {

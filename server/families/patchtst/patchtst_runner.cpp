@@ -4,7 +4,7 @@
 #include <c10/core/InferenceMode.h>
 
 #include "server/runtime/device.h"
-#include "tsserve/model/fused_forward.h"
+#include "tsserve/model/fused_isa.h"
 #include "tsserve/model/model_error.h"
 
 namespace tsserve::server {

@@ -11,7 +11,7 @@
 
 #include <string>
 
-#include "tsserve/model/patch_embedding.h"
+#include "tsserve/model/positional_embedding.h"
 #include "tsserve/model/temporal_embedding.h"
 
 namespace tsserve::model {

@@ -19,8 +19,8 @@
 // Thread safety: concurrent calls are safe; each thread reuses its own scratch buffers.
 
 #include <cstdint>
-#include <vector>
 
+#include "tsserve/model/fused_isa.h"
 #include "tsserve/model/fused_row_maps.h"
 #include "tsserve/model/fused_weights.h"
 
@@ -32,17 +32,6 @@ namespace tsserve::model {
 // layer the model lacks or asking for maps without a destination.
 void fused_forecast_rows(const FusedWeights& weights, const float* series, int64_t rows,
                          float* forecast, const FusedRowMaps* maps = nullptr);
-
-// The environment variable that forces the kernels' instruction set ("avx512", "avx2" or
-// "sse2"; unset or empty: the best this CPU has). A set the CPU lacks is refused.
-inline constexpr const char* kFusedIsaVariable = "TSSERVE_FUSED_ISA";
-
-// The instruction set the kernels run with on this CPU: "avx512", "avx2" or "sse2".
-// Throws ModelError when TSSERVE_FUSED_ISA names a set this CPU lacks, or no set.
-const char* fused_instruction_set();
-
-// The copies this CPU can run, widest first: {"avx512", "avx2", "sse2"} or a tail of it.
-std::vector<const char*> fused_instruction_sets_on_this_cpu();
 
 // The same forward on a named copy of the kernels ("avx512", "avx2", "sse2"), for tests
 // that check every copy this CPU can run. Returns false (and computes nothing) when the
