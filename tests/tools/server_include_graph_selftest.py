@@ -168,23 +168,31 @@ def crash_is_refused():
     return failures
 
 
-def main():
+def judge_all(clean, faults, check=CHECK):
+    """Runs `check` over the clean tree and over it with each fault's files (a fault's
+    expected line None: still clean), prints each misjudged tree and the count; 1 when any
+    was misjudged or judge() took a crash for a result, else 0. model_include_graph_selftest.py
+    runs its own trees through it."""
     failures = []
-    why = judge(run_check(CLEAN), None)
+    why = judge(run_check(clean, check), None)
     if why:
         failures.append(f"the clean tree: {why}")
-    for name, (change, expected) in FAULTS.items():
-        why = judge(run_check({**CLEAN, **change}), expected)
+    for name, (change, expected) in faults.items():
+        why = judge(run_check({**clean, **change}, check), expected)
         if why:
             failures.append(f"{name}: {why}")
     refused = crash_is_refused()
     failures += refused
     for failure in failures:
         print("FAIL " + failure)
-    judged = len(FAULTS) + 1 - (len(failures) - len(refused))
-    print(f"{judged} of {len(FAULTS) + 1} planted trees judged right; "
+    judged = len(faults) + 1 - (len(failures) - len(refused))
+    print(f"{judged} of {len(faults) + 1} planted trees judged right; "
           f"{'a crash told from a finding' if not refused else 'a crash NOT told from a finding'}")
     return 1 if failures else 0
+
+
+def main():
+    return judge_all(CLEAN, FAULTS)
 
 
 if __name__ == "__main__":
