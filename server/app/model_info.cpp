@@ -63,7 +63,7 @@ v1::ModelInfo model_info_of(const model::ModelConfig& config, const ServedModel&
   info.set_max_encode_tokens(server.batching.max_encode_tokens);
   // The fused kernels are batch-invariant by construction, whatever the option says;
   // LibTorch's operators are with the option on the CPU (each row or sample a pass of its
-  // own, model/include/tsserve/model/unit_passes.h), never on a GPU.
+  // own, model/layers/include/tsserve/model/unit_passes.h), never on a GPU.
   const bool fused = served.kernels().name != "torch";
   const bool on_cpu = served.device_name() == "cpu";
   info.set_batch_invariant(fused || (config.batch_invariant && on_cpu));

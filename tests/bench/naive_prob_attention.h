@@ -2,7 +2,7 @@
 // ProbSparse attention as Informer's reference code computes it, for comparison only: the
 // key sample is gathered through the expanded [B, H, L_Q, L_K, E] view of K, which
 // materialises a [B, H, L_Q, U, E] copy of the sampled keys. tsserve's ProbAttention
-// computes the same sampled scores without that copy (model/src/sampled_dot.cpp).
+// computes the same sampled scores without that copy (model/layers/sampled_dot.cpp).
 
 #include <torch/torch.h>
 

@@ -667,7 +667,7 @@ def http_under_attack_section(run):
 def blas_pool_table(benchmarks):
     """The LibTorch forward beside another one, by OpenBLAS's pool size
     (BM_ITransformerForwardBesideAnother): why the server sizes that pool with the intra-op
-    threads (model/include/tsserve/model/intra_op_threads.h)."""
+    threads (model/host/include/tsserve/model/intra_op_threads.h)."""
     if not benchmarks:
         return []
     out = ["The same forward (8 samples) while another thread runs it too, by OpenBLAS's own "

@@ -1,6 +1,6 @@
 """TSLib's calendar features (utils/timefeatures.py), written after TSLib's code with pandas.
 
-The C++ port (model/include/tsserve/model/time_features.h) is compared with these
+The C++ port (model/config/include/tsserve/model/time_features.h) is compared with these
 functions on real ETTh1 dates, so they follow TSLib line by line: the same pandas
 accessors, the same scalings to [-0.5, 0.5], the same feature lists per frequency, the same
 float64 -> float32 step as TSLib's data loader and training loop.
