@@ -23,9 +23,9 @@
 #include "server/observability/model_version_metrics.h"
 #include "server/observability/server_metrics.h"
 #include "server/registry/repository_manager.h"
-#include "server/service/forecast_service.h"
-#include "server/service/oip_service.h"
-#include "server/service/replica_ready.h"
+#include "server/grpc/forecast_service.h"
+#include "server/grpc/oip_service.h"
+#include "server/call/replica_ready.h"
 #include "server/sync/mutex.h"
 
 namespace tsserve::server {

@@ -12,11 +12,11 @@
 #include "server/http/accuracy_json.h"
 #include "server/http/immediate_answer.h"
 #include "server/http/openapi_document.h"
-#include "server/service/keeping_forecast_codec.h"
-#include "server/service/model_listing.h"
-#include "server/service/model_route.h"
-#include "server/service/observe_call.h"
-#include "server/service/v1_answers.h"
+#include "server/call/keeping_forecast_codec.h"
+#include "server/call/model_listing.h"
+#include "server/call/model_route.h"
+#include "server/call/observe_call.h"
+#include "server/call/v1_answers.h"
 
 namespace tsserve::server {
 namespace {

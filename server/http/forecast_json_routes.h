@@ -20,8 +20,8 @@
 #include <string>
 
 #include "server/httpd/http_message.h"
-#include "server/service/batched_call.h"
-#include "server/service/service_context.h"
+#include "server/call/batched_call.h"
+#include "server/call/service_context.h"
 
 namespace tsserve::server {
 

@@ -24,7 +24,7 @@
 #include "server/http/cors_policy.h"
 #include "server/http/http_door_metrics.h"
 #include "server/httpd/http_message.h"
-#include "server/service/service_context.h"
+#include "server/call/service_context.h"
 
 namespace tsserve::server {
 

@@ -1,5 +1,5 @@
 #pragma once
-// An HTTP request's CallEnding (service/call_ending.h): whichever of the batch task and
+// An HTTP request's CallEnding (call/call_ending.h): whichever of the batch task and
 // the deadline ends the call first decides its Status, and `render` turns it (with the
 // response the answer wrote, which render's captures own) into the HTTP answer, sent
 // once through the connection's responder. A client that closes the connection first
@@ -11,7 +11,7 @@
 
 #include "server/codec/common/trace_context.h"
 #include "server/httpd/http_message.h"
-#include "server/service/call_ending.h"
+#include "server/call/call_ending.h"
 
 namespace tsserve::server {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "server/httpd/http_message.h"
-#include "server/service/service_context.h"
+#include "server/call/service_context.h"
 #include "server/status/status.h"
 
 namespace tsserve::server {

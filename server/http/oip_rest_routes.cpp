@@ -13,9 +13,9 @@
 #include "server/http/http_request_rules.h"
 #include "server/http/immediate_answer.h"
 #include "server/httpd/http_status.h"
-#include "server/service/model_infer_codec.h"
-#include "server/service/model_listing.h"
-#include "server/service/model_route.h"
+#include "server/call/model_infer_codec.h"
+#include "server/call/model_listing.h"
+#include "server/call/model_route.h"
 
 namespace tsserve::server {
 namespace {

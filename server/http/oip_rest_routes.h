@@ -1,7 +1,7 @@
 #pragma once
 // The Open Inference Protocol's REST binding (inference_rest.md, open_inference_rest.yaml
 // in docs/specs/), over the same parts as its gRPC binding: the answers are
-// service/oip_answers.h's, an inference request becomes the same ModelInferRequest
+// call/oip_answers.h's, an inference request becomes the same ModelInferRequest
 // (codec/oip_rest) and joins the same batcher through the same BatchedCall, so a forecast
 // is bitwise the same whichever door it came through.
 //
@@ -32,9 +32,9 @@
 #include <vector>
 
 #include "server/httpd/http_message.h"
-#include "server/service/batched_call.h"
-#include "server/service/oip_answers.h"
-#include "server/service/service_context.h"
+#include "server/call/batched_call.h"
+#include "server/call/oip_answers.h"
+#include "server/call/service_context.h"
 
 namespace tsserve::server {
 

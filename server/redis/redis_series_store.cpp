@@ -47,7 +47,7 @@ std::string new_revision() {
   return std::to_string(random()) + "-" + std::to_string(random());
 }
 
-// The report Observe scores after its append (service/observe_call.cpp's report_of): the
+// The report Observe scores after its append (call/observe_call.cpp's report_of): the
 // appended points, named as the window after the append names its variables.
 ActualsReport scored_report(const SeriesAppend& append, const SeriesWindow& after) {
   ActualsReport report;

@@ -1,7 +1,7 @@
 #pragma once
 // A validated Observe request (forecast_service.proto, ObserveRequest): plain data between
 // the tsserve.v1 codec (codec/v1/observe_request_decoder.h) and the live-series call
-// (service/observe_call.h), so the store and the flags need no protobuf.
+// (call/observe_call.h), so the store and the flags need no protobuf.
 
 #include <cstdint>
 #include <string>

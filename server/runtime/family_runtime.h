@@ -1,6 +1,6 @@
 #pragma once
 // One loaded model of some family, on its device: what ServedModel (families/) holds,
-// whatever the family, so that nothing above it (app/, registry/, service/) names one.
+// whatever the family, so that nothing above it (app/, registry/, call/) names one.
 // Each family implements it in its own folder, server/families/<family>/, and registers
 // its loader in server/families/model_families.cpp.
 //

@@ -4,7 +4,7 @@
 // explains: a caller that must tell errors apart switches on code(), never on the text.
 //
 // The codes are gRPC's canonical ones (same names and numbers), the vocabulary both
-// protocols' answers are made from; service/status_mapping.h turns a Status into a
+// protocols' answers are made from; grpc/status_mapping.h turns a Status into a
 // grpc::Status at the boundary. Exceptions stay inside the model library (ModelError) and
 // are caught where a version loads.
 

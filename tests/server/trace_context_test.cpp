@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "server/service/call_ending.h"
+#include "server/call/call_ending.h"
 
 namespace tsserve::server {
 namespace {

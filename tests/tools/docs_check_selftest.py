@@ -44,7 +44,7 @@ SOURCES = {
     "server/config/command_line.cpp":
         'CLI::App app("tsserve", "tsserve");\n'
         'app.add_option("-c,--config", config_path, "JSON config file");\n',
-    "server/service/keeping_forecast_codec.h": "#pragma once\nclass KeepingForecastCodec {};\n",
+    "server/call/keeping_forecast_codec.h": "#pragma once\nclass KeepingForecastCodec {};\n",
     "client/CMakeLists.txt": "add_executable(tsserve-client app/main.cpp)\n",
     "client/app/main.cpp": (
         "int main(int argc, char** argv) {\n"

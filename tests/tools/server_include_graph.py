@@ -47,16 +47,17 @@ LAYERS = {
     "codec/v1": 2, "codec/oip": 2, "config": 2,  # config checks the batcher's row limits
     "accuracy": 2,  # the forecast store's clock is the batcher's
     # repository/: a model repository's directory and each model's settings, over status/
-    # only (no gRPC, no LibTorch); registry/ and service/ and app/ read it.
+    # only (no gRPC, no LibTorch); registry/, call/ and app/ read it.
     "repository": 0,
     # registry/: the loaded versions and their batchers, over batching/, request/ and
-    # repository/ (and the generated message types); service/ and app/ resolve through it.
+    # repository/ (and the generated message types); call/ and app/ resolve through it.
     "registry": 2,
     "live": 2.5,  # the series windows and each point's flag, over the forecast store
     "redis": 2.7,  # the shared series store: both stores of live/ and accuracy/ in Redis
-    "runtime": 3, "service": 3,
+    "runtime": 3,
+    "call": 3,  # the call path every door shares: admission, BatchedCall, statuses, answers
     "families": 4,  # one folder per model family, over the runtime they share
-    "http": 4,  # the HTTP door, over the call path of service/
+    "grpc": 4, "http": 4,  # the two doors, side by side over the call path of call/
     "app": 5,
 }
 # The layers that never see a generated protobuf header, directly or through includes: the

@@ -27,12 +27,12 @@ CLEAN = {
     "server/codec/common/attention_selection.h":
         '#pragma once\n// Not tsserve.v1::AttentionOptions: a comment may name it.\n'
         '#include "server/request/request_types.h"\n',
-    "server/service/service_context.h": "#pragma once\nstruct ServiceContext {};\n",
-    "server/service/model_route.h": '#pragma once\n#include "server/service/service_context.h"\n',
-    "server/service/model_route.cpp": '#include "server/service/model_route.h"\n'
-                                      '#include "server/service/service_context.h"\n',
-    "server/service/batched_call.h": '#pragma once\n#include "server/service/model_route.h"\n',
-    "server/service/forecast_service.h": '#pragma once\n#include "server/service/batched_call.h"\n',
+    "server/call/service_context.h": "#pragma once\nstruct ServiceContext {};\n",
+    "server/call/model_route.h": '#pragma once\n#include "server/call/service_context.h"\n',
+    "server/call/model_route.cpp": '#include "server/call/model_route.h"\n'
+                                      '#include "server/call/service_context.h"\n',
+    "server/call/batched_call.h": '#pragma once\n#include "server/call/model_route.h"\n',
+    "server/grpc/forecast_service.h": '#pragma once\n#include "server/call/batched_call.h"\n',
     # The real layers' neighbours of the plants below.
     "server/repository/repository_scan.h": '#pragma once\n#include "server/status/status.h"\n',
     "server/status/status.h": "#pragma once\nstruct Status {};\n",
@@ -42,7 +42,7 @@ CLEAN = {
     "server/config/server_options.h": "#pragma once\nstruct ServerOptions {};\n",
     "server/app/inference_server.h":
         '#pragma once\n#include "server/registry/model_registry.h"\n'
-        '#include "server/service/forecast_service.h"\n',
+        '#include "server/grpc/forecast_service.h"\n',
     "server/families/patchtst/patchtst_runner.h": "#pragma once\n",  # under families/
     "server/codec/v1/tensor_message.h": '#pragma once\n#include "tsserve/v1/tensor.pb.h"\n',
 }
@@ -83,14 +83,14 @@ FAULTS = {
     }, "server/repository/repository_scan.cpp [repository] reaches a protobuf header"),
     # model_route.cpp -> forecast_service.h -> batched_call.h -> model_route.h
     "loop through a header/source pair": ({
-        "server/service/model_route.cpp": '#include "server/service/model_route.h"\n'
-                                          '#include "server/service/forecast_service.h"\n',
-    }, "server/service/batched_call.{h,cpp} <-> server/service/forecast_service.{h,cpp} <-> "
-       "server/service/model_route.{h,cpp}"),
+        "server/call/model_route.cpp": '#include "server/call/model_route.h"\n'
+                                          '#include "server/grpc/forecast_service.h"\n',
+    }, "server/call/batched_call.{h,cpp} <-> server/call/model_route.{h,cpp} <-> "
+       "server/grpc/forecast_service.{h,cpp}"),
     "loop between two headers": ({
-        "server/service/service_context.h": '#pragma once\n#include "server/service/batched_call.h"\n',
-    }, "server/service/batched_call.{h,cpp} <-> server/service/model_route.{h,cpp} <-> "
-       "server/service/service_context.{h,cpp}"),
+        "server/call/service_context.h": '#pragma once\n#include "server/call/batched_call.h"\n',
+    }, "server/call/batched_call.{h,cpp} <-> server/call/model_route.{h,cpp} <-> "
+       "server/call/service_context.{h,cpp}"),
     "codec/common header naming v1 types": ({
         "server/codec/common/attention_selection.h":
             '#pragma once\nvoid resolve(const tsserve::v1::AttentionOptions& options);\n',

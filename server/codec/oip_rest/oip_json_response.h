@@ -1,6 +1,6 @@
 #pragma once
 // The Open Inference Protocol's messages, as the gRPC binding answers them
-// (codec/oip, service/oip_answers.h), in the REST binding's JSON (inference_rest.md):
+// (codec/oip, call/oip_answers.h), in the REST binding's JSON (inference_rest.md):
 // the same fields under the same names, tensors with their data as JSON numbers (a
 // float32 in the fewest digits that read back to the same bits, json_writer.h).
 

@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "server_harness.h"
-#include "server/service/happens_before.h"
+#include "server/grpc/happens_before.h"
 #include "tsserve/model/intra_op_threads.h"
 #include "tsserve/model/normalisation_limit.h"
 

@@ -17,7 +17,7 @@
 #include <thread>
 
 #include "server_harness.h"
-#include "server/service/observe_stream.h"
+#include "server/grpc/observe_stream.h"
 
 namespace tsserve::server::testing {
 namespace {

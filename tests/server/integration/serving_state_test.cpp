@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include "server/service/forecast_service.h"
-#include "server/service/oip_service.h"
+#include "server/grpc/forecast_service.h"
+#include "server/grpc/oip_service.h"
 #include "server_harness.h"
 
 namespace tsserve::server::testing {

@@ -1,8 +1,8 @@
-#include "server/service/model_route.h"
+#include "server/call/model_route.h"
 
 #include "server/codec/common/model_selection.h"
-#include "server/service/call_status.h"
-#include "server/service/service_context.h"
+#include "server/call/call_status.h"
+#include "server/call/service_context.h"
 
 namespace tsserve::server {
 

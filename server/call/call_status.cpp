@@ -1,4 +1,4 @@
-#include "server/service/call_status.h"
+#include "server/call/call_status.h"
 
 #include <chrono>
 #include <cstdio>

@@ -1,8 +1,8 @@
-#include "server/service/v1_answers.h"
+#include "server/call/v1_answers.h"
 
 #include "server/codec/v1/report_actuals_codec.h"
-#include "server/service/call_status.h"
-#include "server/service/model_route.h"
+#include "server/call/call_status.h"
+#include "server/call/model_route.h"
 
 namespace tsserve::server {
 

@@ -8,7 +8,7 @@
 
 #include "server/batching/batch_task.h"
 #include "server/batching/dynamic_batcher.h"
-#include "server/service/serving_state.h"
+#include "server/call/serving_state.h"
 #include "server/status/status.h"
 
 namespace tsserve::server {

@@ -1,4 +1,4 @@
-#include "server/service/keeping_forecast_codec.h"
+#include "server/call/keeping_forecast_codec.h"
 
 #include <optional>
 #include <utility>

@@ -1,4 +1,4 @@
-#include "server/service/window_forecast_request.h"
+#include "server/call/window_forecast_request.h"
 
 namespace tsserve::server {
 

@@ -22,8 +22,8 @@
 #include <deque>
 #include <memory>
 
-#include "server/service/batched_call.h"
-#include "server/service/service_context.h"
+#include "server/call/batched_call.h"
+#include "server/call/service_context.h"
 #include "server/sync/mutex.h"
 #include "tsserve/v1/forecast_service.pb.h"
 

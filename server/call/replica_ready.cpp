@@ -1,4 +1,4 @@
-#include "server/service/replica_ready.h"
+#include "server/call/replica_ready.h"
 
 namespace tsserve::server {
 

@@ -15,7 +15,7 @@
 // Thread safety: any thread.
 
 #include "server/registry/model_registry.h"
-#include "server/service/serving_state.h"
+#include "server/call/serving_state.h"
 
 namespace tsserve::server {
 

@@ -21,7 +21,7 @@
 #include "server/observability/server_metrics.h"
 #include "server/registry/model_registry.h"
 #include "server/registry/repository_manager.h"
-#include "server/service/serving_state.h"
+#include "server/call/serving_state.h"
 #include "server/status/status.h"
 
 namespace tsserve::server {

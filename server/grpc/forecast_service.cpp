@@ -1,15 +1,15 @@
-#include "server/service/forecast_service.h"
+#include "server/grpc/forecast_service.h"
 
 #include "server/codec/common/model_selection.h"
-#include "server/service/call_status.h"
-#include "server/service/encode_codec.h"
-#include "server/service/grpc_batched_call.h"
-#include "server/service/keeping_forecast_codec.h"
-#include "server/service/model_listing.h"
-#include "server/service/observe_call.h"
-#include "server/service/observe_stream.h"
-#include "server/service/unary_call.h"
-#include "server/service/v1_answers.h"
+#include "server/call/call_status.h"
+#include "server/call/encode_codec.h"
+#include "server/grpc/grpc_batched_call.h"
+#include "server/call/keeping_forecast_codec.h"
+#include "server/call/model_listing.h"
+#include "server/call/observe_call.h"
+#include "server/grpc/observe_stream.h"
+#include "server/grpc/unary_call.h"
+#include "server/call/v1_answers.h"
 
 namespace tsserve::server {
 

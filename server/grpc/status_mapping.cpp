@@ -1,4 +1,4 @@
-#include "server/service/status_mapping.h"
+#include "server/grpc/status_mapping.h"
 
 #include <string>
 

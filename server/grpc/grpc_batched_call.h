@@ -5,8 +5,8 @@
 
 #include <utility>
 
-#include "server/service/batched_call.h"
-#include "server/service/unary_call.h"
+#include "server/call/batched_call.h"
+#include "server/grpc/unary_call.h"
 
 namespace tsserve::server {
 

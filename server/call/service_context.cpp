@@ -1,4 +1,4 @@
-#include "server/service/service_context.h"
+#include "server/call/service_context.h"
 
 namespace tsserve::server {
 

@@ -1,4 +1,4 @@
-#include "server/service/call_ending.h"
+#include "server/call/call_ending.h"
 
 #include <spdlog/spdlog.h>
 

@@ -1,8 +1,8 @@
-#include "server/service/oip_answers.h"
+#include "server/call/oip_answers.h"
 
-#include "server/service/call_status.h"
-#include "server/service/model_route.h"
-#include "server/service/replica_ready.h"
+#include "server/call/call_status.h"
+#include "server/call/model_route.h"
+#include "server/call/replica_ready.h"
 
 namespace tsserve::server {
 

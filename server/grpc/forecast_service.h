@@ -11,8 +11,8 @@
 // construction (the serving state they point to is atomic).
 
 #include "server/batching/dynamic_batcher.h"
-#include "server/service/batched_call.h"
-#include "server/service/service_context.h"
+#include "server/call/batched_call.h"
+#include "server/call/service_context.h"
 #include "tsserve/v1/forecast_service.grpc.pb.h"
 
 namespace tsserve::server {

@@ -15,9 +15,9 @@
 
 #include <memory>
 
-#include "server/service/batched_call.h"
-#include "server/service/call_ending.h"
-#include "server/service/service_context.h"
+#include "server/call/batched_call.h"
+#include "server/call/call_ending.h"
+#include "server/call/service_context.h"
 #include "tsserve/v1/forecast_service.pb.h"
 
 namespace tsserve::server {

@@ -1,12 +1,12 @@
-#include "server/service/observe_stream.h"
+#include "server/grpc/observe_stream.h"
 
 #include <atomic>
 #include <utility>
 
-#include "server/service/happens_before.h"
-#include "server/service/observe_call.h"
-#include "server/service/status_mapping.h"
-#include "server/service/unary_call.h"
+#include "server/grpc/happens_before.h"
+#include "server/call/observe_call.h"
+#include "server/grpc/status_mapping.h"
+#include "server/grpc/unary_call.h"
 
 namespace tsserve::server {
 

@@ -1,4 +1,4 @@
-#include "server/service/model_listing.h"
+#include "server/call/model_listing.h"
 
 #include <map>
 

@@ -1,8 +1,8 @@
-#include "server/service/unary_call.h"
+#include "server/grpc/unary_call.h"
 
-#include "server/service/happens_before.h"
-#include "server/service/service_context.h"
-#include "server/service/status_mapping.h"
+#include "server/grpc/happens_before.h"
+#include "server/call/service_context.h"
+#include "server/grpc/status_mapping.h"
 
 namespace tsserve::server {
 

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "inference/grpc_service.pb.h"
-#include "server/service/call_ending.h"
-#include "server/service/service_context.h"
+#include "server/call/call_ending.h"
+#include "server/call/service_context.h"
 #include "server/status/status.h"
 
 namespace tsserve::server {

@@ -17,9 +17,9 @@
 #include <string>
 
 #include "inference/grpc_service.grpc.pb.h"
-#include "server/service/batched_call.h"
-#include "server/service/oip_answers.h"
-#include "server/service/service_context.h"
+#include "server/call/batched_call.h"
+#include "server/call/oip_answers.h"
+#include "server/call/service_context.h"
 
 namespace tsserve::server {
 

@@ -1,11 +1,11 @@
-#include "server/service/oip_service.h"
+#include "server/grpc/oip_service.h"
 
 #include <memory>
 
-#include "server/service/grpc_batched_call.h"
-#include "server/service/model_infer_codec.h"
-#include "server/service/oip_answers.h"
-#include "server/service/unary_call.h"
+#include "server/grpc/grpc_batched_call.h"
+#include "server/call/model_infer_codec.h"
+#include "server/call/oip_answers.h"
+#include "server/grpc/unary_call.h"
 
 namespace tsserve::server {
 namespace {

@@ -13,7 +13,7 @@
 #include <chrono>
 #include <memory>
 
-#include "server/service/call_ending.h"
+#include "server/call/call_ending.h"
 
 namespace tsserve::server {
 

@@ -40,9 +40,9 @@
 #include "server/batching/request_task.h"
 #include "server/observability/server_metrics.h"
 #include "server/request/model_shape.h"
-#include "server/service/call_ending.h"
-#include "server/service/call_status.h"
-#include "server/service/model_route.h"
+#include "server/call/call_ending.h"
+#include "server/call/call_status.h"
+#include "server/call/model_route.h"
 
 namespace tsserve::server {
 

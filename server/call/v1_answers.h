@@ -3,8 +3,8 @@
 // and the JSON API (http/forecast_json_routes.h), so both answer alike. Each runs once
 // the caller is authenticated.
 
-#include "server/service/call_ending.h"
-#include "server/service/service_context.h"
+#include "server/call/call_ending.h"
+#include "server/call/service_context.h"
 #include "server/status/status.h"
 #include "tsserve/v1/forecast_service.pb.h"
 

@@ -1,4 +1,4 @@
-#include "server/service/observe_call.h"
+#include "server/call/observe_call.h"
 
 #include <optional>
 #include <string>
@@ -7,9 +7,9 @@
 
 #include "server/codec/v1/observe_request_decoder.h"
 #include "server/live/point_flags.h"
-#include "server/service/keeping_forecast_codec.h"
-#include "server/service/model_route.h"
-#include "server/service/window_forecast_request.h"
+#include "server/call/keeping_forecast_codec.h"
+#include "server/call/model_route.h"
+#include "server/call/window_forecast_request.h"
 
 namespace tsserve::server {
 namespace {
