@@ -17,15 +17,15 @@
 #include "server/app/series_stores.h"
 #include "server/app/version_loader.h"
 #include "server/auth/bearer_token.h"
+#include "server/call/replica_ready.h"
 #include "server/config/server_config.h"
+#include "server/grpc/forecast_service.h"
+#include "server/grpc/oip_service.h"
 #include "server/http/http_door.h"
 #include "server/live/live_series_metrics.h"
 #include "server/observability/model_version_metrics.h"
 #include "server/observability/server_metrics.h"
 #include "server/registry/repository_manager.h"
-#include "server/grpc/forecast_service.h"
-#include "server/grpc/oip_service.h"
-#include "server/call/replica_ready.h"
 #include "server/sync/mutex.h"
 
 namespace tsserve::server {

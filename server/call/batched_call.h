@@ -38,11 +38,11 @@
 
 #include "server/batching/dynamic_batcher.h"
 #include "server/batching/request_task.h"
-#include "server/observability/server_metrics.h"
-#include "server/request/model_shape.h"
 #include "server/call/call_ending.h"
 #include "server/call/call_status.h"
 #include "server/call/model_route.h"
+#include "server/observability/server_metrics.h"
+#include "server/request/model_shape.h"
 
 namespace tsserve::server {
 

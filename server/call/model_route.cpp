@@ -1,8 +1,8 @@
 #include "server/call/model_route.h"
 
-#include "server/codec/common/model_selection.h"
 #include "server/call/call_status.h"
 #include "server/call/service_context.h"
+#include "server/codec/common/model_selection.h"
 
 namespace tsserve::server {
 

@@ -5,11 +5,11 @@
 #include <utility>
 #include <vector>
 
-#include "server/codec/v1/observe_request_decoder.h"
-#include "server/live/point_flags.h"
 #include "server/call/keeping_forecast_codec.h"
 #include "server/call/model_route.h"
 #include "server/call/window_forecast_request.h"
+#include "server/codec/v1/observe_request_decoder.h"
+#include "server/live/point_flags.h"
 
 namespace tsserve::server {
 namespace {

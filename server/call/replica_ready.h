@@ -14,8 +14,8 @@
 //
 // Thread safety: any thread.
 
-#include "server/registry/model_registry.h"
 #include "server/call/serving_state.h"
+#include "server/registry/model_registry.h"
 
 namespace tsserve::server {
 

@@ -16,12 +16,12 @@
 
 #include "server/accuracy/accuracy_tracker.h"
 #include "server/auth/bearer_token.h"
+#include "server/call/serving_state.h"
 #include "server/live/live_series_metrics.h"
 #include "server/live/series_store.h"
 #include "server/observability/server_metrics.h"
 #include "server/registry/model_registry.h"
 #include "server/registry/repository_manager.h"
-#include "server/call/serving_state.h"
 #include "server/status/status.h"
 
 namespace tsserve::server {

@@ -1,8 +1,8 @@
 #include "server/call/v1_answers.h"
 
-#include "server/codec/v1/report_actuals_codec.h"
 #include "server/call/call_status.h"
 #include "server/call/model_route.h"
+#include "server/codec/v1/report_actuals_codec.h"
 
 namespace tsserve::server {
 

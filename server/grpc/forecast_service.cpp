@@ -1,15 +1,15 @@
 #include "server/grpc/forecast_service.h"
 
-#include "server/codec/common/model_selection.h"
 #include "server/call/call_status.h"
 #include "server/call/encode_codec.h"
-#include "server/grpc/grpc_batched_call.h"
 #include "server/call/keeping_forecast_codec.h"
 #include "server/call/model_listing.h"
 #include "server/call/observe_call.h"
+#include "server/call/v1_answers.h"
+#include "server/codec/common/model_selection.h"
+#include "server/grpc/grpc_batched_call.h"
 #include "server/grpc/observe_stream.h"
 #include "server/grpc/unary_call.h"
-#include "server/call/v1_answers.h"
 
 namespace tsserve::server {
 

@@ -3,8 +3,8 @@
 #include <atomic>
 #include <utility>
 
-#include "server/grpc/happens_before.h"
 #include "server/call/observe_call.h"
+#include "server/grpc/happens_before.h"
 #include "server/grpc/status_mapping.h"
 #include "server/grpc/unary_call.h"
 

@@ -2,9 +2,9 @@
 
 #include <memory>
 
-#include "server/grpc/grpc_batched_call.h"
 #include "server/call/model_infer_codec.h"
 #include "server/call/oip_answers.h"
+#include "server/grpc/grpc_batched_call.h"
 #include "server/grpc/unary_call.h"
 
 namespace tsserve::server {

@@ -1,7 +1,7 @@
 #include "server/grpc/unary_call.h"
 
-#include "server/grpc/happens_before.h"
 #include "server/call/service_context.h"
+#include "server/grpc/happens_before.h"
 #include "server/grpc/status_mapping.h"
 
 namespace tsserve::server {

@@ -5,6 +5,11 @@
 #include <utility>
 #include <vector>
 
+#include "server/call/keeping_forecast_codec.h"
+#include "server/call/model_listing.h"
+#include "server/call/model_route.h"
+#include "server/call/observe_call.h"
+#include "server/call/v1_answers.h"
 #include "server/codec/v1_json/actuals_json.h"
 #include "server/codec/v1_json/forecast_json_response.h"
 #include "server/codec/v1_json/model_info_json.h"
@@ -12,11 +17,6 @@
 #include "server/http/accuracy_json.h"
 #include "server/http/immediate_answer.h"
 #include "server/http/openapi_document.h"
-#include "server/call/keeping_forecast_codec.h"
-#include "server/call/model_listing.h"
-#include "server/call/model_route.h"
-#include "server/call/observe_call.h"
-#include "server/call/v1_answers.h"
 
 namespace tsserve::server {
 namespace {

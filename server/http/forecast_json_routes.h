@@ -19,9 +19,9 @@
 
 #include <string>
 
-#include "server/httpd/http_message.h"
 #include "server/call/batched_call.h"
 #include "server/call/service_context.h"
+#include "server/httpd/http_message.h"
 
 namespace tsserve::server {
 

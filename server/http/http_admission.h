@@ -21,10 +21,10 @@
 #include <string>
 #include <vector>
 
+#include "server/call/service_context.h"
 #include "server/http/cors_policy.h"
 #include "server/http/http_door_metrics.h"
 #include "server/httpd/http_message.h"
-#include "server/call/service_context.h"
 
 namespace tsserve::server {
 

@@ -9,9 +9,9 @@
 #include <functional>
 #include <memory>
 
+#include "server/call/call_ending.h"
 #include "server/codec/common/trace_context.h"
 #include "server/httpd/http_message.h"
-#include "server/call/call_ending.h"
 
 namespace tsserve::server {
 

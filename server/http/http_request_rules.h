@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "server/httpd/http_message.h"
 #include "server/call/service_context.h"
+#include "server/httpd/http_message.h"
 #include "server/status/status.h"
 
 namespace tsserve::server {

@@ -6,6 +6,9 @@
 #include <utility>
 #include <vector>
 
+#include "server/call/model_infer_codec.h"
+#include "server/call/model_listing.h"
+#include "server/call/model_route.h"
 #include "server/codec/oip_rest/oip_binary_tensors.h"
 #include "server/codec/oip_rest/oip_json_repository.h"
 #include "server/codec/oip_rest/oip_json_response.h"
@@ -13,9 +16,6 @@
 #include "server/http/http_request_rules.h"
 #include "server/http/immediate_answer.h"
 #include "server/httpd/http_status.h"
-#include "server/call/model_infer_codec.h"
-#include "server/call/model_listing.h"
-#include "server/call/model_route.h"
 
 namespace tsserve::server {
 namespace {

@@ -31,10 +31,10 @@
 #include <string>
 #include <vector>
 
-#include "server/httpd/http_message.h"
 #include "server/call/batched_call.h"
 #include "server/call/oip_answers.h"
 #include "server/call/service_context.h"
+#include "server/httpd/http_message.h"
 
 namespace tsserve::server {
 

@@ -9,8 +9,8 @@
 #include <mutex>
 #include <thread>
 
-#include "server_harness.h"
 #include "server/grpc/happens_before.h"
+#include "server_harness.h"
 #include "tsserve/model/intra_op_threads.h"
 #include "tsserve/model/normalisation_limit.h"
 
