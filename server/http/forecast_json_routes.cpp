@@ -64,7 +64,8 @@ ForecastJsonRoutes::ForecastJsonRoutes(ServiceContext service)
     : service_(std::move(service)),
       forecast_{Method::kForecast, &ModelVersion::forecast_batcher, service_.metrics} {}
 
-bool ForecastJsonRoutes::route(HttpRequest& request, HttpResponder& respond) const {
+void ForecastJsonRoutes::route(HttpRequest& request, const RequestPath& split,
+                               HttpResponder& respond) const {
   if (request.path == "/openapi.json") {
     if (request.method != "GET") {
       respond(wrong_method(request, "GET"));
@@ -72,28 +73,23 @@ bool ForecastJsonRoutes::route(HttpRequest& request, HttpResponder& respond) con
       HttpResponse document = json_response(std::string(openapi_document()));
       respond(std::move(document));
     }
-    return true;
+    return;
   }
-  std::vector<std::string> path;
-  const Status parsed = path_segments(request.path, &path);
-  if (path.empty() || path[0] != "v1") return false;
-  const auto answer = [&respond](HttpResponse response) {
-    respond(std::move(response));
-    return true;
-  };
-  if (!parsed.ok()) return answer(error_response(parsed));
+  const std::vector<std::string>& path = split.segments;
+  const auto answer = [&respond](HttpResponse response) { respond(std::move(response)); };
+  if (!split.parsed.ok()) return answer(error_response(split.parsed));
   const bool get = request.method == "GET";
   const std::size_t n = path.size();
 
   if (n == 2 && path[1] == "actuals") {
     if (request.method != "POST") return answer(wrong_method(request, "POST"));
     report_actuals(request, std::move(respond));
-    return true;
+    return;
   }
   if (n == 4 && path[1] == "series" && path[3] == "observe") {
     if (request.method != "POST") return answer(wrong_method(request, "POST"));
     observe(request, std::move(respond), path[2]);
-    return true;
+    return;
   }
   if (n == 2 && path[1] == "accuracy") {
     if (!get) return answer(wrong_method(request, "GET"));
@@ -104,7 +100,7 @@ bool ForecastJsonRoutes::route(HttpRequest& request, HttpResponder& respond) con
                  *out = json_response(write_accuracy_json(accuracy));
                  return Status();
                });
-    return true;
+    return;
   }
   if (n == 2 && path[1] == "models") {
     if (!get) return answer(wrong_method(request, "GET"));
@@ -113,7 +109,7 @@ bool ForecastJsonRoutes::route(HttpRequest& request, HttpResponder& respond) con
                  *out = json_response(write_model_list_json(list_models(*service_.repository)));
                  return Status();
                });
-    return true;
+    return;
   }
   ModelPath target;
   if (parse_model_path(path, 1, &target)) {
@@ -125,7 +121,7 @@ bool ForecastJsonRoutes::route(HttpRequest& request, HttpResponder& respond) con
     if (forecasting) {
       if (request.method != "POST") return answer(wrong_method(request, "POST"));
       forecast(request, std::move(respond), model, version);
-      return true;
+      return;
     }
     if (!get) return answer(wrong_method(request, "GET"));
     answer_now(service_, request, respond, Method::kGetModelInfo, true,
@@ -135,7 +131,7 @@ bool ForecastJsonRoutes::route(HttpRequest& request, HttpResponder& respond) con
                  *out = json_response(write_model_info_json(info));
                  return Status();
                });
-    return true;
+    return;
   }
   return answer(not_found(request.path));
 }

@@ -21,6 +21,7 @@
 
 #include "server/call/batched_call.h"
 #include "server/call/service_context.h"
+#include "server/http/http_request_rules.h"
 #include "server/httpd/http_message.h"
 
 namespace tsserve::server {
@@ -29,8 +30,9 @@ class ForecastJsonRoutes {
  public:
   explicit ForecastJsonRoutes(ServiceContext service);
 
-  // Answers `request` when its path is under /v1 or /openapi.json and returns true.
-  bool route(HttpRequest& request, HttpResponder& respond) const;
+  // Answers `request`, whose path (split once by the door) is /v1, under it, or
+  // /openapi.json.
+  void route(HttpRequest& request, const RequestPath& path, HttpResponder& respond) const;
 
  private:
   void report_actuals(HttpRequest& request, HttpResponder respond) const;

@@ -31,10 +31,10 @@ HttpServerOptions with_admission(HttpServerOptions options, const HttpAdmission&
 // Bodies over this many bytes give their memory back to the system once handled.
 constexpr std::size_t kTrimAfterBody = std::size_t{1} << 20;
 
-bool runs_long(const HttpRequest& request) {
+bool runs_long(const HttpRequest& request, const RequestPath& split) {
   if (request.body.size() > kLargeHttpBody) return true;
-  std::vector<std::string> path;
-  if (!path_segments(request.path, &path).ok()) return false;
+  if (!split.parsed.ok()) return false;
+  const std::vector<std::string>& path = split.segments;
   const std::size_t n = path.size();
   return (n == 5 && path[0] == "v2" && path[1] == "repository" && path[2] == "models") ||
          (n == 4 && path[0] == "v1" && path[1] == "series" && path[3] == "observe");
@@ -60,7 +60,8 @@ HttpDoor::HttpDoor(const HttpServerOptions& options, const ServiceContext& servi
               }) {}
 
 void HttpDoor::handle(HttpRequest&& request, HttpResponder respond) const {
-  if (runs_long(request)) {
+  RequestPath path = split_path(request.path);
+  if (runs_long(request, path)) {
     if (request.body.size() > kTrimAfterBody) {
       // glibc keeps what a large request freed (tsserve sets its mmap and trim thresholds
       // high, for the forward's buffers): once the answer is sent, and so the request's
@@ -71,19 +72,24 @@ void HttpDoor::handle(HttpRequest&& request, HttpResponder respond) const {
         work_.post([] { ::malloc_trim(0); });
       };
     }
-    auto held = std::make_shared<HttpRequest>(std::move(request));
-    work_.post([this, held, respond = std::move(respond)] { serve(*held, respond); });
+    struct Held {
+      HttpRequest request;
+      RequestPath path;
+    };
+    auto held = std::make_shared<Held>(Held{std::move(request), std::move(path)});
+    work_.post(
+        [this, held, respond = std::move(respond)] { serve(held->request, held->path, respond); });
     return;
   }
-  serve(request, std::move(respond));
+  serve(request, path, std::move(respond));
 }
 
-void HttpDoor::serve(HttpRequest& request, HttpResponder respond) const {
+void HttpDoor::serve(HttpRequest& request, const RequestPath& path, HttpResponder respond) const {
   // The server's responder sends only its first answer, so a route that answered and
   // then threw keeps its answer; a copy, since the route may move `respond` away.
   const HttpResponder fallback = respond;
   try {
-    route(request, respond);
+    route(request, path, respond);
     return;
   } catch (const std::exception& e) {
     const std::string id = generate_request_id();
@@ -101,7 +107,7 @@ void HttpDoor::serve(HttpRequest& request, HttpResponder respond) const {
   }
 }
 
-void HttpDoor::route(HttpRequest& request, HttpResponder& respond) const {
+void HttpDoor::route(HttpRequest& request, const RequestPath& path, HttpResponder& respond) const {
   if (cors_.enabled()) {
     if (auto preflight = cors_.preflight(request)) return respond(std::move(*preflight));
     auto headers = cors_.answer_headers(request);
@@ -112,10 +118,12 @@ void HttpDoor::route(HttpRequest& request, HttpResponder& respond) const {
       };
     }
   }
-  if (oip_.route(request, respond) || forecasts_.route(request, respond) ||
-      console_.route(request, respond)) {
-    return;
+  const std::string* api = path.segments.empty() ? nullptr : &path.segments.front();
+  if (api != nullptr && *api == "v2") return oip_.route(request, path, respond);
+  if ((api != nullptr && *api == "v1") || request.path == "/openapi.json") {
+    return forecasts_.route(request, path, respond);
   }
+  if (console_.route(request, respond)) return;
   respond(error_response(
       {StatusCode::kNotFound, "the path: \"" + request.path +
                                   "\" is not served; the JSON API is under /v1 (its OpenAPI "

@@ -25,6 +25,7 @@
 #include "server/http/forecast_json_routes.h"
 #include "server/http/http_admission.h"
 #include "server/http/http_door_metrics.h"
+#include "server/http/http_request_rules.h"
 #include "server/http/http_work_pool.h"
 #include "server/http/oip_rest_routes.h"
 #include "server/httpd/http_server.h"
@@ -56,9 +57,10 @@ class HttpDoor {
 
  private:
   void handle(HttpRequest&& request, HttpResponder respond) const;
-  // Routes `request`, answering 500 if that throws.
-  void serve(HttpRequest& request, HttpResponder respond) const;
-  void route(HttpRequest& request, HttpResponder& respond) const;
+  // Routes `request`, whose path the door split once, answering 500 if that throws.
+  void serve(HttpRequest& request, const RequestPath& path, HttpResponder respond) const;
+  // The first segment picks the one route that answers: /v2 the OIP's, /v1 the JSON API's.
+  void route(HttpRequest& request, const RequestPath& path, HttpResponder& respond) const;
 
   const ServiceContext service_;
   const OipRestRoutes oip_;

@@ -77,6 +77,12 @@ Status request_deadline(const HttpRequest& request,
   return {};
 }
 
+RequestPath split_path(const std::string& path) {
+  RequestPath split;
+  split.parsed = path_segments(path, &split.segments);
+  return split;
+}
+
 Status path_segments(const std::string& path, std::vector<std::string>* segments) {
   segments->clear();
   std::size_t start = 0;

@@ -46,6 +46,14 @@ Status request_deadline(const HttpRequest& request,
 // "a b"); INVALID_ARGUMENT for a malformed escape.
 Status path_segments(const std::string& path, std::vector<std::string>* segments);
 
+// A request's path split once (path_segments), by the door, which hands it to the routes:
+// the segments (those before a malformed escape, when one ends the parse) and the outcome.
+struct RequestPath {
+  std::vector<std::string> segments;
+  Status parsed;
+};
+RequestPath split_path(const std::string& path);
+
 // A path's model part: segments[at...] = models, M, [versions, V,] [ACTION]. False when
 // it is not that shape (a segment more, or "versions" without one); `action` is "" when
 // the path ends at the model or its version.

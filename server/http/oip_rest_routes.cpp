@@ -56,16 +56,11 @@ OipRestRoutes::OipRestRoutes(ServiceContext service, OipServerInfo server)
       server_(std::move(server)),
       infer_{Method::kModelInfer, &ModelVersion::forecast_batcher, service_.metrics} {}
 
-bool OipRestRoutes::route(HttpRequest& request, HttpResponder& respond) const {
-  std::vector<std::string> path;
-  const Status parsed = path_segments(request.path, &path);
-  if (path.empty() || path[0] != "v2") return false;
-  // Answers `response` and reports the request routed.
-  const auto answer = [&respond](HttpResponse response) {
-    respond(std::move(response));
-    return true;
-  };
-  if (!parsed.ok()) return answer(error_response(parsed));
+void OipRestRoutes::route(HttpRequest& request, const RequestPath& split,
+                          HttpResponder& respond) const {
+  const std::vector<std::string>& path = split.segments;
+  const auto answer = [&respond](HttpResponse response) { respond(std::move(response)); };
+  if (!split.parsed.ok()) return answer(error_response(split.parsed));
   const bool get = request.method == "GET";
   const std::size_t n = path.size();
 
@@ -81,7 +76,7 @@ bool OipRestRoutes::route(HttpRequest& request, HttpResponder& respond) const {
                  *out = json_response(oip_json_server_metadata(metadata));
                  return Status();
                });
-    return true;
+    return;
   }
   if (n == 3 && path[1] == "health" && (path[2] == "live" || path[2] == "ready")) {
     if (!get) return answer(wrong_method(request, "GET"));
@@ -103,12 +98,12 @@ bool OipRestRoutes::route(HttpRequest& request, HttpResponder& respond) const {
                    return Status();
                  });
     }
-    return true;
+    return;
   }
   if (n >= 3 && path[1] == "repository") {
     if (request.method != "POST") return answer(wrong_method(request, "POST"));
     repository(request, respond, path);
-    return true;
+    return;
   }
   ModelPath target;
   if (parse_model_path(path, 1, &target)) {
@@ -122,7 +117,7 @@ bool OipRestRoutes::route(HttpRequest& request, HttpResponder& respond) const {
     if (action == "infer") {
       if (request.method != "POST") return answer(wrong_method(request, "POST"));
       infer(request, std::move(respond), model, version);
-      return true;
+      return;
     }
     if (!get) return answer(wrong_method(request, "GET"));
     if (action == "ready") {
@@ -149,7 +144,7 @@ bool OipRestRoutes::route(HttpRequest& request, HttpResponder& respond) const {
                    return Status();
                  });
     }
-    return true;
+    return;
   }
   return answer(not_found(request.path));
 }

@@ -34,6 +34,7 @@
 #include "server/call/batched_call.h"
 #include "server/call/oip_answers.h"
 #include "server/call/service_context.h"
+#include "server/http/http_request_rules.h"
 #include "server/httpd/http_message.h"
 
 namespace tsserve::server {
@@ -42,8 +43,8 @@ class OipRestRoutes {
  public:
   OipRestRoutes(ServiceContext service, OipServerInfo server);
 
-  // Answers `request` when its path is /v2 or under it and returns true; false otherwise.
-  bool route(HttpRequest& request, HttpResponder& respond) const;
+  // Answers `request`, whose path (split once by the door) is /v2 or under it.
+  void route(HttpRequest& request, const RequestPath& path, HttpResponder& respond) const;
 
  private:
   void repository(HttpRequest& request, HttpResponder& respond,
