@@ -1,7 +1,7 @@
 #pragma once
 // The whole server, assembled from its parts: the model repository (--model-repository, or
 // the single --model as a repository of one) -> the registry of loaded versions, each with
-// its family's runner and its own batchers -> services (tsserve.v1 and the Open Inference
+// its family's forecaster and its own batchers -> services (tsserve.v1 and the Open Inference
 // Protocol, over the same batchers) -> gRPC server (with health and reflection), the HTTP
 // door (the OIP REST binding, the JSON API and the console) and the metrics endpoint.
 //

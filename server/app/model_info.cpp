@@ -45,10 +45,10 @@ v1::ModelInfo model_info_of(const model::ModelConfig& config, const ServedModel&
   info.set_factor(static_cast<int32_t>(config.factor));
   info.set_prob_layout(config.prob_layout == model::ProbLayout::kTslib ? v1::PROB_LAYOUT_TSLIB
                                                                        : v1::PROB_LAYOUT_CANONICAL);
-  info.set_device(served.device_name());
-  info.set_intra_op_threads(served.threads());
-  info.set_forward_kernels(served.kernels().name);
-  info.set_forward_fallback_reason(served.kernels().fallback_reason);
+  info.set_device(served.forecaster().device_name());
+  info.set_intra_op_threads(served.forecaster().threads());
+  info.set_forward_kernels(served.forecaster().kernels().name);
+  info.set_forward_fallback_reason(served.forecaster().kernels().fallback_reason);
   if (config.scaler) {
     for (const auto& column : config.scaler->columns) info.add_scaler_columns(column);
   }
@@ -64,8 +64,8 @@ v1::ModelInfo model_info_of(const model::ModelConfig& config, const ServedModel&
   // The fused kernels are batch-invariant by construction, whatever the option says;
   // LibTorch's operators are with the option on the CPU (each row or sample a pass of its
   // own, model/layers/include/tsserve/model/unit_passes.h), never on a GPU.
-  const bool fused = served.kernels().name != "torch";
-  const bool on_cpu = served.device_name() == "cpu";
+  const bool fused = served.forecaster().kernels().name != "torch";
+  const bool on_cpu = served.forecaster().device_name() == "cpu";
   info.set_batch_invariant(fused || (config.batch_invariant && on_cpu));
   info.set_ready(true);
   return info;

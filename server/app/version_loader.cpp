@@ -11,6 +11,7 @@
 #include "server/families/served_model.h"
 #include "server/runtime/served_model_config.h"
 #include "tsserve/model/cpu_kernels.h"
+#include "tsserve/model/forecaster.h"
 #include "tsserve/model/intra_op_threads.h"
 #include "tsserve/model/model_error.h"
 
@@ -56,7 +57,7 @@ Clock::duration milliseconds(double ms) {
 // Which forward serves, and why not the one asked for; and what "auto" became.
 void log_forward(const std::string& name, int64_t version, const ServedModel& served,
                  const ModelOptions& options, const Parallelism& parallelism, int cores) {
-  const ServingKernels& kernels = served.kernels();
+  const model::ServingKernels& kernels = served.forecaster().kernels();
   if (kernels.fallback_reason.empty()) {
     spdlog::info("{} v{}: forecasts run on the {} kernels (--cpu-kernels {})", name, version,
                  kernels.name, options.cpu_kernels);
@@ -104,17 +105,17 @@ ModelRegistry::Loader version_loader(const ServerConfig& config, ServerMetrics* 
     if (settings.max_queue_wait_ms) batching.max_queue_wait_ms = *settings.max_queue_wait_ms;
 
     const int cores = usable_cpu_cores();
-    const bool on_cuda = runs_on_cuda(options.device);
+    const bool on_cuda = model::runs_on_cuda(options.device);
     const Parallelism parallelism = resolve_parallelism(options, cores, on_cuda);
     if (settings.threads) refuse_other_threads(parallelism, config, cores, on_cuda);
-    RunnerOptions runner_options;
-    runner_options.device = options.device;
-    runner_options.threads = parallelism.threads;
-    runner_options.warm_up_rows = std::min<int64_t>(batching.max_batch_rows, 64);
-    runner_options.cpu_kernels = model::parse_cpu_kernels(options.cpu_kernels, "cpu_kernels");
+    model::ForecasterOptions forecaster_options;
+    forecaster_options.device = options.device;
+    forecaster_options.threads = parallelism.threads;
+    forecaster_options.warm_up_rows = std::min<int64_t>(batching.max_batch_rows, 64);
+    forecaster_options.cpu_kernels = model::parse_cpu_kernels(options.cpu_kernels, "cpu_kernels");
 
     auto loaded = std::make_shared<VersionResources>();
-    loaded->served = ServedModel::load(options, runner_options);
+    loaded->served = ServedModel::load(options, forecaster_options);
     const ServedModel& served = *loaded->served;
     log_forward(model.name, version.version, served, options, parallelism, cores);
 
@@ -136,12 +137,12 @@ ModelRegistry::Loader version_loader(const ServerConfig& config, ServerMetrics* 
     parts.limits.max_response_bytes = config.server.max_message_bytes;
     ServerConfig effective = config;
     effective.batching = batching;
-    parts.info = model_info_of(served.config(), served, effective);
+    parts.info = model_info_of(served.forecaster().config(), served, effective);
     parts.info.set_instances(parallelism.instances);
     parts.info.set_source(config.repository.model_repository.empty() ? "" : version.directory);
-    parts.info.set_resident_bytes(served.resident_bytes());
+    parts.info.set_resident_bytes(served.forecaster().resident_bytes());
     parts.oip_metadata = oip_model_metadata(parts.shape);
-    parts.resident_bytes = served.resident_bytes();
+    parts.resident_bytes = served.forecaster().resident_bytes();
     if (metrics) {
       loaded->observer = std::make_unique<MetricsObserver>(
           metrics->add_version(model.name, std::to_string(version.version),

@@ -1,10 +1,10 @@
 #pragma once
 // The model families tsserve serves: one definition each, in one table
 // (model_families.cpp). A definition says how a config of its family becomes the codecs'
-// view of the model (ModelShape) and a loaded runtime (FamilyRuntime); the rest of the
-// server holds those two and never a family's name. A new family is a folder
-// server/families/<family>/ with its runner and batch processor, plus one line in the
-// table.
+// view of the model (ModelShape) and a ServedModel (its forecaster, from model/, and its
+// batch processors); the rest of the server holds those and never a family's name. A new
+// family is a folder server/families/<family>/ with its batch processor and definition
+// (its forecaster is model/families/<family>/'s), plus one line in the table.
 //
 // No LibTorch in this header: the wiring (app/) reads the shape before it loads.
 

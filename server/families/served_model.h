@@ -2,55 +2,55 @@
 // The one model a version serves, of any family, on its device: what the server's wiring
 // (app/version_loader.cpp) holds, so it needs no branch per family. Its config is read
 // once, the server's options applied (served_model_config.h), and its family's definition
-// (model_families.h) loads it.
+// (model_families.h) loads its forecaster (model/forecasting's Forecaster: config, device,
+// threads, kernels, bytes) and makes its batch processors.
 //
 // Thread safety: const members may be called from any thread once load() returned.
 //
-// No LibTorch in this header: the families' runtimes are behind FamilyRuntime.
+// No LibTorch in this header: a family's forecast calls are behind its processors.
 
-#include <cstdint>
+#include <functional>
 #include <memory>
-#include <string>
 
 #include "server/batching/dynamic_batcher.h"
 #include "server/config/server_config.h"
 #include "server/request/model_shape.h"
 #include "server/runtime/batch_observer.h"
-#include "server/runtime/family_runtime.h"
-#include "server/runtime/runner_options.h"
-#include "tsserve/model/model_config.h"
+#include "tsserve/model/forecaster.h"
 
 namespace tsserve::server {
 
 class ServedModel {
  public:
+  // Makes a batch processor that reports to `observer`.
+  using ProcessorFactory = std::function<DynamicBatcher::Processor(BatchObserver* observer)>;
+
   // Loads options.model as its config's family says, moves it to the device and warms it
   // up. Throws model::ModelError (or std::exception) with a message for the operator.
   static std::unique_ptr<ServedModel> load(const ModelOptions& options,
-                                           const RunnerOptions& runner_options);
+                                           const model::ForecasterOptions& forecaster_options);
 
-  const model::ModelConfig& config() const { return runtime_->config(); }
+  // For a family's definition (serve_forecaster.h): its forecaster, and the factories of
+  // its Forecast and Encode processors, which hold a reference to that forecaster.
+  ServedModel(std::unique_ptr<model::Forecaster> forecaster, ProcessorFactory forecast,
+              ProcessorFactory encode);
+
+  // Config, device, threads, which forward serves, resident bytes.
+  const model::Forecaster& forecaster() const { return *forecaster_; }
   // The codecs' view of the model (model_shape_of).
   const ModelShape& shape() const { return shape_; }
-  const std::string& device_name() const { return runtime_->device_name(); }
-  int threads() const { return runtime_->threads(); }
-  // Which forward serves forecasts and why a fallback happened.
-  const ServingKernels& kernels() const { return runtime_->kernels(); }
-  // Bytes of the model's parameters and buffers (what a repository's memory bound
-  // counts); the fused kernels' repacked weights and LibTorch's caches are not included.
-  int64_t resident_bytes() const { return runtime_->resident_bytes(); }
 
-  // The processors of the model's family; they hold a reference to this object.
   DynamicBatcher::Processor forecast_processor(BatchObserver* observer) const {
-    return runtime_->forecast_processor(observer);
+    return forecast_(observer);
   }
   DynamicBatcher::Processor encode_processor(BatchObserver* observer) const {
-    return runtime_->encode_processor(observer);
+    return encode_(observer);
   }
 
  private:
-  ServedModel() = default;
-  std::unique_ptr<FamilyRuntime> runtime_;
+  std::unique_ptr<model::Forecaster> forecaster_;
+  ProcessorFactory forecast_;
+  ProcessorFactory encode_;
   ModelShape shape_;
 };
 

@@ -55,14 +55,14 @@ void finish_tasks(Batch& batch, double compute_seconds, BatchObserver* observer)
   for (auto& task : batch.tasks) task->complete(TaskStatus::ok());
 }
 
-// `run(batch, runner, observer)` as a processor that logs a failure with the batch's size
+// `run(batch, forecaster, observer)` as a processor that logs a failure with the batch's size
 // and rethrows it; LibTorch's errors lose their C++ backtrace on the way to the caller.
-template <typename Runner, typename Run>
-DynamicBatcher::Processor logged(const char* method, const Runner& runner,
+template <typename Forecaster, typename Run>
+DynamicBatcher::Processor logged(const char* method, const Forecaster& forecaster,
                                  BatchObserver* observer, Run run) {
-  return [method, &runner, observer, run](Batch& batch) {
+  return [method, &forecaster, observer, run](Batch& batch) {
     try {
-      run(batch, runner, observer);
+      run(batch, forecaster, observer);
     } catch (const c10::Error& e) {
       const std::string message = e.what_without_backtrace();
       spdlog::error("{} batch of {} rows ({} requests) failed: {}", method, batch.rows,

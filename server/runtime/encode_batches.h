@@ -1,5 +1,5 @@
 #pragma once
-// The Encode batch processor, for every family whose runner has
+// The Encode batch processor, for every family whose forecaster has
 // `encode(tokens [B, L, d_model], need_attention) -> model::EncoderOutput` and `config()`.
 //
 // A batch is grouped by token count and each group runs as one [b, L, D] forward: padding
@@ -21,9 +21,9 @@
 
 namespace tsserve::server {
 
-template <typename Runner>
-void run_encode_batch(Batch& batch, const Runner& runner, BatchObserver* observer) {
-  const int64_t width = runner.config().d_model;
+template <typename Forecaster>
+void run_encode_batch(Batch& batch, const Forecaster& forecaster, BatchObserver* observer) {
+  const int64_t width = forecaster.config().d_model;
   std::map<int64_t, std::vector<EncodeTask*>> by_length;
   for (auto& base : batch.tasks) {
     auto& task = static_cast<EncodeTask&>(*base);
@@ -40,7 +40,7 @@ void run_encode_batch(Batch& batch, const Runner& runner, BatchObserver* observe
       std::memcpy(tokens[i].data_ptr<float>(), values.data(), values.size() * sizeof(float));
       need_attention = need_attention || group[static_cast<size_t>(i)]->input.attention.enabled;
     }
-    const model::EncoderOutput result = runner.encode(tokens, need_attention);
+    const model::EncoderOutput result = forecaster.encode(tokens, need_attention);
     for (int64_t i = 0; i < count; ++i) {
       EncodeTask& task = *group[static_cast<size_t>(i)];
       task.output.output = copy_floats(result.output[i]);
@@ -52,9 +52,9 @@ void run_encode_batch(Batch& batch, const Runner& runner, BatchObserver* observe
   finish_tasks<EncodeTask>(batch, compute, observer);
 }
 
-template <typename Runner>
-DynamicBatcher::Processor encode_processor(const Runner& runner, BatchObserver* observer) {
-  return logged("Encode", runner, observer, run_encode_batch<Runner>);
+template <typename Forecaster>
+DynamicBatcher::Processor encode_processor(const Forecaster& forecaster, BatchObserver* observer) {
+  return logged("Encode", forecaster, observer, run_encode_batch<Forecaster>);
 }
 
 }  // namespace tsserve::server

@@ -86,7 +86,7 @@ CASES = {
             '#include "tsserve/model/patchtst.h"\n#include "tsserve/model/itransformer.h"\n',
     }, "model/families/patchtst/patchtst.cpp [families/patchtst] -> "
        f"model/families/itransformer/{PUB}itransformer.h [families/itransformer] "
-       "(sideways: both rank 4)"),
+       "(sideways: both rank 5)"),
     "sideways include, fused/ -> checkpoints/": ({
         "model/fused/fused_dispatch.cpp": '#include "tsserve/model/checkpoint_file.h"\n',
     }, f"model/fused/fused_dispatch.cpp [fused] -> model/checkpoints/{PUB}checkpoint_file.h "

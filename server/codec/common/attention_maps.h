@@ -1,5 +1,5 @@
 #pragma once
-// Attention weights as the runner hands them over (AttentionBlock): the check every
+// Attention weights as the forecaster hands them over (AttentionBlock): the check every
 // protocol's encoder makes before it writes them (tsserve.v1's maps:
 // codec/v1/attention_map_encoder.h).
 
@@ -13,7 +13,7 @@
 namespace tsserve::server {
 
 // OK when every block is [heads, tokens, tokens] (or [tokens, tokens] when heads_averaged)
-// and its weights hold that many floats; INTERNAL naming the block otherwise (the runner
+// and its weights hold that many floats; INTERNAL naming the block otherwise (the forecaster
 // broke its contract; nothing is encoded).
 Status check_attention_blocks(const std::vector<AttentionBlock>& blocks, int64_t heads,
                               int64_t tokens);

@@ -1,5 +1,5 @@
 #pragma once
-// Attention weights as the runner hands them over (AttentionBlock) -> tsserve.v1 responses'
+// Attention weights as the forecaster hands them over (AttentionBlock) -> tsserve.v1 responses'
 // repeated AttentionMap (attention.proto), ordered by variable, then layer.
 
 #include <google/protobuf/repeated_ptr_field.h>

@@ -26,9 +26,9 @@ bool wants_maps(const ForecastInput& input, int64_t sample) {
          std::binary_search(samples.begin(), samples.end(), static_cast<int32_t>(sample));
 }
 
-void run_encoder_decoder_batch(Batch& batch, const EncoderDecoderRunner& runner,
+void run_encoder_decoder_batch(Batch& batch, const model::EncoderDecoderForecaster& forecaster,
                                BatchObserver* observer) {
-  const model::ModelConfig& config = runner.config();
+  const model::ModelConfig& config = forecaster.config();
   const int64_t T = config.seq_len;
   const int64_t F = config.pred_len;
   const int64_t N = config.enc_in;  // the codecs' N rule: every sample carries enc_in
@@ -58,7 +58,7 @@ void run_encoder_decoder_batch(Batch& batch, const EncoderDecoderRunner& runner,
   }
 
   const auto start = std::chrono::steady_clock::now();
-  const model::EncoderDecoderForecast result = runner.forecast(series, marks, need_attention);
+  const model::EncoderDecoderForecast result = forecaster.forecast(series, marks, need_attention);
   const double compute = seconds_between(start, std::chrono::steady_clock::now());
   // [S, K, F]: K = N, or 1 with features "MS" (the target: ModelShape::forecast_variables).
   const at::Tensor forecast = result.forecast.contiguous();
@@ -90,9 +90,9 @@ void run_encoder_decoder_batch(Batch& batch, const EncoderDecoderRunner& runner,
 
 }  // namespace
 
-DynamicBatcher::Processor encoder_decoder_forecast_processor(const EncoderDecoderRunner& runner,
+DynamicBatcher::Processor encoder_decoder_forecast_processor(const model::EncoderDecoderForecaster& forecaster,
                                                              BatchObserver* observer) {
-  return logged("Forecast", runner, observer, run_encoder_decoder_batch);
+  return logged("Forecast", forecaster, observer, run_encoder_decoder_batch);
 }
 
 }  // namespace tsserve::server

@@ -8,12 +8,12 @@
 // Errors as every processor: logged, then the batcher completes the batch INTERNAL.
 
 #include "server/batching/dynamic_batcher.h"
-#include "server/families/encoder_decoder/encoder_decoder_runner.h"
+#include "tsserve/model/encoder_decoder_forecaster.h"
 #include "server/runtime/batch_observer.h"
 
 namespace tsserve::server {
 
-DynamicBatcher::Processor encoder_decoder_forecast_processor(const EncoderDecoderRunner& runner,
+DynamicBatcher::Processor encoder_decoder_forecast_processor(const model::EncoderDecoderForecaster& forecaster,
                                                              BatchObserver* observer);
 
 }  // namespace tsserve::server

@@ -1,8 +1,7 @@
 #include "server/families/encoder_decoder/encoder_decoder_family.h"
 
 #include "server/families/encoder_decoder/encoder_decoder_batches.h"
-#include "server/families/encoder_decoder/encoder_decoder_runner.h"
-#include "server/families/runner_runtime.h"
+#include "server/families/serve_forecaster.h"
 #include "tsserve/model/checkpoint_loader.h"
 #include "tsserve/model/encoder_lengths.h"
 #include "tsserve/model/model_error.h"
@@ -28,10 +27,10 @@ void describe_encoder_decoder(const model::ModelConfig& config, ModelShape* shap
   if (config.features == model::ForecastFeatures::kMS) shape->forecast_variables = 1;
 }
 
-std::unique_ptr<FamilyRuntime> load_encoder_decoder(const std::string& checkpoint,
-                                                    const model::ModelConfig& config,
-                                                    const std::string& config_origin,
-                                                    const RunnerOptions& options) {
+std::unique_ptr<ServedModel> load_encoder_decoder(const std::string& checkpoint,
+                                                  const model::ModelConfig& config,
+                                                  const std::string& config_origin,
+                                                  const model::ForecasterOptions& options) {
   // "M" with c_out != enc_in would leave unsaid which variables the c_out columns are.
   if (config.features == model::ForecastFeatures::kM && config.c_out != config.enc_in) {
     throw model::ModelError(
@@ -40,8 +39,9 @@ std::unique_ptr<FamilyRuntime> load_encoder_decoder(const std::string& checkpoin
         "; tsserve serves \"M\" as a forecast of every input variable (c_out = enc_in), "
         "\"MS\" as the target's alone (the last variable), or \"S\" (one variable)");
   }
-  return make_runner_runtime<EncoderDecoderRunner>(
-      model::load_encoder_decoder(checkpoint, config, config_origin), options,
+  return serve_forecaster(
+      std::make_unique<model::EncoderDecoderForecaster>(
+          model::load_encoder_decoder(checkpoint, config, config_origin), options),
       encoder_decoder_forecast_processor);
 }
 

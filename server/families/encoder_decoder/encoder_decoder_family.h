@@ -1,6 +1,6 @@
 #pragma once
 // TSLib's encoder-decoder forecasters as served families: Informer (ProbSparse attention,
-// distilling) and the vanilla Transformer (Full attention), one runner for both
+// distilling) and the vanilla Transformer (Full attention), one forecaster for both
 // (model::EncoderDecoder). A request's unit is a sample of enc_in variables with
 // timestamps: the model reads the time marks of the input steps and of the forecast's
 // steps continued from them. Its attention maps are per sample and encoder layer, over

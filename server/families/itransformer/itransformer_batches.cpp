@@ -28,8 +28,8 @@ bool wants_maps_of(const ForecastInput& input, int64_t sample) {
 
 // Runs the samples of one N as one forward and writes each one's forecast and maps back.
 void run_group(int64_t variables, const std::vector<SampleSlot>& group,
-               const ITransformerRunner& runner) {
-  const model::ModelConfig& config = runner.config();
+               const model::ITransformerForecaster& forecaster) {
+  const model::ModelConfig& config = forecaster.config();
   const int64_t T = config.seq_len;
   const int64_t F = config.pred_len;
   const auto count = static_cast<int64_t>(group.size());
@@ -55,9 +55,9 @@ void run_group(int64_t variables, const std::vector<SampleSlot>& group,
 
   model::ForecastWithRowMaps result;
   if (need_attention) {
-    result = runner.forecast_with_maps(series, calendar, requests);
+    result = forecaster.forecast_with_maps(series, calendar, requests);
   } else {
-    result.forecast = runner.forecast(series, calendar);
+    result.forecast = forecaster.forecast(series, calendar);
   }
   const at::Tensor forecast = result.forecast.contiguous();
   for (int64_t i = 0; i < count; ++i) {
@@ -75,30 +75,30 @@ void run_group(int64_t variables, const std::vector<SampleSlot>& group,
   }
 }
 
-void run_itransformer_batch(Batch& batch, const ITransformerRunner& runner,
+void run_itransformer_batch(Batch& batch, const model::ITransformerForecaster& forecaster,
                             BatchObserver* observer) {
   std::map<int64_t, std::vector<SampleSlot>> by_variables;
   for (auto& base : batch.tasks) {
     auto& task = static_cast<ForecastTask&>(*base);
     const ForecastInput& input = task.input;
     const int64_t variables = input.series_rows / input.samples;
-    task.output.forecast.assign(static_cast<size_t>(input.series_rows * runner.config().pred_len),
+    task.output.forecast.assign(static_cast<size_t>(input.series_rows * forecaster.config().pred_len),
                                 0.0f);
     task.output.attention.clear();
     for (int64_t b = 0; b < input.samples; ++b) by_variables[variables].push_back({&task, b});
   }
 
   const auto start = std::chrono::steady_clock::now();
-  for (const auto& [variables, group] : by_variables) run_group(variables, group, runner);
+  for (const auto& [variables, group] : by_variables) run_group(variables, group, forecaster);
   const double compute = seconds_between(start, std::chrono::steady_clock::now());
   finish_tasks<ForecastTask>(batch, compute, observer);
 }
 
 }  // namespace
 
-DynamicBatcher::Processor itransformer_forecast_processor(const ITransformerRunner& runner,
+DynamicBatcher::Processor itransformer_forecast_processor(const model::ITransformerForecaster& forecaster,
                                                           BatchObserver* observer) {
-  return logged("Forecast", runner, observer, run_itransformer_batch);
+  return logged("Forecast", forecaster, observer, run_itransformer_batch);
 }
 
 }  // namespace tsserve::server

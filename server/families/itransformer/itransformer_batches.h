@@ -10,12 +10,12 @@
 // INTERNAL.
 
 #include "server/batching/dynamic_batcher.h"
-#include "server/families/itransformer/itransformer_runner.h"
+#include "tsserve/model/itransformer_forecaster.h"
 #include "server/runtime/batch_observer.h"
 
 namespace tsserve::server {
 
-DynamicBatcher::Processor itransformer_forecast_processor(const ITransformerRunner& runner,
+DynamicBatcher::Processor itransformer_forecast_processor(const model::ITransformerForecaster& forecaster,
                                                           BatchObserver* observer);
 
 }  // namespace tsserve::server

@@ -1,8 +1,7 @@
 #include "server/families/itransformer/itransformer_family.h"
 
 #include "server/families/itransformer/itransformer_batches.h"
-#include "server/families/itransformer/itransformer_runner.h"
-#include "server/families/runner_runtime.h"
+#include "server/families/serve_forecaster.h"
 #include "tsserve/model/checkpoint_loader.h"
 #include "tsserve/model/model_error.h"
 
@@ -17,10 +16,10 @@ void describe_itransformer(const model::ModelConfig& config, ModelShape* shape) 
   shape->map_sides.clear();  // a map spans the sample's N variables and C calendar tokens
 }
 
-std::unique_ptr<FamilyRuntime> load_itransformer(const std::string& checkpoint,
-                                                 const model::ModelConfig& config,
-                                                 const std::string& config_origin,
-                                                 const RunnerOptions& options) {
+std::unique_ptr<ServedModel> load_itransformer(const std::string& checkpoint,
+                                               const model::ModelConfig& config,
+                                               const std::string& config_origin,
+                                               const model::ForecasterOptions& options) {
   if (!config.any_variable_count && config.enc_in < 1) {
     throw model::ModelError("model config " + config_origin +
                             ": 'enc_in' must give the variables this iTransformer was trained "
@@ -29,9 +28,9 @@ std::unique_ptr<FamilyRuntime> load_itransformer(const std::string& checkpoint,
                             "; requests must carry that many, unless 'any_variable_count' is "
                             "true");
   }
-  return make_runner_runtime<ITransformerRunner>(
-      model::load_itransformer(checkpoint, config, config_origin), options,
-      itransformer_forecast_processor);
+  return serve_forecaster(std::make_unique<model::ITransformerForecaster>(
+                              model::load_itransformer(checkpoint, config, config_origin), options),
+                          itransformer_forecast_processor);
 }
 
 }  // namespace

@@ -93,9 +93,9 @@ std::vector<model::FusedRowMaps> maps_into_answers(Batch& batch, int64_t p, int6
   return maps;
 }
 
-void run_forecast_batch(Batch& batch, const PatchTSTRunner& runner, BatchObserver* observer) {
-  const int64_t seq_len = runner.config().seq_len;
-  const int64_t pred_len = runner.config().pred_len;
+void run_forecast_batch(Batch& batch, const model::PatchTSTForecaster& forecaster, BatchObserver* observer) {
+  const int64_t seq_len = forecaster.config().seq_len;
+  const int64_t pred_len = forecaster.config().pred_len;
   at::Tensor rows = at::empty({static_cast<int64_t>(batch.rows), seq_len}, at::kFloat);
   {
     float* dst = rows.data_ptr<float>();
@@ -109,7 +109,7 @@ void run_forecast_batch(Batch& batch, const PatchTSTRunner& runner, BatchObserve
   const bool maps_wanted = std::any_of(batch.tasks.begin(), batch.tasks.end(), [](const auto& t) {
     return static_cast<const ForecastTask&>(*t).input.attention.enabled;
   });
-  const bool maps_in_place = maps_wanted && runner.writes_maps_in_place();
+  const bool maps_in_place = maps_wanted && forecaster.writes_maps_in_place();
   std::vector<model::RowMapRequest> requests;
   if (maps_wanted && !maps_in_place) row_map_requests(batch, &requests);
   const auto start = std::chrono::steady_clock::now();
@@ -117,12 +117,12 @@ void run_forecast_batch(Batch& batch, const PatchTSTRunner& runner, BatchObserve
   std::vector<std::vector<float*>> destinations;
   if (maps_in_place) {
     const std::vector<model::FusedRowMaps> maps = maps_into_answers(
-        batch, runner.config().patch_count(), runner.config().n_heads, &destinations);
-    result.forecast = runner.forecast_with_maps_into(rows, maps);
+        batch, forecaster.config().patch_count(), forecaster.config().n_heads, &destinations);
+    result.forecast = forecaster.forecast_with_maps_into(rows, maps);
   } else if (maps_wanted) {
-    result = runner.forecast_with_maps(rows, requests);
+    result = forecaster.forecast_with_maps(rows, requests);
   } else {
-    result.forecast = runner.forecast(rows);
+    result.forecast = forecaster.forecast(rows);
   }
   const double compute = Seconds(std::chrono::steady_clock::now() - start).count();
 
@@ -143,9 +143,9 @@ void run_forecast_batch(Batch& batch, const PatchTSTRunner& runner, BatchObserve
 
 }  // namespace
 
-DynamicBatcher::Processor patchtst_forecast_processor(const PatchTSTRunner& runner,
+DynamicBatcher::Processor patchtst_forecast_processor(const model::PatchTSTForecaster& forecaster,
                                                       BatchObserver* observer) {
-  return logged("Forecast", runner, observer, run_forecast_batch);
+  return logged("Forecast", forecaster, observer, run_forecast_batch);
 }
 
 }  // namespace tsserve::server

@@ -8,12 +8,12 @@
 // INTERNAL with its message; the processor logs it first.
 
 #include "server/batching/dynamic_batcher.h"
-#include "server/families/patchtst/patchtst_runner.h"
+#include "tsserve/model/patchtst_forecaster.h"
 #include "server/runtime/batch_observer.h"
 
 namespace tsserve::server {
 
-DynamicBatcher::Processor patchtst_forecast_processor(const PatchTSTRunner& runner,
+DynamicBatcher::Processor patchtst_forecast_processor(const model::PatchTSTForecaster& forecaster,
                                                       BatchObserver* observer);
 
 }  // namespace tsserve::server

@@ -1,8 +1,7 @@
 #include "server/families/patchtst/patchtst_family.h"
 
 #include "server/families/patchtst/patchtst_batches.h"
-#include "server/families/patchtst/patchtst_runner.h"
-#include "server/families/runner_runtime.h"
+#include "server/families/serve_forecaster.h"
 #include "tsserve/model/checkpoint_loader.h"
 
 namespace tsserve::server {
@@ -16,13 +15,13 @@ void describe_patchtst(const model::ModelConfig& config, ModelShape* shape) {
   shape->map_sides.assign(static_cast<size_t>(config.e_layers), config.patch_count());
 }
 
-std::unique_ptr<FamilyRuntime> load_patchtst(const std::string& checkpoint,
-                                             const model::ModelConfig& config,
-                                             const std::string& config_origin,
-                                             const RunnerOptions& options) {
-  return make_runner_runtime<PatchTSTRunner>(
-      model::load_patchtst(checkpoint, config, config_origin), options,
-      patchtst_forecast_processor);
+std::unique_ptr<ServedModel> load_patchtst(const std::string& checkpoint,
+                                           const model::ModelConfig& config,
+                                           const std::string& config_origin,
+                                           const model::ForecasterOptions& options) {
+  return serve_forecaster(std::make_unique<model::PatchTSTForecaster>(
+                              model::load_patchtst(checkpoint, config, config_origin), options),
+                          patchtst_forecast_processor);
 }
 
 }  // namespace

@@ -54,7 +54,7 @@ class FusedITransformer {
       const at::Tensor& series, const at::Tensor& calendar,
       const std::vector<RowMapRequest>& requests) const;
 
-  // Encode (the encoder and its final norm on given tokens, as ITransformerRunner's
+  // Encode (the encoder and its final norm on given tokens, as ITransformerForecaster's
   // LibTorch path runs them) on the fused kernels (fused_encode.h): tokens [B, L, d_model]
   // float32 on the CPU -> output [B, L, D], and per layer [B, H, L, L] softmax weights
   // when need_attention. Each sequence's output is bitwise independent of the others.

@@ -1,17 +1,17 @@
-#include "server/families/encoder_decoder/encoder_decoder_runner.h"
+#include "tsserve/model/encoder_decoder_forecaster.h"
 
 #include <ATen/ATen.h>
 #include <c10/core/InferenceMode.h>
 
 #include <algorithm>
 
-#include "server/runtime/device.h"
+#include "tsserve/model/placement.h"
 
-namespace tsserve::server {
-EncoderDecoderRunner::EncoderDecoderRunner(model::EncoderDecoder model,
-                                           const RunnerOptions& options)
-    : PlacedModel(std::move(model), options),
-      kernels_(libtorch_kernels(options, model::to_string(model_->config().family))) {
+namespace tsserve::model {
+EncoderDecoderForecaster::EncoderDecoderForecaster(EncoderDecoder model,
+                                                   const ForecasterOptions& options)
+    : PlacedForecaster(std::move(model), options) {
+  kernels_ = libtorch_kernels(options, to_string(model_->config().family));
   const auto& config = model_->config();
   const int64_t variables = config.enc_in;
   c10::InferenceMode guard;
@@ -22,11 +22,11 @@ EncoderDecoderRunner::EncoderDecoderRunner(model::EncoderDecoder model,
   encode(at::zeros({1, config.seq_len, config.d_model}), true);
 }
 
-model::EncoderDecoderForecast EncoderDecoderRunner::forecast(const at::Tensor& series,
-                                                             const at::Tensor& marks,
-                                                             bool need_attention) const {
+EncoderDecoderForecast EncoderDecoderForecaster::forecast(const at::Tensor& series,
+                                                          const at::Tensor& marks,
+                                                          bool need_attention) const {
   c10::InferenceMode guard;
-  model::EncoderDecoderForecast out =
+  EncoderDecoderForecast out =
       model_->forecast_samples(series.to(device()), marks.to(device()), need_attention);
   out.forecast = to_cpu(out.forecast);
   for (auto* maps : {&out.encoder_attention, &out.decoder_attention, &out.cross_attention}) {
@@ -35,10 +35,10 @@ model::EncoderDecoderForecast EncoderDecoderRunner::forecast(const at::Tensor& s
   return out;
 }
 
-model::EncoderOutput EncoderDecoderRunner::encode(const at::Tensor& tokens,
-                                                  bool need_attention) const {
+EncoderOutput EncoderDecoderForecaster::encode(const at::Tensor& tokens,
+                                               bool need_attention) const {
   c10::InferenceMode guard;
   return encoder_output_on_cpu(model_->encode(tokens.to(device()), {}, need_attention));
 }
 
-}  // namespace tsserve::server
+}  // namespace tsserve::model

@@ -1,21 +1,21 @@
-#include "server/families/itransformer/itransformer_runner.h"
+#include "tsserve/model/itransformer_forecaster.h"
 
 #include <ATen/ATen.h>
 #include <c10/core/InferenceMode.h>
 
 #include <algorithm>
 
-#include "server/runtime/device.h"
 #include "tsserve/model/fused_isa.h"
+#include "tsserve/model/placement.h"
 
-namespace tsserve::server {
+namespace tsserve::model {
 namespace {
 
 at::Tensor on(const at::Tensor& t, at::Device device) { return t.defined() ? t.to(device) : t; }
 
 // Why the fused forward does not serve this model ("" when it does).
-std::string fused_refusal(const model::ITransformerImpl& model, at::Device device) {
-  const std::string reason = model::fused_itransformer_unsupported_reason(model.config());
+std::string fused_refusal(const ITransformerImpl& model, at::Device device) {
+  const std::string reason = fused_itransformer_unsupported_reason(model.config());
   if (!reason.empty()) return reason;
   if (!device.is_cpu())
     return "the fused kernels run on the CPU and the model is on " + device.str();
@@ -24,22 +24,21 @@ std::string fused_refusal(const model::ITransformerImpl& model, at::Device devic
 
 }  // namespace
 
-ITransformerRunner::ITransformerRunner(model::ITransformer model, const RunnerOptions& options)
-    : PlacedModel(std::move(model), options) {
+ITransformerForecaster::ITransformerForecaster(ITransformer model, const ForecasterOptions& options)
+    : PlacedForecaster(std::move(model), options) {
   kernels_.name = "torch";
-  if (options.cpu_kernels == model::CpuKernels::kFused) {
+  if (options.cpu_kernels == CpuKernels::kFused) {
     kernels_.fallback_reason = fused_refusal(*model_, device());
     if (kernels_.fallback_reason.empty()) {
       fused_.emplace(*model_);
-      kernels_.name = std::string("fused-") + model::fused_instruction_set();
+      kernels_.name = std::string("fused-") + fused_instruction_set();
     }
   }
   const auto& config = model_->config();
   const int64_t variables = config.enc_in > 0 ? config.enc_in : 7;
   const int64_t calendar = model_->calendar_token_count();
   c10::InferenceMode guard;
-  for (int64_t samples :
-       {int64_t{1}, std::max<int64_t>(1, options.warm_up_rows / variables)}) {
+  for (int64_t samples : {int64_t{1}, std::max<int64_t>(1, options.warm_up_rows / variables)}) {
     const at::Tensor series = at::zeros({samples, variables, config.seq_len});
     const at::Tensor rows =
         calendar > 0 ? at::zeros({samples, calendar, config.seq_len}) : at::Tensor();
@@ -48,30 +47,30 @@ ITransformerRunner::ITransformerRunner(model::ITransformer model, const RunnerOp
     for (int32_t layer = 0; layer < config.e_layers; ++layer) every_layer.push_back(layer);
     forecast_with_maps(
         series, rows,
-        std::vector<model::RowMapRequest>(static_cast<size_t>(samples), {every_layer, false}));
+        std::vector<RowMapRequest>(static_cast<size_t>(samples), {every_layer, false}));
   }
   encode(at::zeros({1, variables + calendar, config.d_model}), true);
 }
 
-at::Tensor ITransformerRunner::forecast(const at::Tensor& series,
-                                        const at::Tensor& calendar) const {
+at::Tensor ITransformerForecaster::forecast(const at::Tensor& series,
+                                            const at::Tensor& calendar) const {
   c10::InferenceMode guard;
   if (fused_) return fused_->forecast_samples(series, calendar);
   return to_cpu(model_->forecast_samples(series.to(device()), on(calendar, device())).forecast);
 }
 
-model::ForecastWithRowMaps ITransformerRunner::forecast_with_maps(
+ForecastWithRowMaps ITransformerForecaster::forecast_with_maps(
     const at::Tensor& series, const at::Tensor& calendar,
-    const std::vector<model::RowMapRequest>& requests) const {
+    const std::vector<RowMapRequest>& requests) const {
   c10::InferenceMode guard;
   if (fused_) return fused_->forecast_samples_with_maps(series, calendar, requests);
-  const model::SampleForecast out =
+  const SampleForecast out =
       model_->forecast_samples(series.to(device()), on(calendar, device()), true);
-  model::ForecastWithRowMaps result;
+  ForecastWithRowMaps result;
   result.forecast = to_cpu(out.forecast);
   result.maps.resize(requests.size());
   for (size_t s = 0; s < requests.size(); ++s) {
-    const model::RowMapRequest& request = requests[s];
+    const RowMapRequest& request = requests[s];
     if (request.layers.empty()) continue;
     std::vector<at::Tensor> layers;
     for (int32_t layer : request.layers) {
@@ -83,11 +82,10 @@ model::ForecastWithRowMaps ITransformerRunner::forecast_with_maps(
   return result;
 }
 
-model::EncoderOutput ITransformerRunner::encode(const at::Tensor& tokens,
-                                                bool need_attention) const {
+EncoderOutput ITransformerForecaster::encode(const at::Tensor& tokens, bool need_attention) const {
   c10::InferenceMode guard;
   if (fused_) return fused_->encode(tokens, need_attention);
   return encoder_output_on_cpu(model_->encoder->forward(tokens.to(device()), {}, need_attention));
 }
 
-}  // namespace tsserve::server
+}  // namespace tsserve::model
