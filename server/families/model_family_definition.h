@@ -1,20 +1,33 @@
 #pragma once
 // What a served model family is (one per folder of server/families/): how a config of the
-// family becomes the codecs' view of the model (ModelShape) and a loaded ServedModel (its
-// forecaster and batch processors). Each family's header returns one; model_families.cpp
-// lists them.
+// family becomes the codecs' view of the model (ModelShape) and a loaded forecaster with
+// its batch processors (what a ServedModel holds). Each family's header returns one;
+// model_families.cpp lists them.
 //
 // No LibTorch in this header.
 
+#include <functional>
 #include <memory>
 #include <string>
 
-#include "server/families/served_model.h"
+#include "server/batching/dynamic_batcher.h"
 #include "server/request/model_shape.h"
+#include "server/runtime/batch_observer.h"
 #include "tsserve/model/forecaster.h"
 #include "tsserve/model/model_config.h"
 
 namespace tsserve::server {
+
+// Makes a batch processor that reports to `observer`.
+using ProcessorFactory = std::function<DynamicBatcher::Processor(BatchObserver* observer)>;
+
+// A family's loaded forecaster and the factories of its Forecast and Encode processors,
+// which hold a reference to that forecaster (serve_forecaster.h makes one).
+struct LoadedFamily {
+  std::unique_ptr<model::Forecaster> forecaster;
+  ProcessorFactory forecast;
+  ProcessorFactory encode;
+};
 
 struct ModelFamilyDefinition {
   model::ModelFamily family;
@@ -24,10 +37,8 @@ struct ModelFamilyDefinition {
   // Loads `checkpoint` as `config` says (parsed once by the caller, the server's options
   // applied; `config_origin` names its file in messages), moves it to the device and warms
   // it up. Throws model::ModelError (or std::exception) with a message for the operator.
-  std::unique_ptr<ServedModel> (*load)(const std::string& checkpoint,
-                                       const model::ModelConfig& config,
-                                       const std::string& config_origin,
-                                       const model::ForecasterOptions& options);
+  LoadedFamily (*load)(const std::string& checkpoint, const model::ModelConfig& config,
+                       const std::string& config_origin, const model::ForecasterOptions& options);
 };
 
 }  // namespace tsserve::server

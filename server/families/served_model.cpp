@@ -7,18 +7,18 @@
 
 namespace tsserve::server {
 
-ServedModel::ServedModel(std::unique_ptr<model::Forecaster> forecaster, ProcessorFactory forecast,
-                         ProcessorFactory encode)
-    : forecaster_(std::move(forecaster)),
-      forecast_(std::move(forecast)),
-      encode_(std::move(encode)),
+ServedModel::ServedModel(LoadedFamily loaded)
+    : forecaster_(std::move(loaded.forecaster)),
+      forecast_(std::move(loaded.forecast)),
+      encode_(std::move(loaded.encode)),
       shape_(model_shape_of(forecaster_->config())) {}
 
 std::unique_ptr<ServedModel> ServedModel::load(const ModelOptions& options,
                                                const model::ForecasterOptions& forecaster_options) {
   const model::ModelConfig config = served_model_config(options);
-  return model_family(config.family)
-      .load(options.model, config, model_config_path(options), forecaster_options);
+  return std::unique_ptr<ServedModel>(new ServedModel(
+      model_family(config.family)
+          .load(options.model, config, model_config_path(options), forecaster_options)));
 }
 
 }  // namespace tsserve::server

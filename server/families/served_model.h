@@ -9,11 +9,11 @@
 //
 // No LibTorch in this header: a family's forecast calls are behind its processors.
 
-#include <functional>
 #include <memory>
 
 #include "server/batching/dynamic_batcher.h"
 #include "server/config/server_config.h"
+#include "server/families/model_family_definition.h"
 #include "server/request/model_shape.h"
 #include "server/runtime/batch_observer.h"
 #include "tsserve/model/forecaster.h"
@@ -22,18 +22,10 @@ namespace tsserve::server {
 
 class ServedModel {
  public:
-  // Makes a batch processor that reports to `observer`.
-  using ProcessorFactory = std::function<DynamicBatcher::Processor(BatchObserver* observer)>;
-
   // Loads options.model as its config's family says, moves it to the device and warms it
   // up. Throws model::ModelError (or std::exception) with a message for the operator.
   static std::unique_ptr<ServedModel> load(const ModelOptions& options,
                                            const model::ForecasterOptions& forecaster_options);
-
-  // For a family's definition (serve_forecaster.h): its forecaster, and the factories of
-  // its Forecast and Encode processors, which hold a reference to that forecaster.
-  ServedModel(std::unique_ptr<model::Forecaster> forecaster, ProcessorFactory forecast,
-              ProcessorFactory encode);
 
   // Config, device, threads, which forward serves, resident bytes.
   const model::Forecaster& forecaster() const { return *forecaster_; }
@@ -48,6 +40,8 @@ class ServedModel {
   }
 
  private:
+  explicit ServedModel(LoadedFamily loaded);
+
   std::unique_ptr<model::Forecaster> forecaster_;
   ProcessorFactory forecast_;
   ProcessorFactory encode_;

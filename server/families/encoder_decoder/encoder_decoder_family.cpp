@@ -27,10 +27,9 @@ void describe_encoder_decoder(const model::ModelConfig& config, ModelShape* shap
   if (config.features == model::ForecastFeatures::kMS) shape->forecast_variables = 1;
 }
 
-std::unique_ptr<ServedModel> load_encoder_decoder(const std::string& checkpoint,
-                                                  const model::ModelConfig& config,
-                                                  const std::string& config_origin,
-                                                  const model::ForecasterOptions& options) {
+LoadedFamily load_encoder_decoder(const std::string& checkpoint, const model::ModelConfig& config,
+                                  const std::string& config_origin,
+                                  const model::ForecasterOptions& options) {
   // "M" with c_out != enc_in would leave unsaid which variables the c_out columns are.
   if (config.features == model::ForecastFeatures::kM && config.c_out != config.enc_in) {
     throw model::ModelError(

@@ -16,10 +16,9 @@ void describe_itransformer(const model::ModelConfig& config, ModelShape* shape) 
   shape->map_sides.clear();  // a map spans the sample's N variables and C calendar tokens
 }
 
-std::unique_ptr<ServedModel> load_itransformer(const std::string& checkpoint,
-                                               const model::ModelConfig& config,
-                                               const std::string& config_origin,
-                                               const model::ForecasterOptions& options) {
+LoadedFamily load_itransformer(const std::string& checkpoint, const model::ModelConfig& config,
+                               const std::string& config_origin,
+                               const model::ForecasterOptions& options) {
   if (!config.any_variable_count && config.enc_in < 1) {
     throw model::ModelError("model config " + config_origin +
                             ": 'enc_in' must give the variables this iTransformer was trained "

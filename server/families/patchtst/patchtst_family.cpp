@@ -15,10 +15,9 @@ void describe_patchtst(const model::ModelConfig& config, ModelShape* shape) {
   shape->map_sides.assign(static_cast<size_t>(config.e_layers), config.patch_count());
 }
 
-std::unique_ptr<ServedModel> load_patchtst(const std::string& checkpoint,
-                                           const model::ModelConfig& config,
-                                           const std::string& config_origin,
-                                           const model::ForecasterOptions& options) {
+LoadedFamily load_patchtst(const std::string& checkpoint, const model::ModelConfig& config,
+                           const std::string& config_origin,
+                           const model::ForecasterOptions& options) {
   return serve_forecaster(std::make_unique<model::PatchTSTForecaster>(
                               model::load_patchtst(checkpoint, config, config_origin), options),
                           patchtst_forecast_processor);
