@@ -93,9 +93,9 @@ std::string seconds_text(std::chrono::milliseconds timeout) {
 
 // What a call still queued at the drain's bound is answered: UNAVAILABLE, which clients
 // and balancers retry, saying why and where.
-TaskStatus drain_cut(std::chrono::milliseconds timeout) {
-  return {TaskCode::kUnavailable, "draining: the drain timeout of " + seconds_text(timeout) +
-                                      " s passed before this call ran; retry on another replica"};
+Status drain_cut(std::chrono::milliseconds timeout) {
+  return {StatusCode::kUnavailable, "draining: the drain timeout of " + seconds_text(timeout) +
+                                        " s passed before this call ran; retry on another replica"};
 }
 
 // The registry's changes as the repository's metrics (model_version_metrics.h).

@@ -8,23 +8,7 @@
 
 namespace tsserve::server {
 
-const char* to_string(TaskCode code) {
-  switch (code) {
-    case TaskCode::kOk:
-      return "OK";
-    case TaskCode::kCancelled:
-      return "CANCELLED";
-    case TaskCode::kDeadlineExceeded:
-      return "DEADLINE_EXCEEDED";
-    case TaskCode::kInternal:
-      return "INTERNAL";
-    case TaskCode::kUnavailable:
-      return "UNAVAILABLE";
-  }
-  return "UNKNOWN";
-}
-
-bool BatchTask::complete(const TaskStatus& status) noexcept {
+bool BatchTask::complete(const Status& status) noexcept {
   if (completed_.exchange(true, std::memory_order_acq_rel)) {
     return false;
   }

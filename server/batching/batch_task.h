@@ -3,7 +3,7 @@
 // a cancellation probe and exactly one completion. A batcher serves one kind of task (one
 // batcher per method), so its processor static_casts to that concrete type.
 //
-// Completion: whoever ends the task (the processor with TaskCode::kOk, the batcher with
+// Completion: whoever ends the task (the processor with an OK Status, the batcher with
 // a drop or failure outcome) calls complete(); the first call delivers the outcome
 // through on_complete(), later calls do nothing. So a task is never finished twice, and
 // the batcher can finish whatever a failed processor left unfinished.
@@ -13,28 +13,15 @@
 #include <string>
 
 #include "server/batching/clock.h"
+#include "server/status/status.h"
 
 namespace tsserve::server {
 
-enum class TaskCode {
-  kOk,                // processed; the result is in the task
-  kCancelled,         // the caller went away before the task was processed
-  kDeadlineExceeded,  // the deadline passed while the task was queued
-  kInternal,          // the batch failed (message says why)
-  kUnavailable,       // the server stopped before the task ran (the drain's bound passed);
-                      // retryable elsewhere. The message says why.
-};
-
-// "OK", "CANCELLED", "DEADLINE_EXCEEDED", "INTERNAL", "UNAVAILABLE": the gRPC names, for logs.
-const char* to_string(TaskCode code);
-
-struct TaskStatus {
-  TaskCode code = TaskCode::kOk;
-  std::string message;  // empty for kOk; otherwise for the person who sent the request
-
-  static TaskStatus ok() { return {}; }
-  bool is_ok() const { return code == TaskCode::kOk; }
-};
+// A task's outcome is a Status (status.h): OK (processed; the result is in the task),
+// CANCELLED (the caller went away before it was processed), DEADLINE_EXCEEDED (the deadline
+// passed while it was queued), INTERNAL (the batch failed; the message says why) or
+// UNAVAILABLE (the server stopped before it ran, the drain's bound passed: retryable
+// elsewhere; the message says why). The batcher gives no other code.
 
 class BatchTask {
  public:
@@ -64,7 +51,7 @@ class BatchTask {
 
   // Ends the task with `status`. The first call runs on_complete() on the calling thread
   // and returns true; later calls return false and do nothing. Thread-safe.
-  bool complete(const TaskStatus& status) noexcept;
+  bool complete(const Status& status) noexcept;
   bool completed() const noexcept { return completed_.load(std::memory_order_acquire); }
 
   // When the batcher accepted the task, by its clock; set by DynamicBatcher::submit().
@@ -74,7 +61,7 @@ class BatchTask {
  protected:
   // Delivers the outcome (e.g. finishes the RPC with the matching status). Called exactly
   // once. Must not throw: complete() is noexcept, so a throw terminates the process.
-  virtual void on_complete(const TaskStatus& status) = 0;
+  virtual void on_complete(const Status& status) = 0;
 
  private:
   friend class DynamicBatcher;

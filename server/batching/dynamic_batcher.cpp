@@ -160,7 +160,7 @@ void DynamicBatcher::shutdown() {
   }
 }
 
-std::size_t DynamicBatcher::cancel_queued(const TaskStatus& status) {
+std::size_t DynamicBatcher::cancel_queued(const Status& status) {
   std::deque<Queued> cut;
   {
     MutexLock lock(mutex_);
@@ -256,11 +256,12 @@ void DynamicBatcher::take_batch(Batch& batch, std::vector<Dropped>& dropped) {
   while (!queue_.empty()) {
     Queued& front = queue_.front();
     if (front.task->cancelled()) {
-      dropped.push_back(Dropped{std::move(front.task),
-                                {TaskCode::kCancelled, "the request was cancelled while queued"}});
+      dropped.push_back(
+          Dropped{std::move(front.task),
+                  {StatusCode::kCancelled, "the request was cancelled while queued"}});
     } else if (front.task->deadline() <= batch.started) {
       dropped.push_back(Dropped{std::move(front.task),
-                                {TaskCode::kDeadlineExceeded,
+                                {StatusCode::kDeadlineExceeded,
                                  "the deadline passed while the request was queued for a batch"}});
     } else if (batch.tasks.empty() || batch.rows + front.rows <= full_batch_rows()) {
       // The first task always fits: submit() refused any over max_batch_rows.
@@ -275,14 +276,14 @@ void DynamicBatcher::take_batch(Batch& batch, std::vector<Dropped>& dropped) {
 }
 
 void DynamicBatcher::process(Batch& batch) noexcept {
-  TaskStatus leftover{TaskCode::kInternal,
-                      "the batch processor returned without completing this request"};
+  Status leftover{StatusCode::kInternal,
+                  "the batch processor returned without completing this request"};
   try {
     processor_(batch);
   } catch (const std::exception& e) {
-    leftover.message = std::string("batch processing failed: ") + e.what();
+    leftover = {StatusCode::kInternal, std::string("batch processing failed: ") + e.what()};
   } catch (...) {
-    leftover.message = "batch processing failed with an exception of unknown type";
+    leftover = {StatusCode::kInternal, "batch processing failed with an exception of unknown type"};
   }
   for (const std::unique_ptr<BatchTask>& task : batch.tasks) {
     if (task != nullptr) {

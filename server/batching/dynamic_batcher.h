@@ -149,7 +149,7 @@ class DynamicBatcher {
   // in a batch already running are not touched: a forward pass cannot be interrupted, so
   // they finish with their results. Returns how many tasks it completed so. Does not join
   // the workers (shutdown() does); may run before, during or after it.
-  std::size_t cancel_queued(const TaskStatus& status);
+  std::size_t cancel_queued(const Status& status);
 
   // Queue depth now (tasks in batches being processed are not counted).
   std::size_t queued_rows() const;
@@ -164,7 +164,7 @@ class DynamicBatcher {
   };
   struct Dropped {
     std::unique_ptr<BatchTask> task;
-    TaskStatus status;
+    Status status;
   };
 
   void work();

@@ -23,7 +23,7 @@ class RequestTask final : public BatchTask {
  public:
   using Input = InputT;
   using Output = OutputT;
-  using Completion = std::function<void(RequestTask& task, const TaskStatus& status)>;
+  using Completion = std::function<void(RequestTask& task, const Status& status)>;
   // Runs from prepare_to_complete(), with the output filled; may be empty.
   using Preparation = std::function<void(RequestTask& task)>;
 
@@ -48,7 +48,7 @@ class RequestTask final : public BatchTask {
   Output output;  // filled by the processor before it completes the task with kOk
 
  protected:
-  void on_complete(const TaskStatus& status) override { completion_(*this, status); }
+  void on_complete(const Status& status) override { completion_(*this, status); }
 
  private:
   const Clock::time_point deadline_;

@@ -95,7 +95,7 @@ class BatchedCall final : public std::enable_shared_from_this<BatchedCall<Codec>
   void submit() {
     auto task = std::make_unique<Task>(
         std::move(input_), ending_->deadline(), [ending = ending_] { return ending->ended(); },
-        [self = this->shared_from_this()](Task& done, const TaskStatus& outcome) {
+        [self = this->shared_from_this()](Task& done, const Status& outcome) {
           self->complete(done, outcome);
         },
         [self = this->shared_from_this()](Task& done) { self->prepare(done); });
@@ -115,8 +115,8 @@ class BatchedCall final : public std::enable_shared_from_this<BatchedCall<Codec>
   }
 
   // On the worker that completes the task; `done` is the task this call submitted.
-  void complete(Task& done, const TaskStatus& outcome) {
-    if (!outcome.is_ok()) {
+  void complete(Task& done, const Status& outcome) {
+    if (!outcome.ok()) {
       ending_->end(task_status(outcome));
       return;
     }

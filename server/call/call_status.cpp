@@ -10,22 +10,22 @@ Status with_field(const Status& status, const std::string& field) {
   return {status.code(), field + ": " + status.message()};
 }
 
-Status task_status(const TaskStatus& status) {
-  switch (status.code) {
-    case TaskCode::kOk:
+Status task_status(const Status& status) {
+  switch (status.code()) {
+    case StatusCode::kOk:
       return {};
-    case TaskCode::kCancelled:
+    case StatusCode::kCancelled:
       return {StatusCode::kCancelled, "the call was cancelled before it was processed"};
-    case TaskCode::kDeadlineExceeded:
+    case StatusCode::kDeadlineExceeded:
       return {StatusCode::kDeadlineExceeded,
               "the deadline passed while the request was queued; it was not computed"};
-    case TaskCode::kUnavailable:
+    case StatusCode::kUnavailable:
       // The batcher's message names why (the drain's bound) and that a retry elsewhere works.
-      return {StatusCode::kUnavailable, status.message};
-    case TaskCode::kInternal:
+      return {StatusCode::kUnavailable, status.message()};
+    default:
       break;
   }
-  return {StatusCode::kInternal, status.message};
+  return {StatusCode::kInternal, status.message()};
 }
 
 Status serving_status(const ServingState& state) {

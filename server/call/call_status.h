@@ -18,7 +18,7 @@ namespace tsserve::server {
 Status with_field(const Status& status, const std::string& field);
 
 // A task's outcome (processed, cancelled, expired, failed batch).
-Status task_status(const TaskStatus& status);
+Status task_status(const Status& status);
 
 // Whether new calls are admitted: OK while serving, UNAVAILABLE before (starting) and after
 // (draining).

@@ -51,7 +51,7 @@ void ModelRegistry::unload_all() {
   for (const Key& key : loaded) unload(key);
 }
 
-std::size_t ModelRegistry::cancel_queued(const TaskStatus& status) {
+std::size_t ModelRegistry::cancel_queued(const Status& status) {
   // Not under apply_mutex_: unload_all() holds it for the whole drain this bounds.
   std::vector<std::shared_ptr<ModelVersion>> loaded;
   {

@@ -107,7 +107,7 @@ class ModelRegistry {
   // The drain's bound: completes every task still queued in any loaded version's batchers
   // with `status` (DynamicBatcher::cancel_queued), and they accept nothing more; batches
   // running now finish. May run while unload_all() drains. Returns the tasks cut.
-  std::size_t cancel_queued(const TaskStatus& status);
+  std::size_t cancel_queued(const Status& status);
 
   // Every version known, by model then version.
   std::vector<VersionStatus> statuses() const;

@@ -26,7 +26,7 @@ void RepositoryManager::stop() {
 }
 
 std::size_t RepositoryManager::stop_by(std::chrono::steady_clock::time_point deadline,
-                                      const TaskStatus& cut) {
+                                       const Status& cut) {
   // The drain runs on a thread of its own so that this one can keep the time: stop()
   // blocks until every batcher is empty, however long its queue.
   std::future<void> drained = std::async(std::launch::async, [this] { stop(); });

@@ -55,7 +55,7 @@ class RepositoryManager {
   // `cut` (UNAVAILABLE, saying why) instead of waiting its turn; batches running then
   // finish (a forward pass cannot be interrupted), so this returns once they have.
   // Returns how many calls were cut: 0 when everything admitted ran before the deadline.
-  std::size_t stop_by(std::chrono::steady_clock::time_point deadline, const TaskStatus& cut);
+  std::size_t stop_by(std::chrono::steady_clock::time_point deadline, const Status& cut);
 
   // REQUIRES: called before poll_once and start_polling, at most once.
   void on_change(ChangeListener listener) { listener_ = std::move(listener); }

@@ -52,7 +52,7 @@ void finish_tasks(Batch& batch, double compute_seconds, BatchObserver* observer)
     if (observer) observer->on_queue_wait(task.output.queue_seconds);
     task.prepare_to_complete();
   }
-  for (auto& task : batch.tasks) task->complete(TaskStatus::ok());
+  for (auto& task : batch.tasks) task->complete(Status());
 }
 
 // `run(batch, forecaster, observer)` as a processor that logs a failure with the batch's size

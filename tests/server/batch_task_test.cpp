@@ -13,17 +13,17 @@ class CountingTask final : public BatchTask {
  public:
   std::size_t rows() const override { return 1; }
   int completions() const { return completions_.load(); }
-  TaskCode last_code() const { return last_code_; }
+  StatusCode last_code() const { return last_code_; }
 
  protected:
-  void on_complete(const TaskStatus& status) override {
-    last_code_ = status.code;
+  void on_complete(const Status& status) override {
+    last_code_ = status.code();
     completions_.fetch_add(1);
   }
 
  private:
   std::atomic<int> completions_{0};
-  TaskCode last_code_ = TaskCode::kOk;
+  StatusCode last_code_ = StatusCode::kOk;
 };
 
 TEST(BatchTaskTest, DefaultsToNoDeadlineAndNotCancelled) {
@@ -35,12 +35,12 @@ TEST(BatchTaskTest, DefaultsToNoDeadlineAndNotCancelled) {
 
 TEST(BatchTaskTest, OnlyTheFirstCompletionIsDelivered) {
   CountingTask task;
-  EXPECT_TRUE(task.complete({TaskCode::kCancelled, "gone"}));
+  EXPECT_TRUE(task.complete({StatusCode::kCancelled, "gone"}));
   EXPECT_TRUE(task.completed());
-  EXPECT_FALSE(task.complete(TaskStatus::ok()));
-  EXPECT_FALSE(task.complete({TaskCode::kInternal, "late"}));
+  EXPECT_FALSE(task.complete(Status()));
+  EXPECT_FALSE(task.complete({StatusCode::kInternal, "late"}));
   EXPECT_EQ(task.completions(), 1);
-  EXPECT_EQ(task.last_code(), TaskCode::kCancelled);
+  EXPECT_EQ(task.last_code(), StatusCode::kCancelled);
 }
 
 TEST(BatchTaskTest, RacingCompletionsDeliverExactlyOnce) {
@@ -51,7 +51,7 @@ TEST(BatchTaskTest, RacingCompletionsDeliverExactlyOnce) {
     threads.reserve(4);
     for (int i = 0; i < 4; ++i) {
       threads.emplace_back([&] {
-        if (task.complete(TaskStatus::ok())) {
+        if (task.complete(Status())) {
           winners.fetch_add(1);
         }
       });
@@ -65,11 +65,11 @@ TEST(BatchTaskTest, RacingCompletionsDeliverExactlyOnce) {
 }
 
 TEST(BatchTaskTest, CodesHaveTheirGrpcNames) {
-  EXPECT_STREQ(to_string(TaskCode::kOk), "OK");
-  EXPECT_STREQ(to_string(TaskCode::kCancelled), "CANCELLED");
-  EXPECT_STREQ(to_string(TaskCode::kDeadlineExceeded), "DEADLINE_EXCEEDED");
-  EXPECT_STREQ(to_string(TaskCode::kInternal), "INTERNAL");
-  EXPECT_STREQ(to_string(TaskCode::kUnavailable), "UNAVAILABLE");
+  EXPECT_STREQ(to_string(StatusCode::kOk), "OK");
+  EXPECT_STREQ(to_string(StatusCode::kCancelled), "CANCELLED");
+  EXPECT_STREQ(to_string(StatusCode::kDeadlineExceeded), "DEADLINE_EXCEEDED");
+  EXPECT_STREQ(to_string(StatusCode::kInternal), "INTERNAL");
+  EXPECT_STREQ(to_string(StatusCode::kUnavailable), "UNAVAILABLE");
 }
 
 }  // namespace

@@ -53,7 +53,7 @@ class Flag {
 
 // One call: its outcome, and when it came.
 struct Call {
-  TaskStatus status;
+  Status status;
   Steady::time_point answered_at;
   Flag answered;
 };
@@ -64,7 +64,7 @@ class CallTask final : public BatchTask {
   std::size_t rows() const override { return 1; }
 
  protected:
-  void on_complete(const TaskStatus& status) override {
+  void on_complete(const Status& status) override {
     call_->status = status;
     call_->answered_at = Steady::now();
     call_->answered.raise();
@@ -91,7 +91,7 @@ class GatedRepository {
               auto processor = [this](Batch& batch) {
                 running.raise();
                 gate.wait();
-                for (auto& task : batch.tasks) task->complete(TaskStatus::ok());
+                for (auto& task : batch.tasks) task->complete(Status());
               };
               ModelVersion::Parts parts;
               parts.name = "m";
@@ -122,9 +122,9 @@ class GatedRepository {
   RepositoryManager manager_;
 };
 
-const TaskStatus kCut{TaskCode::kUnavailable,
-                      "draining: the drain timeout of 0.3 s passed before this call ran; retry "
-                      "on another replica"};
+const Status kCut{StatusCode::kUnavailable,
+                  "draining: the drain timeout of 0.3 s passed before this call ran; retry "
+                  "on another replica"};
 
 TEST(BoundedDrainTest, QueuedCallsAreAnsweredUnavailableAtTheBoundWhileTheRunningBatchFinishes) {
   GatedRepository repository;
@@ -140,8 +140,8 @@ TEST(BoundedDrainTest, QueuedCallsAreAnsweredUnavailableAtTheBoundWhileTheRunnin
   });
   for (const std::shared_ptr<Call>& call : queued) {
     ASSERT_TRUE(call->answered.wait()) << "a queued call was not answered at the bound";
-    EXPECT_EQ(call->status.code, TaskCode::kUnavailable);
-    EXPECT_EQ(call->status.message, kCut.message);
+    EXPECT_EQ(call->status.code(), StatusCode::kUnavailable);
+    EXPECT_EQ(call->status.message(), kCut.message());
     EXPECT_GE(call->answered_at, deadline);  // not before the bound: it had its chance
     EXPECT_LT(call->answered_at, deadline + 5s);
   }
@@ -152,7 +152,7 @@ TEST(BoundedDrainTest, QueuedCallsAreAnsweredUnavailableAtTheBoundWhileTheRunnin
   ASSERT_EQ(drain.wait_for(kBound), std::future_status::ready);
   EXPECT_EQ(drain.get(), 2u);  // the caller's exit code: 1
   ASSERT_TRUE(running->answered.wait());
-  EXPECT_TRUE(running->status.is_ok());
+  EXPECT_TRUE(running->status.ok());
   // Stopped: nothing resolves any more.
   EXPECT_FALSE(repository.manager().registry().resolve("m", "").lease);
 }
@@ -165,7 +165,7 @@ TEST(BoundedDrainTest, ADrainThatFinishesInTimeCutsNothingAndReturnsAtOnce) {
   EXPECT_EQ(repository.manager().stop_by(deadline, kCut), 0u);  // the caller's exit code: 0
   EXPECT_LT(Steady::now(), deadline);
   ASSERT_TRUE(call->answered.raised());  // answered before the drain returned
-  EXPECT_TRUE(call->status.is_ok());
+  EXPECT_TRUE(call->status.ok());
 }
 
 }  // namespace

@@ -33,7 +33,7 @@ constexpr std::chrono::milliseconds kBound = 10s;
 // How each task ended, by task id; thread-safe.
 class Outcomes {
  public:
-  void record(int id, const TaskStatus& status) {
+  void record(int id, const Status& status) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       by_id_[id].push_back(status);
@@ -51,15 +51,15 @@ class Outcomes {
     return count_;
   }
   // Every completion task `id` received (exactly one is right).
-  std::vector<TaskStatus> of(int id) const {
+  std::vector<Status> of(int id) const {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto found = by_id_.find(id);
-    return found == by_id_.end() ? std::vector<TaskStatus>{} : found->second;
+    return found == by_id_.end() ? std::vector<Status>{} : found->second;
   }
-  std::vector<TaskCode> codes(int id) const {
-    std::vector<TaskCode> codes;
-    for (const TaskStatus& status : of(id)) {
-      codes.push_back(status.code);
+  std::vector<StatusCode> codes(int id) const {
+    std::vector<StatusCode> codes;
+    for (const Status& status : of(id)) {
+      codes.push_back(status.code());
     }
     return codes;
   }
@@ -67,7 +67,7 @@ class Outcomes {
  private:
   mutable std::mutex mutex_;
   std::condition_variable changed_;
-  std::map<int, std::vector<TaskStatus>> by_id_;  // guarded by mutex_
+  std::map<int, std::vector<Status>> by_id_;      // guarded by mutex_
   std::size_t count_ = 0;                         // guarded by mutex_
 };
 
@@ -84,7 +84,7 @@ class TestTask final : public BatchTask {
   void cancel() { cancelled_.store(true); }
 
  protected:
-  void on_complete(const TaskStatus& status) override { outcomes_.record(id_, status); }
+  void on_complete(const Status& status) override { outcomes_.record(id_, status); }
 
  private:
   const int id_;
@@ -98,7 +98,7 @@ int id_of(const BatchTask& task) { return static_cast<const TestTask&>(task).id(
 
 void complete_all(Batch& batch) {
   for (auto& task : batch.tasks) {
-    task->complete(TaskStatus::ok());
+    task->complete(Status());
   }
 }
 
@@ -317,8 +317,8 @@ TEST(DynamicBatcherTest, DelayClosesTheBatchWhenTheOldestTaskHasWaited) {
   EXPECT_EQ(batches[0].rows, 3u);
   EXPECT_EQ(batches[0].started, t0 + 2ms);
   EXPECT_THAT(batches[0].queue_waits, ElementsAre(Clock::duration(2ms), Clock::duration(1ms)));
-  EXPECT_THAT(outcomes.codes(1), ElementsAre(TaskCode::kOk));
-  EXPECT_THAT(outcomes.codes(2), ElementsAre(TaskCode::kOk));
+  EXPECT_THAT(outcomes.codes(1), ElementsAre(StatusCode::kOk));
+  EXPECT_THAT(outcomes.codes(2), ElementsAre(StatusCode::kOk));
   EXPECT_EQ(batcher.queued_rows(), 0u);
   EXPECT_EQ(batcher.queued_tasks(), 0u);
 }
@@ -403,7 +403,7 @@ TEST(DynamicBatcherTest, PreferredBatchRowsShareTheQueueBetweenWorkers) {
   ASSERT_TRUE(entered.wait());
   ASSERT_EQ(submit(batcher, 2, 2, outcomes), SubmitResult::kAccepted);
   ASSERT_TRUE(outcomes.await_count(1)) << "the free worker did not take task 2";
-  EXPECT_THAT(outcomes.codes(2), ElementsAre(TaskCode::kOk));
+  EXPECT_THAT(outcomes.codes(2), ElementsAre(StatusCode::kOk));
   EXPECT_THAT(outcomes.of(1), IsEmpty());
   release.open();
   ASSERT_TRUE(outcomes.await_count(2));
@@ -436,7 +436,7 @@ TEST(DynamicBatcherTest, RefusesATaskWhenTheQueueIsFull) {
   EXPECT_EQ(batcher.submit(refused), SubmitResult::kAccepted);
   EXPECT_EQ(refused, nullptr);
   batcher.shutdown();
-  EXPECT_THAT(outcomes.codes(3), ElementsAre(TaskCode::kOk));
+  EXPECT_THAT(outcomes.codes(3), ElementsAre(StatusCode::kOk));
 }
 
 TEST(DynamicBatcherTest, RefusesATaskWithMoreRowsThanABatch) {
@@ -476,14 +476,14 @@ TEST(DynamicBatcherTest, DropsCancelledAndExpiredTasksBeforeProcessing) {
 
   ASSERT_TRUE(outcomes.await_count(5));
   EXPECT_THAT(recorder.batch_ids(), ElementsAre(ElementsAre(1, 4)));
-  EXPECT_THAT(outcomes.codes(1), ElementsAre(TaskCode::kOk));
-  EXPECT_THAT(outcomes.codes(2), ElementsAre(TaskCode::kCancelled));
-  EXPECT_THAT(outcomes.codes(3), ElementsAre(TaskCode::kDeadlineExceeded));
-  EXPECT_THAT(outcomes.codes(4), ElementsAre(TaskCode::kOk));
-  EXPECT_THAT(outcomes.codes(5), ElementsAre(TaskCode::kDeadlineExceeded))
+  EXPECT_THAT(outcomes.codes(1), ElementsAre(StatusCode::kOk));
+  EXPECT_THAT(outcomes.codes(2), ElementsAre(StatusCode::kCancelled));
+  EXPECT_THAT(outcomes.codes(3), ElementsAre(StatusCode::kDeadlineExceeded));
+  EXPECT_THAT(outcomes.codes(4), ElementsAre(StatusCode::kOk));
+  EXPECT_THAT(outcomes.codes(5), ElementsAre(StatusCode::kDeadlineExceeded))
       << "a deadline equal to the batch start has passed";
-  EXPECT_THAT(outcomes.of(2)[0].message, HasSubstr("cancelled"));
-  EXPECT_THAT(outcomes.of(3)[0].message, HasSubstr("deadline"));
+  EXPECT_THAT(outcomes.of(2)[0].message(), HasSubstr("cancelled"));
+  EXPECT_THAT(outcomes.of(3)[0].message(), HasSubstr("deadline"));
 }
 
 TEST(DynamicBatcherTest, ABatchOfOnlyDroppedTasksNeverReachesTheProcessor) {
@@ -497,7 +497,7 @@ TEST(DynamicBatcherTest, ABatchOfOnlyDroppedTasksNeverReachesTheProcessor) {
   clock.advance(2ms);
   ASSERT_TRUE(outcomes.await_count(1));
   batcher.shutdown();  // the worker is done with that batch
-  EXPECT_THAT(outcomes.codes(1), ElementsAre(TaskCode::kDeadlineExceeded));
+  EXPECT_THAT(outcomes.codes(1), ElementsAre(StatusCode::kDeadlineExceeded));
   EXPECT_THAT(recorder.batches(), IsEmpty());
 }
 
@@ -508,7 +508,7 @@ TEST(DynamicBatcherTest, AThrowingProcessorFailsItsBatchAndTheNextBatchRuns) {
   DynamicBatcher batcher(options_with(2, 2ms),
                          recorder.processor([](Batch& batch, std::size_t index) {
                            if (index == 0) {
-                             batch.tasks[0]->complete(TaskStatus::ok());
+                             batch.tasks[0]->complete(Status());
                              throw std::runtime_error("CUDA error: device lost");
                            }
                            if (index == 1) {
@@ -524,14 +524,14 @@ TEST(DynamicBatcherTest, AThrowingProcessorFailsItsBatchAndTheNextBatchRuns) {
   EXPECT_THAT(recorder.batch_ids(),
               ElementsAre(ElementsAre(1, 2), ElementsAre(3, 4), ElementsAre(5, 6)));
   // Completed before the throw: kept. The rest: INTERNAL with the exception's message.
-  EXPECT_THAT(outcomes.codes(1), ElementsAre(TaskCode::kOk));
-  ASSERT_THAT(outcomes.codes(2), ElementsAre(TaskCode::kInternal));
-  EXPECT_THAT(outcomes.of(2)[0].message, HasSubstr("CUDA error: device lost"));
-  ASSERT_THAT(outcomes.codes(3), ElementsAre(TaskCode::kInternal));
-  EXPECT_THAT(outcomes.of(3)[0].message, HasSubstr("unknown type"));
-  EXPECT_THAT(outcomes.codes(4), ElementsAre(TaskCode::kInternal));
-  EXPECT_THAT(outcomes.codes(5), ElementsAre(TaskCode::kOk));
-  EXPECT_THAT(outcomes.codes(6), ElementsAre(TaskCode::kOk));
+  EXPECT_THAT(outcomes.codes(1), ElementsAre(StatusCode::kOk));
+  ASSERT_THAT(outcomes.codes(2), ElementsAre(StatusCode::kInternal));
+  EXPECT_THAT(outcomes.of(2)[0].message(), HasSubstr("CUDA error: device lost"));
+  ASSERT_THAT(outcomes.codes(3), ElementsAre(StatusCode::kInternal));
+  EXPECT_THAT(outcomes.of(3)[0].message(), HasSubstr("unknown type"));
+  EXPECT_THAT(outcomes.codes(4), ElementsAre(StatusCode::kInternal));
+  EXPECT_THAT(outcomes.codes(5), ElementsAre(StatusCode::kOk));
+  EXPECT_THAT(outcomes.codes(6), ElementsAre(StatusCode::kOk));
 }
 
 TEST(DynamicBatcherTest, TasksTheProcessorLeavesUncompletedEndAsInternal) {
@@ -539,15 +539,15 @@ TEST(DynamicBatcherTest, TasksTheProcessorLeavesUncompletedEndAsInternal) {
   Outcomes outcomes;
   Recorder recorder;
   DynamicBatcher batcher(options_with(2, 2ms), recorder.processor([](Batch& batch, std::size_t) {
-    batch.tasks[1]->complete(TaskStatus::ok());
+    batch.tasks[1]->complete(Status());
   }),
                          clock);
   ASSERT_EQ(submit(batcher, 1, 1, outcomes), SubmitResult::kAccepted);
   ASSERT_EQ(submit(batcher, 2, 1, outcomes), SubmitResult::kAccepted);
   ASSERT_TRUE(outcomes.await_count(2));
-  ASSERT_THAT(outcomes.codes(1), ElementsAre(TaskCode::kInternal));
-  EXPECT_THAT(outcomes.of(1)[0].message, HasSubstr("without completing"));
-  EXPECT_THAT(outcomes.codes(2), ElementsAre(TaskCode::kOk));
+  ASSERT_THAT(outcomes.codes(1), ElementsAre(StatusCode::kInternal));
+  EXPECT_THAT(outcomes.of(1)[0].message(), HasSubstr("without completing"));
+  EXPECT_THAT(outcomes.codes(2), ElementsAre(StatusCode::kOk));
 }
 
 TEST(DynamicBatcherTest, ShutdownProcessesQueuedTasksThenRefusesNewOnes) {
@@ -565,7 +565,7 @@ TEST(DynamicBatcherTest, ShutdownProcessesQueuedTasksThenRefusesNewOnes) {
   EXPECT_EQ(outcomes.count(), 5u);
   EXPECT_THAT(recorder.batch_ids(), ElementsAre(ElementsAre(1, 2, 3, 4, 5)));
   for (int id = 1; id <= 5; ++id) {
-    EXPECT_THAT(outcomes.codes(id), ElementsAre(TaskCode::kOk));
+    EXPECT_THAT(outcomes.codes(id), ElementsAre(StatusCode::kOk));
   }
   EXPECT_EQ(clock.now(), t0);
 
@@ -590,7 +590,7 @@ TEST(DynamicBatcherTest, DestructorDrainsTheQueue) {
   }
   EXPECT_EQ(outcomes.count(), 5u);
   for (int id = 1; id <= 5; ++id) {
-    EXPECT_THAT(outcomes.codes(id), ElementsAre(TaskCode::kOk));
+    EXPECT_THAT(outcomes.codes(id), ElementsAre(StatusCode::kOk));
   }
 }
 
@@ -609,21 +609,21 @@ TEST(DynamicBatcherTest, CancelQueuedAnswersTheQueueNowAndLeavesTheRunningBatchT
   ASSERT_EQ(submit(batcher, 2, 1, outcomes), SubmitResult::kAccepted);
   ASSERT_EQ(submit(batcher, 3, 2, outcomes), SubmitResult::kAccepted);
 
-  EXPECT_EQ(batcher.cancel_queued({TaskCode::kUnavailable, "draining: cut"}), 2u);
+  EXPECT_EQ(batcher.cancel_queued({StatusCode::kUnavailable, "draining: cut"}), 2u);
   // Answered on this thread, before it returned, while task 1 is still running.
   ASSERT_EQ(outcomes.count(), 2u);
   for (int id : {2, 3}) {
-    ASSERT_THAT(outcomes.codes(id), ElementsAre(TaskCode::kUnavailable));
-    EXPECT_EQ(outcomes.of(id).front().message, "draining: cut");
+    ASSERT_THAT(outcomes.codes(id), ElementsAre(StatusCode::kUnavailable));
+    EXPECT_EQ(outcomes.of(id).front().message(), "draining: cut");
   }
   EXPECT_EQ(batcher.queued_rows(), 0u);
   EXPECT_EQ(submit(batcher, 4, 1, outcomes), SubmitResult::kShuttingDown);
 
   release.open();
   batcher.shutdown();
-  EXPECT_THAT(outcomes.codes(1), ElementsAre(TaskCode::kOk));
+  EXPECT_THAT(outcomes.codes(1), ElementsAre(StatusCode::kOk));
   EXPECT_THAT(recorder.batch_ids(), ElementsAre(ElementsAre(1)));  // 2 and 3 never ran
-  EXPECT_EQ(batcher.cancel_queued({TaskCode::kUnavailable, "again"}), 0u);
+  EXPECT_EQ(batcher.cancel_queued({StatusCode::kUnavailable, "again"}), 0u);
   EXPECT_EQ(outcomes.count(), 3u);
 }
 
@@ -689,7 +689,7 @@ TEST(DynamicBatcherTest, ASecondWorkerTakesTheRestWhileTheFirstIsBusy) {
   clock.advance(2ms);
 
   ASSERT_TRUE(outcomes.await_count(1));
-  EXPECT_THAT(outcomes.codes(2), ElementsAre(TaskCode::kOk));
+  EXPECT_THAT(outcomes.codes(2), ElementsAre(StatusCode::kOk));
   EXPECT_THAT(outcomes.of(1), IsEmpty());
   release.open();
   ASSERT_TRUE(outcomes.await_count(2));
@@ -757,7 +757,7 @@ TEST(DynamicBatcherTest, TwoWorkersProcessConcurrentlyWithoutLosingOrDuplicating
   ASSERT_EQ(seen.size(), kTasks);
   for (int id = 0; id < static_cast<int>(kTasks); ++id) {
     EXPECT_EQ(seen[id], 1) << "task " << id << " processed " << seen[id] << " times";
-    EXPECT_THAT(outcomes.codes(id), ElementsAre(TaskCode::kOk)) << "task " << id;
+    EXPECT_THAT(outcomes.codes(id), ElementsAre(StatusCode::kOk)) << "task " << id;
   }
   EXPECT_EQ(outcomes.count(), kTasks);
   std::lock_guard<std::mutex> lock(mutex);
@@ -777,7 +777,7 @@ TEST(DynamicBatcherTest, APollingWorkerTakesEveryTaskWithoutBlocking) {
   for (int id = 0; id < kTasks; ++id) {
     ASSERT_EQ(submit(*batcher, id, 1, outcomes), SubmitResult::kAccepted);
     ASSERT_TRUE(outcomes.await_count(static_cast<std::size_t>(id) + 1)) << "task " << id;
-    EXPECT_THAT(outcomes.codes(id), ElementsAre(TaskCode::kOk)) << "task " << id;
+    EXPECT_THAT(outcomes.codes(id), ElementsAre(StatusCode::kOk)) << "task " << id;
   }
   EXPECT_EQ(clock.blocked_waits(), 0u) << "the worker blocked instead of polling";
   // Shutdown reaches the polling worker too: joined within the bound, not after 24 h.
@@ -797,7 +797,7 @@ TEST(DynamicBatcherTest, OneIdleWorkerPollsTheOthersBlock) {
   ASSERT_TRUE(clock.await_waiters(2, kBound));
   ASSERT_EQ(submit(batcher, 1, 1, outcomes), SubmitResult::kAccepted);
   ASSERT_TRUE(outcomes.await_count(1));
-  EXPECT_THAT(outcomes.codes(1), ElementsAre(TaskCode::kOk));
+  EXPECT_THAT(outcomes.codes(1), ElementsAre(StatusCode::kOk));
 }
 
 // The poll is bounded: after its idle spin a worker blocks on the clock like any other.
@@ -812,7 +812,7 @@ TEST(DynamicBatcherTest, AnIdleWorkerWaitsOnceItsSpinIsOver) {
   ASSERT_EQ(submit(batcher, 1, 1, outcomes), SubmitResult::kAccepted);
   ASSERT_TRUE(outcomes.await_count(1));
   ASSERT_TRUE(clock.await_blocked_waits(2, kBound)) << "the worker kept polling after its spin";
-  EXPECT_THAT(outcomes.codes(1), ElementsAre(TaskCode::kOk));
+  EXPECT_THAT(outcomes.codes(1), ElementsAre(StatusCode::kOk));
 }
 
 TEST(BatcherOptionsTest, MaxQueueWaitAndIdleSpinAreOffByDefaultAndNeverNegative) {
@@ -865,13 +865,13 @@ TEST(DynamicBatcherTest, RefusesATaskExpectedToWaitLongerThanMaxQueueWait) {
   release.open();
   ASSERT_TRUE(outcomes.await_count(5));
   for (int id = 1; id <= 5; ++id) {
-    EXPECT_THAT(outcomes.codes(id), ElementsAre(TaskCode::kOk)) << "task " << id;
+    EXPECT_THAT(outcomes.codes(id), ElementsAre(StatusCode::kOk)) << "task " << id;
   }
   EXPECT_THAT(outcomes.of(6), IsEmpty());
   // Nothing is queued now, so the same task is admitted.
   EXPECT_EQ(batcher.submit(refused), SubmitResult::kAccepted);
   ASSERT_TRUE(outcomes.await_count(6));
-  EXPECT_THAT(outcomes.codes(6), ElementsAre(TaskCode::kOk));
+  EXPECT_THAT(outcomes.codes(6), ElementsAre(StatusCode::kOk));
 }
 
 // The same queue with no time bound admits everything up to max_queue_rows.

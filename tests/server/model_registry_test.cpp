@@ -58,7 +58,7 @@ class Latch {
 // task because the batch that completes a task frees it.
 struct ProbeOutcome {
   int64_t answered_by = 0;
-  TaskStatus status;
+  Status status;
   Latch done;
 };
 
@@ -70,7 +70,7 @@ class ProbeTask final : public BatchTask {
   const std::shared_ptr<ProbeOutcome> outcome;
 
  protected:
-  void on_complete(const TaskStatus& result) override {
+  void on_complete(const Status& result) override {
     outcome->status = result;
     outcome->done.open();
   }
@@ -95,7 +95,7 @@ std::shared_ptr<ModelVersion> fake_version(const std::string& name, int64_t vers
     if (model->gate) model->gate->wait();
     for (auto& task : batch.tasks) {
       static_cast<ProbeTask&>(*task).outcome->answered_by = model->version;
-      task->complete(TaskStatus::ok());
+      task->complete(Status());
     }
   };
   ModelVersion::Parts parts;
@@ -168,7 +168,7 @@ int64_t ask(VersionLease lease) {
   EXPECT_EQ(lease->forecast_batcher().submit(task), SubmitResult::kAccepted);
   lease.admitted();
   probe->done.wait();
-  EXPECT_TRUE(probe->status.is_ok());
+  EXPECT_TRUE(probe->status.ok());
   return probe->answered_by;
 }
 
@@ -316,7 +316,7 @@ TEST(ModelRegistryTest, UnloadWhileARequestIsQueuedAnswersIt) {
   swap.join();
   for (const std::shared_ptr<ProbeOutcome>& probe : {first_probe, queued_probe, late_probe}) {
     probe->done.wait();
-    EXPECT_TRUE(probe->status.is_ok());
+    EXPECT_TRUE(probe->status.ok());
     EXPECT_EQ(probe->answered_by, 1);
   }
   EXPECT_THAT(log.states(), ::testing::Contains("a/1 unloading"));
