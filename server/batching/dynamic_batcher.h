@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "server/batching/batch_task.h"
+#include "server/batching/batcher_defaults.h"
 #include "server/batching/clock.h"
 #include "server/batching/queue_wait_estimate.h"
 #include "server/status/status.h"
@@ -52,7 +53,7 @@ namespace tsserve::server {
 
 struct BatcherOptions {
   // Rows (series) in one forward pass at most; a task with more is refused.
-  std::size_t max_batch_rows = 448;
+  std::size_t max_batch_rows = kDefaultMaxBatchRows;
   // A worker stops adding tasks to a batch at this many rows, leaving the rest queued for
   // the next free worker: with several workers the queue is shared rather than taken by
   // the first, and no request waits behind one wide batch. A single task with more rows
@@ -62,7 +63,7 @@ struct BatcherOptions {
   // 0: a free worker takes what is queued at once (batches form while it is busy).
   Clock::duration max_queue_delay = std::chrono::milliseconds(0);
   // Rows queued at most (excluding batches being processed); more is kQueueFull.
-  std::size_t max_queue_rows = 8192;
+  std::size_t max_queue_rows = kDefaultMaxQueueRows;
   // A task expected to wait longer than this in the queue is refused (kQueueWaitTooLong);
   // 0: no bound in time, only max_queue_rows.
   Clock::duration max_queue_wait = Clock::duration::zero();

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "server/batching/batcher_defaults.h"
+
 namespace tsserve::server {
 
 // The names ModelOptions::attention and ::prob_layout take besides "" (the model config's
@@ -65,12 +67,12 @@ struct RepositoryOptions {
 struct BatchingOptions {
   // The batcher's limits (batching/dynamic_batcher.h, BatcherOptions); why these defaults
   // is in config_option.cpp.
-  int max_batch_rows = 448;
+  int max_batch_rows = static_cast<int>(kDefaultMaxBatchRows);
   // 0 = max_batch_rows. Below it, a worker leaves the rest of the queue to the next free one.
   int preferred_batch_rows = 0;
   // 0: work-conserving: an idle worker takes what is queued at once.
   double max_queue_delay_ms = 0.0;
-  int max_queue_rows = 8192;
+  int max_queue_rows = static_cast<int>(kDefaultMaxQueueRows);
   // Refuse a request expected to wait longer than this in the queue; 0 = off, only
   // max_queue_rows bounds the queue.
   double max_queue_wait_ms = 0.0;
