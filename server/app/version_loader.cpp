@@ -9,6 +9,7 @@
 #include "server/codec/oip/oip_model_metadata.h"
 #include "server/config/parallelism.h"
 #include "server/families/served_model.h"
+#include "server/runtime/metrics_observer.h"
 #include "server/runtime/served_model_config.h"
 #include "tsserve/model/cpu_kernels.h"
 #include "tsserve/model/forecaster.h"
@@ -17,32 +18,6 @@
 
 namespace tsserve::server {
 namespace {
-
-// Feeds one version's batch figures to its series and keeps its queue-depth gauge at the
-// rows waiting in both its batchers. One observer serves both processors (any thread).
-class MetricsObserver final : public BatchObserver {
- public:
-  explicit MetricsObserver(std::shared_ptr<ServerMetrics::VersionSeries> series)
-      : series_(std::move(series)) {}
-  // The batchers exist only after their processors (which hold this observer) were made.
-  void watch(const DynamicBatcher* forecast, const DynamicBatcher* encode) {
-    forecast_ = forecast;
-    encode_ = encode;
-  }
-  void on_batch(std::size_t rows, double compute_seconds) override {
-    series_->record_batch(static_cast<int>(rows), compute_seconds);
-    if (forecast_ && encode_) {
-      series_->set_queue_depth_rows(
-          static_cast<int64_t>(forecast_->queued_rows() + encode_->queued_rows()));
-    }
-  }
-  void on_queue_wait(double seconds) override { series_->record_queue_wait(seconds); }
-
- private:
-  const std::shared_ptr<ServerMetrics::VersionSeries> series_;  // removed with the version
-  const DynamicBatcher* forecast_ = nullptr;  // both set once, before any batch runs
-  const DynamicBatcher* encode_ = nullptr;
-};
 
 // What the batchers' processors run on, kept alive by the ModelVersion until after them.
 struct VersionResources {

@@ -1,6 +1,6 @@
 #pragma once
-// What a batch processor tells the metrics about each batch (version_loader.cpp's
-// observer feeds the version's series); null means nobody listens. Called on the batcher's
+// What a batch processor tells the metrics about each batch (metrics_observer.h feeds the
+// version's series); null means nobody listens. Called on the batcher's
 // worker thread.
 
 #include <cstddef>
