@@ -9,7 +9,6 @@
 #include "server/codec/oip/oip_model_metadata.h"
 #include "server/config/parallelism.h"
 #include "server/families/served_model.h"
-#include "server/runtime/metrics_observer.h"
 #include "server/runtime/served_model_config.h"
 #include "tsserve/model/cpu_kernels.h"
 #include "tsserve/model/forecaster.h"
@@ -18,12 +17,6 @@
 
 namespace tsserve::server {
 namespace {
-
-// What the batchers' processors run on, kept alive by the ModelVersion until after them.
-struct VersionResources {
-  std::unique_ptr<ServedModel> served;
-  std::unique_ptr<MetricsObserver> observer;
-};
 
 Clock::duration milliseconds(double ms) {
   return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(ms));
@@ -89,9 +82,9 @@ ModelRegistry::Loader version_loader(const ServerConfig& config, ServerMetrics* 
     forecaster_options.warm_up_rows = std::min<int64_t>(batching.max_batch_rows, 64);
     forecaster_options.cpu_kernels = model::parse_cpu_kernels(options.cpu_kernels, "cpu_kernels");
 
-    auto loaded = std::make_shared<VersionResources>();
-    loaded->served = ServedModel::load(options, forecaster_options);
-    const ServedModel& served = *loaded->served;
+    // What the batchers' processors run on, kept alive by the ModelVersion until after them.
+    const std::shared_ptr<ServedModel> loaded = ServedModel::load(options, forecaster_options);
+    const ServedModel& served = *loaded;
     log_forward(model.name, version.version, served, options, parallelism, cores);
 
     BatcherOptions batcher;
@@ -119,17 +112,14 @@ ModelRegistry::Loader version_loader(const ServerConfig& config, ServerMetrics* 
     parts.oip_metadata = oip_model_metadata(parts.shape);
     parts.resident_bytes = served.forecaster().resident_bytes();
     if (metrics) {
-      loaded->observer = std::make_unique<MetricsObserver>(
+      loaded->observe(
           metrics->add_version(model.name, std::to_string(version.version),
                                parts.info.attention() == v1::ATTENTION_KIND_PROB ? "prob" : "full",
                                parts.info.device()));
     }
-    parts.forecast_batcher = std::make_unique<DynamicBatcher>(
-        batcher, served.forecast_processor(loaded->observer.get()));
-    parts.encode_batcher =
-        std::make_unique<DynamicBatcher>(batcher, served.encode_processor(loaded->observer.get()));
-    if (loaded->observer)
-      loaded->observer->watch(parts.forecast_batcher.get(), parts.encode_batcher.get());
+    parts.forecast_batcher = std::make_unique<DynamicBatcher>(batcher, served.forecast_processor());
+    parts.encode_batcher = std::make_unique<DynamicBatcher>(batcher, served.encode_processor());
+    loaded->watch(parts.forecast_batcher.get(), parts.encode_batcher.get());
     parts.model = loaded;
     return std::make_shared<ModelVersion>(std::move(parts));
   };

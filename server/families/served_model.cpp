@@ -13,6 +13,14 @@ ServedModel::ServedModel(LoadedFamily loaded)
       encode_(std::move(loaded.encode)),
       shape_(model_shape_of(forecaster_->config())) {}
 
+void ServedModel::observe(std::shared_ptr<ServerMetrics::VersionSeries> series) {
+  observer_ = std::make_unique<MetricsObserver>(std::move(series));
+}
+
+void ServedModel::watch(const DynamicBatcher* forecast, const DynamicBatcher* encode) {
+  if (observer_) observer_->watch(forecast, encode);
+}
+
 std::unique_ptr<ServedModel> ServedModel::load(const ModelOptions& options,
                                                const model::ForecasterOptions& forecaster_options) {
   const model::ModelConfig config = served_model_config(options);

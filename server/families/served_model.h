@@ -14,8 +14,9 @@
 #include "server/batching/dynamic_batcher.h"
 #include "server/config/server_config.h"
 #include "server/families/model_family_definition.h"
+#include "server/observability/server_metrics.h"
 #include "server/request/model_shape.h"
-#include "server/runtime/batch_observer.h"
+#include "server/runtime/metrics_observer.h"
 #include "tsserve/model/forecaster.h"
 
 namespace tsserve::server {
@@ -32,12 +33,16 @@ class ServedModel {
   // The codecs' view of the model (model_shape_of).
   const ModelShape& shape() const { return shape_; }
 
-  DynamicBatcher::Processor forecast_processor(BatchObserver* observer) const {
-    return forecast_(observer);
-  }
-  DynamicBatcher::Processor encode_processor(BatchObserver* observer) const {
-    return encode_(observer);
-  }
+  // Keeps the version's metrics: the processors made after this report each batch to an
+  // observer that feeds `series` (metrics_observer.h). At most once, before the processors.
+  void observe(std::shared_ptr<ServerMetrics::VersionSeries> series);
+  // The batchers the processors run in, whose queue depth the observer reports (no-op
+  // without one). Once, before any batch runs.
+  void watch(const DynamicBatcher* forecast, const DynamicBatcher* encode);
+
+  // The processors of the model's family; they hold a reference to this object.
+  DynamicBatcher::Processor forecast_processor() const { return forecast_(observer_.get()); }
+  DynamicBatcher::Processor encode_processor() const { return encode_(observer_.get()); }
 
  private:
   explicit ServedModel(LoadedFamily loaded);
@@ -46,6 +51,7 @@ class ServedModel {
   ProcessorFactory forecast_;
   ProcessorFactory encode_;
   ModelShape shape_;
+  std::unique_ptr<MetricsObserver> observer_;  // null without metrics
 };
 
 }  // namespace tsserve::server
