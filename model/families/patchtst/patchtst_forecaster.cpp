@@ -9,12 +9,10 @@
 
 namespace tsserve::model {
 PatchTSTForecaster::PatchTSTForecaster(PatchTST model, const ForecasterOptions& options)
-    : PlacedForecaster(std::move(model), options) {
-  row_forecaster_ = std::make_unique<RowForecaster>(model_, options.cpu_kernels);
-  kernels_.fallback_reason = row_forecaster_->fallback_reason();
-  kernels_.name = row_forecaster_->uses_fused_kernels()
-                      ? std::string("fused-") + fused_instruction_set()
-                      : "torch";
+    : PlacedForecaster(std::move(model), options),
+      RowForecaster(PlacedForecaster::model_, options.cpu_kernels) {
+  kernels_.fallback_reason = fallback_reason();
+  kernels_.name = uses_fused_kernels() ? std::string("fused-") + fused_instruction_set() : "torch";
 
   const auto& config = model_->config();
   c10::InferenceMode guard;
@@ -31,15 +29,15 @@ PatchTSTForecaster::PatchTSTForecaster(PatchTST model, const ForecasterOptions& 
 at::Tensor PatchTSTForecaster::forecast(const at::Tensor& rows) const {
   c10::InferenceMode guard;
   // The fused kernels read the CPU rows in place; the LibTorch path moves them over.
-  const at::Tensor input = row_forecaster_->uses_fused_kernels() ? rows : rows.to(device());
-  return to_cpu(row_forecaster_->forecast_rows(input).forecast);
+  const at::Tensor input = uses_fused_kernels() ? rows : rows.to(device());
+  return to_cpu(forecast_rows(input).forecast);
 }
 
 ForecastWithRowMaps PatchTSTForecaster::forecast_with_maps(
     const at::Tensor& rows, const std::vector<RowMapRequest>& requests) const {
   c10::InferenceMode guard;
-  const at::Tensor input = row_forecaster_->uses_fused_kernels() ? rows : rows.to(device());
-  ForecastWithRowMaps out = row_forecaster_->forecast_rows_with_maps(input, requests);
+  const at::Tensor input = uses_fused_kernels() ? rows : rows.to(device());
+  ForecastWithRowMaps out = forecast_rows_with_maps(input, requests);
   out.forecast = to_cpu(out.forecast);
   for (at::Tensor& maps : out.maps) {
     if (maps.defined()) maps = to_cpu(maps);
@@ -50,7 +48,7 @@ ForecastWithRowMaps PatchTSTForecaster::forecast_with_maps(
 at::Tensor PatchTSTForecaster::forecast_with_maps_into(
     const at::Tensor& rows, const std::vector<FusedRowMaps>& maps) const {
   c10::InferenceMode guard;
-  const FusedPatchTST* fused = row_forecaster_->fused_model();
+  const FusedPatchTST* fused = fused_model();
   if (fused == nullptr) throw ModelError("maps in place need the fused kernels");
   if (static_cast<int64_t>(maps.size()) != rows.size(0)) {
     throw ModelError("attention maps: " + std::to_string(maps.size()) + " row requests for " +
@@ -61,7 +59,7 @@ at::Tensor PatchTSTForecaster::forecast_with_maps_into(
 
 EncoderOutput PatchTSTForecaster::encode(const at::Tensor& tokens, bool need_attention) const {
   c10::InferenceMode guard;
-  const FusedPatchTST* fused = row_forecaster_->fused_model();
+  const FusedPatchTST* fused = fused_model();
   if (fused != nullptr && tokens.dim() == 3 &&
       fused->encode_unsupported_reason(tokens.size(1)).empty()) {
     return fused->encode(tokens, need_attention);

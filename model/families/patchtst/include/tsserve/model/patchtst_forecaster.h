@@ -18,7 +18,6 @@
 
 #include <ATen/core/Tensor.h>
 
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -28,7 +27,10 @@
 
 namespace tsserve::model {
 
-class PatchTSTForecaster final : public PlacedForecaster<PatchTST> {
+// Privately a RowForecaster (the fused-or-LibTorch choice and its forecasts), built after
+// its PlacedForecaster base has put the model on its device, so the forecaster holds the
+// fused kernels' weights itself.
+class PatchTSTForecaster final : public PlacedForecaster<PatchTST>, private RowForecaster {
  public:
   // Moves `model` to the device, sets the threads and warms up (forecast at 1 and
   // warm_up_rows rows, encode at patch_count tokens). Throws ModelError.
@@ -46,7 +48,7 @@ class PatchTSTForecaster final : public PlacedForecaster<PatchTST> {
   // one request per row (FusedRowMaps{} for none) -> forecast [R, pred_len], each row's
   // maps written where its request points (the server's answer buffers: no copy between
   // the kernels and the answer). Bitwise forecast_with_maps's forecast and maps.
-  bool writes_maps_in_place() const { return row_forecaster_->fused_model() != nullptr; }
+  bool writes_maps_in_place() const { return fused_model() != nullptr; }
   at::Tensor forecast_with_maps_into(const at::Tensor& rows,
                                      const std::vector<FusedRowMaps>& maps) const;
 
@@ -55,8 +57,8 @@ class PatchTSTForecaster final : public PlacedForecaster<PatchTST> {
   EncoderOutput encode(const at::Tensor& tokens, bool need_attention) const;
 
  private:
-  // Built after the model is on its device; shares the model's weights.
-  std::unique_ptr<RowForecaster> row_forecaster_;
+  // The placed model (RowForecaster keeps a handle to the same module).
+  using PlacedForecaster<PatchTST>::model_;
 };
 
 }  // namespace tsserve::model
