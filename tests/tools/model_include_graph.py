@@ -39,8 +39,8 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-# One findings exit, one repository root and one loop finder for both checkers.
-from server_include_graph import FINDINGS, default_root, include_loops  # noqa: E402
+# One findings exit, one repository root, one file walk and one loop finder for both checkers.
+from server_include_graph import FINDINGS, code_files, default_root, include_loops  # noqa: E402
 
 # Folder -> rank. An include must go to a strictly lower rank, or stay in its folder.
 LAYERS = {
@@ -68,13 +68,6 @@ OTHER_COMPONENTS = {"tsserve/csv/": ("tools",)}  # the CSV reader, which the cli
 ABOVE = ("server/", "client/", "tsserve/")
 PUBLIC = "include/tsserve/model/"
 INCLUDE = re.compile(r'^\s*#\s*include\s*(?:<([^>\n]+)>|"([^"\n]+)")', re.M)
-
-
-def model_files(root):
-    out = []
-    for folder, _, names in os.walk(os.path.join(root, "model")):
-        out += [os.path.join(folder, n) for n in names if n.endswith((".h", ".cpp"))]
-    return sorted(out)
 
 
 def folder_of(root, path):
@@ -119,7 +112,7 @@ class Graph:
 
     def __init__(self, root):
         self.root = root
-        self.files = model_files(root)
+        self.files = code_files(root, "model")
         self.folder = {p: folder_of(root, p) for p in self.files}
         self.public = {}  # "tsserve/model/X.h" -> the headers of that name
         for p in self.files:

@@ -75,9 +75,10 @@ PROTOCOL_NAME = re.compile(r"(?<!\w)(v1|inference)::")
 COMMENT = re.compile(r'//[^\n]*|/\*.*?\*/', re.S)
 
 
-def server_files(root):
+def code_files(root, top):
+    """Every .h/.cpp under ROOT/top, sorted (top: "server" or "model")."""
     out = []
-    for folder, _, names in os.walk(os.path.join(root, "server")):
+    for folder, _, names in os.walk(os.path.join(root, top)):
         out += [os.path.join(folder, n) for n in names if n.endswith((".h", ".cpp"))]
     return sorted(out)
 
@@ -108,7 +109,7 @@ def unknown_folders(root):
 
 def folder_map(new_root):
     """Base name -> folder, from a checkout with the folders."""
-    return {os.path.basename(p): folder_of_new(new_root, p) for p in server_files(new_root)}
+    return {os.path.basename(p): folder_of_new(new_root, p) for p in code_files(new_root, "server")}
 
 
 def resolve(root, path, name):
@@ -188,7 +189,7 @@ def main():
         base = os.path.basename(path)
         return names.get(RENAMED.get(base, base))
 
-    files = server_files(root)
+    files = code_files(root, "server")
     includes, texts = {}, {}
     for path in files:
         with open(path, encoding="utf-8") as f:
