@@ -43,7 +43,7 @@ CLEAN = {
     "server/app/inference_server.h":
         '#pragma once\n#include "server/registry/model_registry.h"\n'
         '#include "server/grpc/forecast_service.h"\n',
-    "server/families/patchtst/patchtst_runner.h": "#pragma once\n",  # under families/
+    "server/families/patchtst/patchtst_batches.h": "#pragma once\n",  # under families/
     "server/codec/v1/tensor_message.h": '#pragma once\n#include "tsserve/v1/tensor.pb.h"\n',
 }
 
