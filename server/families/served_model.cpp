@@ -8,10 +8,7 @@
 namespace tsserve::server {
 
 ServedModel::ServedModel(LoadedFamily loaded)
-    : forecaster_(std::move(loaded.forecaster)),
-      forecast_(std::move(loaded.forecast)),
-      encode_(std::move(loaded.encode)),
-      shape_(model_shape_of(forecaster_->config())) {}
+    : loaded_(std::move(loaded)), shape_(model_shape_of(loaded_.forecaster->config())) {}
 
 void ServedModel::observe(std::shared_ptr<ServerMetrics::VersionSeries> series) {
   observer_ = std::make_unique<MetricsObserver>(std::move(series));

@@ -29,7 +29,7 @@ class ServedModel {
                                            const model::ForecasterOptions& forecaster_options);
 
   // Config, device, threads, which forward serves, resident bytes.
-  const model::Forecaster& forecaster() const { return *forecaster_; }
+  const model::Forecaster& forecaster() const { return *loaded_.forecaster; }
   // The codecs' view of the model (model_shape_of).
   const ModelShape& shape() const { return shape_; }
 
@@ -41,15 +41,13 @@ class ServedModel {
   void watch(const DynamicBatcher* forecast, const DynamicBatcher* encode);
 
   // The processors of the model's family; they hold a reference to this object.
-  DynamicBatcher::Processor forecast_processor() const { return forecast_(observer_.get()); }
-  DynamicBatcher::Processor encode_processor() const { return encode_(observer_.get()); }
+  DynamicBatcher::Processor forecast_processor() const { return loaded_.forecast(observer_.get()); }
+  DynamicBatcher::Processor encode_processor() const { return loaded_.encode(observer_.get()); }
 
  private:
   explicit ServedModel(LoadedFamily loaded);
 
-  std::unique_ptr<model::Forecaster> forecaster_;
-  ProcessorFactory forecast_;
-  ProcessorFactory encode_;
+  LoadedFamily loaded_;  // the forecaster and its processors' factories
   ModelShape shape_;
   std::unique_ptr<MetricsObserver> observer_;  // null without metrics
 };
