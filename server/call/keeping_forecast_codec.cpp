@@ -5,15 +5,9 @@
 
 #include "server/accuracy/issued_forecast.h"
 #include "server/codec/common/prediction_intervals.h"
-#include "server/codec/v1/forecast_request_decoder.h"
 #include "server/codec/v1/forecast_response_encoder.h"
 
 namespace tsserve::server {
-
-Status KeepingForecastCodec::decode(const Request& request, const ModelShape& shape,
-                                    const RequestLimits& limits, Input* input) {
-  return decode_forecast_request(request, shape, limits, input);
-}
 
 namespace {
 
@@ -34,16 +28,16 @@ IssuedForecast issued_of(const ForecastInput& input, const ModelShape& shape,
 
 }  // namespace
 
-void KeepingForecastCodec::prepare(const Input& input, const ModelShape& shape,
-                                   const Output& output) {
-  if (accuracy == nullptr || input.series_key.empty()) return;
-  keeping_ = accuracy->begin_keep(issued_of(input, shape, output));
+void ForecastKeeping::prepare(const ForecastInput& input, const ModelShape& shape,
+                              const ForecastOutput& output) {
+  if (accuracy_ == nullptr || input.series_key.empty()) return;
+  keeping_ = accuracy_->begin_keep(issued_of(input, shape, output));
 }
 
-Status KeepingForecastCodec::encode(const Input& input, const ModelShape& shape, Output&& output,
-                                    Response* response) {
-  if (!keeping_ && accuracy != nullptr && !input.series_key.empty()) {
-    keeping_ = accuracy->begin_keep(issued_of(input, shape, output));
+Status ForecastKeeping::encode(const ForecastInput& input, const ModelShape& shape,
+                               ForecastOutput&& output, v1::ForecastResponse* response) {
+  if (!keeping_ && accuracy_ != nullptr && !input.series_key.empty()) {
+    keeping_ = accuracy_->begin_keep(issued_of(input, shape, output));
   }
   Status encoded = encode_forecast_response(input, shape, std::move(output), response);
   if (!keeping_) return encoded;

@@ -8,7 +8,7 @@
 #include "server/call/keeping_forecast_codec.h"
 #include "server/call/model_route.h"
 #include "server/call/window_forecast_request.h"
-#include "server/codec/v1/observe_request_decoder.h"
+#include "server/codec/common/observation_rules.h"
 #include "server/live/point_flags.h"
 
 namespace tsserve::server {
@@ -100,6 +100,7 @@ Status append_points(const ServiceContext& service, const Observation& observati
   append.values.assign(observation.values.begin(), observation.values.end());
   append.keep_points = shape.seq_len;
   append.scored_values = &observation.values;  // flag_points scores them next
+  append.variable_names_field = observation.variable_names_field;
   SeriesDrops drops;
   TSSERVE_RETURN_IF_ERROR(service.series->append(append, window, &drops));
   if (service.live_metrics) {
@@ -138,13 +139,8 @@ void flag_points(const ServiceContext& service, const Observation& observation,
 }  // namespace
 
 void serve_observe(const ServiceContext& service, const BatchedMethod& forecast,
-                   std::shared_ptr<CallEnding> call, const v1::ObserveRequest& request,
+                   std::shared_ptr<CallEnding> call, const Observation& observation,
                    v1::ObserveResponse* response) {
-  Observation observation;
-  if (const Status decoded = decode_observe_request(request, &observation); !decoded.ok()) {
-    call->end(decoded);
-    return;
-  }
   call->set_request_id(observation.request_id);
   if (service.series == nullptr || service.accuracy == nullptr) {
     call->end({StatusCode::kUnimplemented, "Observe: this server keeps no series"});
@@ -199,12 +195,12 @@ void serve_observe(const ServiceContext& service, const BatchedMethod& forecast,
     deliver_answer(*call, answer, response);
     return;
   }
-  const v1::ForecastRequest forecast_request = window_forecast_request(window, observation, shape);
+  const PlainForecastRequest forecast_request = window_forecast_request(window, observation, shape);
   auto ending = std::make_shared<ForecastWithinObserve>(call, answer, response);
   v1::ForecastResponse* forecast_response = ending->forecast();
-  BatchedCall<KeepingForecastCodec>::start(forecast, std::move(ending), forecast_request,
-                                           forecast_response, std::move(route),
-                                           KeepingForecastCodec{service.accuracy});
+  using Codec = KeepingForecastCodec<PlainForecastRequest, decode_window_forecast>;
+  BatchedCall<Codec>::start(forecast, std::move(ending), forecast_request, forecast_response,
+                            std::move(route), Codec{service.accuracy});
 }
 
 }  // namespace tsserve::server

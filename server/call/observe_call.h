@@ -1,5 +1,6 @@
 #pragma once
-// One Observe call (forecast_service.proto), whatever its door: decode, append the new
+// One Observe call (forecast_service.proto), whatever its door: decoded by the door
+// (codec/v1/observe_request_decoder.h, codec/v1_json/observe_json.h), append the new
 // points to the key's window (live/series_store.h), score and flag them against the key's
 // kept forecasts (accuracy_tracker.h, live/point_flags.h) and, when asked, forecast from
 // the updated window through the version's normal Forecast batcher, kept under the key.
@@ -18,14 +19,16 @@
 #include "server/call/batched_call.h"
 #include "server/call/call_ending.h"
 #include "server/call/service_context.h"
+#include "server/request/observation.h"
 #include "tsserve/v1/forecast_service.pb.h"
 
 namespace tsserve::server {
 
-// Serves `request` once the door authenticated it; `forecast` is the service's Forecast
-// method (its batcher and metrics). Ends `call`, now or when the forecast completes.
+// Serves `observation` once the door authenticated and decoded it; `forecast` is the
+// service's Forecast method (its batcher and metrics). Ends `call`, now or when the
+// forecast completes.
 void serve_observe(const ServiceContext& service, const BatchedMethod& forecast,
-                   std::shared_ptr<CallEnding> call, const v1::ObserveRequest& request,
+                   std::shared_ptr<CallEnding> call, const Observation& observation,
                    v1::ObserveResponse* response);
 
 }  // namespace tsserve::server

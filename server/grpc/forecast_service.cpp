@@ -7,11 +7,18 @@
 #include "server/call/observe_call.h"
 #include "server/call/v1_answers.h"
 #include "server/codec/common/model_selection.h"
+#include "server/codec/v1/forecast_request_decoder.h"
+#include "server/codec/v1/observe_request_decoder.h"
 #include "server/grpc/grpc_batched_call.h"
 #include "server/grpc/observe_stream.h"
 #include "server/grpc/unary_call.h"
 
 namespace tsserve::server {
+namespace {
+
+using V1ForecastCodec = KeepingForecastCodec<v1::ForecastRequest, decode_forecast_request>;
+
+}  // namespace
 
 ForecastServiceImpl::ForecastServiceImpl(ServiceContext context)
     : context_(std::move(context)),
@@ -24,7 +31,7 @@ grpc::ServerUnaryReactor* ForecastServiceImpl::Forecast(grpc::CallbackServerCont
   return serve_batched_grpc_call(forecast_, context, *request, response,
                                  route_call(context_, authenticate(context_, *context),
                                             request->model(), request->model_version()),
-                                 KeepingForecastCodec{context_.accuracy});
+                                 V1ForecastCodec{context_.accuracy});
 }
 
 grpc::ServerUnaryReactor* ForecastServiceImpl::Encode(grpc::CallbackServerContext* context,
@@ -73,10 +80,13 @@ grpc::ServerUnaryReactor* ForecastServiceImpl::Observe(grpc::CallbackServerConte
                                                        const v1::ObserveRequest* request,
                                                        v1::ObserveResponse* response) {
   const auto call = UnaryCall::start(context_.metrics, Method::kObserve, *context);
-  if (const Status status = authenticate(context_, *context); !status.ok()) {
-    call->end(status);
+  Observation observation;
+  Status admitted = authenticate(context_, *context);
+  if (admitted.ok()) admitted = decode_observe_request(*request, &observation);
+  if (admitted.ok()) {
+    serve_observe(context_, forecast_, call, observation, response);
   } else {
-    serve_observe(context_, forecast_, call, *request, response);
+    call->end(admitted);
   }
   return call.get();
 }

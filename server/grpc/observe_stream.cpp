@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "server/call/observe_call.h"
+#include "server/codec/v1/observe_request_decoder.h"
 #include "server/grpc/happens_before.h"
 #include "server/grpc/status_mapping.h"
 #include "server/grpc/unary_call.h"
@@ -105,7 +106,12 @@ void ObserveStreamCall::OnReadDone(bool ok) {
   // the order they were sent.
   auto ending = std::make_shared<RequestEnding>(self_, request.series_key(), request.request_id());
   v1::ObserveResponse* response = ending->response();
-  serve_observe(service_, forecast_, std::move(ending), request, response);
+  Observation observation;
+  if (const Status decoded = decode_observe_request(request, &observation); decoded.ok()) {
+    serve_observe(service_, forecast_, std::move(ending), observation, response);
+  } else {
+    ending->end(decoded);
+  }
   run(actions);
 }
 

@@ -11,6 +11,7 @@
 #include "server/call/observe_call.h"
 #include "server/call/v1_answers.h"
 #include "server/codec/v1_json/actuals_json.h"
+#include "server/codec/v1_json/forecast_json_request.h"
 #include "server/codec/v1_json/forecast_json_response.h"
 #include "server/codec/v1_json/model_info_json.h"
 #include "server/codec/v1_json/observe_json.h"
@@ -20,6 +21,8 @@
 
 namespace tsserve::server {
 namespace {
+
+using JsonForecastCodec = KeepingForecastCodec<ForecastJsonRequest, decode_forecast_json_request>;
 
 HttpResponse not_found(const std::string& path) {
   return error_response({StatusCode::kNotFound,
@@ -168,7 +171,7 @@ void ForecastJsonRoutes::forecast(HttpRequest& request, HttpResponder respond,
         if (status.ok()) {
           return json_response(write_forecast_json_response(exchange->request, exchange->response));
         }
-        return refusal(in_forecast_json_terms(status), unsupported_media);
+        return refusal(status, unsupported_media);
       });
   // The model before the body: a body for a model not served is not worth its parse.
   ModelRoute route;
@@ -181,12 +184,8 @@ void ForecastJsonRoutes::forecast(HttpRequest& request, HttpResponder respond,
     call->end(admitted);
     return;
   }
-  v1::ForecastRequest& message = exchange->request.message;
-  message.set_model(model);
-  message.set_model_version(version);
-  BatchedCall<KeepingForecastCodec>::start(forecast_, call, message, &exchange->response,
-                                           std::move(route),
-                                           KeepingForecastCodec{service_.accuracy});
+  BatchedCall<JsonForecastCodec>::start(forecast_, call, exchange->request, &exchange->response,
+                                        std::move(route), JsonForecastCodec{service_.accuracy});
 }
 
 void ForecastJsonRoutes::observe(HttpRequest& request, HttpResponder respond,
@@ -202,16 +201,17 @@ void ForecastJsonRoutes::observe(HttpRequest& request, HttpResponder respond,
         if (status.ok()) {
           return json_response(write_observe_json_response(exchange->request, exchange->response));
         }
-        return refusal(in_observe_json_terms(status), unsupported_media);
+        return refusal(status, unsupported_media);
       });
   if (admitted.ok()) {
     admitted = parse_observe_json_request(request.body, series_key, &exchange->request);
   }
+  if (admitted.ok()) admitted = check_observe_json_request(&exchange->request);
   if (!admitted.ok()) {
     call->end(admitted);
     return;
   }
-  serve_observe(service_, forecast_, call, exchange->request.message, &exchange->response);
+  serve_observe(service_, forecast_, call, exchange->request.observation, &exchange->response);
 }
 
 }  // namespace tsserve::server

@@ -147,7 +147,8 @@ Status check_series_append(const SeriesAppend& append, const SeriesWindow* held,
     }
     if (!binding.variable_names.empty() &&
         static_cast<int64_t>(binding.variable_names.size()) != binding.variables) {
-      return invalid_argument("variable_names: " + std::to_string(binding.variable_names.size()) +
+      return invalid_argument(std::string(append.variable_names_field) + ": " +
+                              std::to_string(binding.variable_names.size()) +
                               " names for N=" + std::to_string(binding.variables) +
                               " variables; expected N names or none");
     }
@@ -168,7 +169,8 @@ Status check_series_append(const SeriesAppend& append, const SeriesWindow* held,
     }
     if (!binding.variable_names.empty() && binding.variable_names != bound.variable_names) {
       return invalid_argument(
-          "variable_names: " + name_list(binding.variable_names) + ", but key " + key +
+          std::string(append.variable_names_field) + ": " + name_list(binding.variable_names) +
+          ", but key " + key +
           (bound.variable_names.empty()
                ? " holds its variables by index (its first call named none): send no names"
                : " holds " + name_list(bound.variable_names) +

@@ -38,6 +38,8 @@ struct SeriesAppend {
   // float32), so that a shared store may send that score with its write
   // (redis/redis_series_store.h); null otherwise.
   const std::vector<double>* scored_values = nullptr;
+  // How the caller's protocol names the variables' names, for the refusals that name them.
+  const char* variable_names_field = "variable_names";
 };
 
 // The bytes one key is accounted for:

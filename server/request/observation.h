@@ -1,11 +1,15 @@
 #pragma once
-// A validated Observe request (forecast_service.proto, ObserveRequest): plain data between
-// the tsserve.v1 codec (codec/v1/observe_request_decoder.h) and the live-series call
-// (call/observe_call.h), so the store and the flags need no protobuf.
+// A validated Observe request (forecast_service.proto's ObserveRequest, the JSON API's
+// POST /v1/series/K/observe): plain data between each door's codec
+// (codec/v1/observe_request_decoder.h, codec/v1_json/observe_json.h, both ending in
+// codec/common/observation_rules.h) and the live-series call (call/observe_call.h), so the
+// store and the flags need no protobuf.
 
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "server/request/scaler_mode.h"
 
 namespace tsserve::server {
 
@@ -19,8 +23,11 @@ struct Observation {
   std::vector<double> values;               // [T, N] row-major, finite, within float32
   std::vector<double> interval_levels;      // for the forecast; empty = every calibrated one
   bool forecast = false;
-  int scaler_mode = 0;     // v1::ScalerMode, checked by the forecast's own decoder
-  std::string request_id;  // resolved: the caller's or a generated one
+  ScalerMode scaler_mode = ScalerMode::kAuto;  // for the forecast
+  std::string request_id;                      // resolved: the caller's or a generated one
+  // How the caller's protocol names the variables' names (tsserve.v1's variable_names, the
+  // JSON API's columns of values), so that the series store's refusals name what was sent.
+  const char* variable_names_field = "variable_names";
 
   int64_t steps() const { return static_cast<int64_t>(timestamps.size()); }
 };

@@ -37,6 +37,7 @@
 #include <cctype>
 #include <charconv>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -331,10 +332,9 @@ void route_body(const HttpRequest& request, const Facts& f) {
       server::ForecastJsonRequest forecast;
       const Status parsed = server::parse_forecast_json_request(body, &forecast);
       if (!parsed.ok()) return check_refused(parsed, "parse_forecast_json_request", request);
-      const auto& series = forecast.message.series();
-      FUZZ_CHECK(
-          series.shape_size() == 2 && series.shape(0) * series.shape(1) == series.values_size(),
-          "accepted a series that is not [N, T]");
+      FUZZ_CHECK(forecast.shape[0] * forecast.shape[1] ==
+                     static_cast<std::int64_t>(forecast.values.size()),
+                 "accepted a series that is not [N, T]");
     }
     return;
   }

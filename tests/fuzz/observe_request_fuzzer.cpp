@@ -3,7 +3,8 @@
 //
 // Input: byte 0, bit 0: 0: the rest is a serialized ObserveRequest (what does not parse is
 // skipped); 1: the rest drives the fields one by one (build_request).
-// Invariants: a refusal is INVALID_ARGUMENT naming a field; an acceptance has T >= 1
+// Invariants: a refusal is INVALID_ARGUMENT naming a field (an unknown scaler_mode is refused
+// here, before any point is kept); an acceptance has T >= 1
 // strictly increasing times, T * N finite float32 values copied as sent, names none or N;
 // the store takes it on an empty store or refuses it naming a field (store unchanged), and
 // refuses the same points a second time (they repeat the key's last time), unchanged.
@@ -127,8 +128,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   server::Observation observation;
   const server::Status status = server::decode_observe_request(request, &observation);
   if (!status.ok()) {
-    fuzz::check_refusal(status,
-                        {"series_key", "request_id", "variable_names", "timestamps", "values"});
+    fuzz::check_refusal(status, {"series_key", "request_id", "variable_names", "timestamps",
+                                 "values", "scaler_mode"});
     return 0;
   }
   fuzz::check_accepted(request, observation);

@@ -61,10 +61,9 @@ TEST(JsonDuplicateNames, ForecastTakesManyColumnsAndRefusesARepeatOfTheFirstAtTh
   std::string body = forecast_body(many_columns(kManyColumns));
   ForecastJsonRequest request;
   ASSERT_TRUE(parse_forecast_json_request(body, &request).ok());
-  ASSERT_EQ(request.message.variable_names_size(), kManyColumns);
-  EXPECT_EQ(request.message.variable_names(kManyColumns - 1),
-            "c" + std::to_string(kManyColumns - 1));
-  EXPECT_EQ(request.message.series().shape(0), kManyColumns);
+  ASSERT_EQ(request.columns.size(), static_cast<std::size_t>(kManyColumns));
+  EXPECT_EQ(request.columns[kManyColumns - 1], "c" + std::to_string(kManyColumns - 1));
+  EXPECT_EQ(request.shape[0], kManyColumns);
 
   std::string repeated = forecast_body(many_columns(kManyColumns, ",\"c0\":[2]"));
   ForecastJsonRequest refused;
@@ -88,10 +87,10 @@ TEST(JsonDuplicateNames, AttentionVariablesResolveAgainstManyColumns) {
   ForecastJsonRequest request;
   const Status status = parse_forecast_json_request(body, &request);
   ASSERT_TRUE(status.ok()) << status.message();
-  const auto& indices = request.message.attention().variables();
-  ASSERT_EQ(indices.size(), kManyColumns / 2);
-  EXPECT_EQ(indices.Get(0), kManyColumns - 1);
-  EXPECT_EQ(indices.Get(indices.size() - 1), 1);
+  const auto& indices = request.attention.variables;
+  ASSERT_EQ(indices.size(), static_cast<std::size_t>(kManyColumns / 2));
+  EXPECT_EQ(indices.front(), kManyColumns - 1);
+  EXPECT_EQ(indices.back(), 1);
 
   std::string unknown =
       forecast_body(many_columns(kManyColumns), ",\"attention\":{\"variables\":[\"c1\",\"nope\"]}");
@@ -104,7 +103,7 @@ TEST(JsonDuplicateNames, ObserveAndActualsRefuseARepeatAtTheEnd) {
   std::string observe = observe_body(many_columns(kManyColumns));
   ObserveJsonRequest observation;
   ASSERT_TRUE(parse_observe_json_request(observe, "k", &observation).ok());
-  EXPECT_EQ(observation.message.variable_names_size(), kManyColumns);
+  EXPECT_EQ(observation.observation.variable_names.size(), static_cast<std::size_t>(kManyColumns));
   std::string observe_repeat = observe_body(many_columns(kManyColumns, ",\"c0\":[2]"));
   ObserveJsonRequest refused_observation;
   EXPECT_EQ(parse_observe_json_request(observe_repeat, "k", &refused_observation).message(),

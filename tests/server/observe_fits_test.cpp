@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "server/codec/v1/observe_request_decoder.h"
+#include "server/codec/common/observation_rules.h"
 
 namespace tsserve::server {
 namespace {

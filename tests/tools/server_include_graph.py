@@ -43,8 +43,10 @@ LAYERS = {
     "codec/json": -1,  # JSON text, read (simdjson) and written; errors as Status
     "request": 0, "httpd": 0,  # httpd: the HTTP server, below the metrics page
     "batching": 1, "codec/common": 1, "observability": 1, "auth": 1, "codec/oip_rest": 1,
-    "codec/v1_json": 1,
-    "codec/v1": 2, "codec/oip": 2, "config": 2,  # config checks the batcher's row limits
+    # Each protocol's codec, over the rules they share in codec/common (the JSON API's too:
+    # its forecast decodes straight into the neutral request).
+    "codec/v1": 2, "codec/oip": 2, "codec/v1_json": 2,
+    "config": 2,  # config checks the batcher's row limits
     "accuracy": 2,  # the forecast store's clock is the batcher's
     # repository/: a model repository's directory and each model's settings, over status/
     # only (no gRPC, no LibTorch); registry/, call/ and app/ read it.

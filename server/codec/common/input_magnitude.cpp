@@ -33,17 +33,15 @@ std::string number(double value) {
 }
 
 // "variable \"OT\"" when the request names its variables, else "variable 6".
-std::string variable_label(const google::protobuf::RepeatedPtrField<std::string>& names,
-                           int64_t variable) {
+std::string variable_label(NameList names, int64_t variable) {
   if (names.empty()) return "variable " + std::to_string(variable);
-  return "variable \"" + names.Get(static_cast<int>(variable)) + "\"";
+  return "variable \"" + names[variable] + "\"";
 }
 
 }  // namespace
 
 Status check_input_magnitude(const TensorView& series, const SeriesGeometry& g,
-                             const SeriesNames& names,
-                             const google::protobuf::RepeatedPtrField<std::string>& variable_names,
+                             const SeriesNames& names, NameList variable_names,
                              const ModelShape& model, const ScalerMatch& scaler,
                              const float* rows) {
   const float limit = model::largest_normalisable_magnitude(g.used);

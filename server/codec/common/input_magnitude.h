@@ -5,10 +5,9 @@
 // derives it), or the instance normalisation overflows float32 and the forecast is not a
 // number. Both protocols check it in gather_series (series_rows.h), after the gather.
 
-#include <google/protobuf/repeated_ptr_field.h>
-
 #include <string>
 
+#include "server/codec/common/name_list.h"
 #include "server/codec/common/scaler_matching.h"
 #include "server/codec/common/series_geometry.h"
 #include "server/codec/common/tensor_codec.h"
@@ -24,8 +23,7 @@ namespace tsserve::server {
 // value (and its scaled value, when `scaler` applied), and the largest magnitude accepted
 // (in the data's units too, when scaled). REQUIRES: every value of `rows` is finite.
 Status check_input_magnitude(const TensorView& series, const SeriesGeometry& g,
-                             const SeriesNames& names,
-                             const google::protobuf::RepeatedPtrField<std::string>& variable_names,
+                             const SeriesNames& names, NameList variable_names,
                              const ModelShape& model, const ScalerMatch& scaler, const float* rows);
 
 }  // namespace tsserve::server

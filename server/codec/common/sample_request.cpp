@@ -124,10 +124,9 @@ Status check_decoder_maps(const AttentionRequest& options, const ModelShape& mod
                           "encoder's, which attention.layers selects");
 }
 
-Status resolve_sample_attention(
-    const AttentionRequest& options, const SeriesGeometry& g, const ModelShape& model,
-    const google::protobuf::RepeatedPtrField<std::string>& variable_names, ForecastInput* out,
-    const AttentionFields& fields) {
+Status resolve_sample_attention(const AttentionRequest& options, const SeriesGeometry& g,
+                                const ModelShape& model, NameList variable_names,
+                                ForecastInput* out, const AttentionFields& fields) {
   out->attention_token_names.clear();
   if (options.enabled && !options.variables.empty()) {
     return invalid_argument(
@@ -147,8 +146,8 @@ Status resolve_sample_attention(
     out->attention.variables.push_back(static_cast<int32_t>(b));
   if (!model.map_sides.empty()) return Status();  // the tokens are time steps, in order
   for (int64_t n = 0; n < g.variables; ++n) {
-    out->attention_token_names.push_back(
-        variable_names.empty() ? std::to_string(n) : variable_names.Get(static_cast<int>(n)));
+    out->attention_token_names.push_back(variable_names.empty() ? std::to_string(n)
+                                                                : variable_names[n]);
   }
   for (model::TimeFeature feature : model.calendar) {
     out->attention_token_names.push_back(model::time_feature_name(feature));

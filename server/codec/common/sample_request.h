@@ -13,13 +13,11 @@
 //  - attention maps are per sample and layer over all the sample's tokens, so the request
 //    names no variables, and the maps' token names are resolved here.
 
-#include <google/protobuf/repeated_field.h>
-#include <google/protobuf/repeated_ptr_field.h>
-
 #include <cstdint>
 #include <string>
 
 #include "server/codec/common/attention_selection.h"
+#include "server/codec/common/name_list.h"
 #include "server/codec/common/series_rows.h"
 #include "server/request/model_shape.h"
 #include "server/request/request_types.h"
@@ -54,9 +52,8 @@ Status check_decoder_maps(const AttentionRequest& options, const ModelShape& mod
 // map per sample and layer (out->attention.variables = 0 .. g.samples-1); INVALID_ARGUMENT naming
 // fields.variables when the request lists variables. Sets out->attention_token_names when enabled:
 // `variable_names` (or "0" .. "N-1" when empty), then the calendar features' names.
-Status resolve_sample_attention(
-    const AttentionRequest& options, const SeriesGeometry& g, const ModelShape& model,
-    const google::protobuf::RepeatedPtrField<std::string>& variable_names, ForecastInput* out,
-    const AttentionFields& fields = {});
+Status resolve_sample_attention(const AttentionRequest& options, const SeriesGeometry& g,
+                                const ModelShape& model, NameList variable_names,
+                                ForecastInput* out, const AttentionFields& fields = {});
 
 }  // namespace tsserve::server

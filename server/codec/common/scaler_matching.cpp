@@ -21,8 +21,8 @@ std::string describe_columns(const std::vector<std::string>& columns) {
 
 // Stores each name's column and returns -1, or returns the index of the first name that
 // is not a column.
-int64_t match_by_name(const google::protobuf::RepeatedPtrField<std::string>& names,
-                      const std::vector<std::string>& columns, std::vector<int32_t>* column) {
+int64_t match_by_name(NameList names, const std::vector<std::string>& columns,
+                      std::vector<int32_t>* column) {
   std::unordered_map<std::string_view, int32_t> index;
   index.reserve(columns.size());
   for (std::size_t c = 0; c < columns.size(); ++c) {
@@ -30,7 +30,7 @@ int64_t match_by_name(const google::protobuf::RepeatedPtrField<std::string>& nam
   }
   column->resize(static_cast<std::size_t>(names.size()));
   for (int n = 0; n < names.size(); ++n) {
-    const auto it = index.find(names.Get(n));
+    const auto it = index.find(names[n]);
     if (it == index.end()) return n;
     (*column)[static_cast<std::size_t>(n)] = it->second;
   }
@@ -39,10 +39,8 @@ int64_t match_by_name(const google::protobuf::RepeatedPtrField<std::string>& nam
 
 }  // namespace
 
-Status match_scaler(ScalerMode scaler_mode,
-                    const google::protobuf::RepeatedPtrField<std::string>& variable_names,
-                    int64_t variables, const ModelShape& model, ScalerMatch* out,
-                    const ScalerFields& fields) {
+Status match_scaler(ScalerMode scaler_mode, NameList variable_names, int64_t variables,
+                    const ModelShape& model, ScalerMatch* out, const ScalerFields& fields) {
   out->applied = false;
   out->column.clear();
   if (scaler_mode == ScalerMode::kNone) return Status();
@@ -64,10 +62,10 @@ Status match_scaler(ScalerMode scaler_mode,
     out->column.clear();
     if (!required) return Status();
     return {StatusCode::kInvalidArgument,
-            std::string(fields.variable_names) + ": \"" +
-                variable_names.Get(static_cast<int>(unknown)) + "\" (variable " +
-                std::to_string(unknown) + ") is not a column of the model's scaler; " +
-                fields.required + " needs every name to be one of " + describe_columns(columns)};
+            std::string(fields.variable_names) + ": \"" + variable_names[unknown] +
+                "\" (variable " + std::to_string(unknown) +
+                ") is not a column of the model's scaler; " + fields.required +
+                " needs every name to be one of " + describe_columns(columns)};
   }
   if (variables == static_cast<int64_t>(columns.size())) {
     out->column.resize(columns.size());

@@ -2,12 +2,11 @@
 // A request's ScalerMode (request/scaler_mode.h): whether, and with which column for each
 // variable, the model's dataset scaler applies to a Forecast request.
 
-#include <google/protobuf/repeated_ptr_field.h>
-
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "server/codec/common/name_list.h"
 #include "server/request/model_shape.h"
 #include "server/request/scaler_mode.h"
 #include "server/status/status.h"
@@ -42,9 +41,7 @@ struct ScalerFields {
 //  - kRequired: applied as in auto, or FAILED_PRECONDITION when the model has no scaler,
 //    INVALID_ARGUMENT naming the first unknown name, or the counts when there are no names.
 // Messages name the fields as `fields` says.
-Status match_scaler(ScalerMode scaler_mode,
-                    const google::protobuf::RepeatedPtrField<std::string>& variable_names,
-                    int64_t variables, const ModelShape& model, ScalerMatch* out,
-                    const ScalerFields& fields = {});
+Status match_scaler(ScalerMode scaler_mode, NameList variable_names, int64_t variables,
+                    const ModelShape& model, ScalerMatch* out, const ScalerFields& fields = {});
 
 }  // namespace tsserve::server

@@ -105,17 +105,15 @@ bool gather_samples(const unsigned char* data, const SeriesGeometry& g, const Sc
   return true;
 }
 
-std::string variable_note(const google::protobuf::RepeatedPtrField<std::string>& names,
-                          const SeriesGeometry& g, int64_t row) {
+std::string variable_note(NameList names, const SeriesGeometry& g, int64_t row) {
   if (names.empty()) return {};
-  return " (variable \"" + names.Get(static_cast<int>(row % g.variables)) + "\")";
+  return " (variable \"" + names[row % g.variables] + "\")";
 }
 
 // The cold path after a gather failed: finds the first offending value in row-major order
 // of the series as sent and says what is wrong with it.
 Status series_value_error(const TensorView& series, const SeriesGeometry& g,
-                          const SeriesNames& names,
-                          const google::protobuf::RepeatedPtrField<std::string>& variable_names,
+                          const SeriesNames& names, NameList variable_names,
                           const ModelShape& model, const ScalerMatch& scaler) {
   const int64_t bad = find_non_finite(series.bytes(), series.size());
   if (bad < series.size()) {
@@ -184,8 +182,7 @@ Status check_series_geometry(const SeriesGeometry& g, const SeriesNames& names,
   return Status();
 }
 
-Status check_variable_names(const google::protobuf::RepeatedPtrField<std::string>& names,
-                            int64_t variables, const char* field) {
+Status check_variable_names(NameList names, int64_t variables, const char* field) {
   if (names.empty()) return Status();
   if (names.size() != variables) {
     return invalid_argument(std::string(field) + ": " + std::to_string(names.size()) +
@@ -196,9 +193,9 @@ Status check_variable_names(const google::protobuf::RepeatedPtrField<std::string
   std::unordered_map<std::string_view, int> first;
   first.reserve(static_cast<std::size_t>(names.size()));
   for (int n = 0; n < names.size(); ++n) {
-    const auto [it, inserted] = first.emplace(names.Get(n), n);
+    const auto [it, inserted] = first.emplace(names[n], n);
     if (!inserted) {
-      return invalid_argument(std::string(field) + ": \"" + names.Get(n) +
+      return invalid_argument(std::string(field) + ": \"" + names[n] +
                               "\" is repeated (variables " + std::to_string(it->second) + " and " +
                               std::to_string(n) + "); names must be unique");
     }
@@ -207,8 +204,8 @@ Status check_variable_names(const google::protobuf::RepeatedPtrField<std::string
 }
 
 Status gather_series(const TensorView& series, const SeriesGeometry& g, const SeriesNames& names,
-                     const google::protobuf::RepeatedPtrField<std::string>& variable_names,
-                     const ModelShape& model, ScalerMatch scaler, ForecastInput* out) {
+                     NameList variable_names, const ModelShape& model, ScalerMatch scaler,
+                     ForecastInput* out) {
   out->rows.resize(static_cast<std::size_t>(g.rows() * g.used));
   bool finite;
   if (scaler.applied) {
@@ -239,7 +236,11 @@ Status gather_series(const TensorView& series, const SeriesGeometry& g, const Se
     }
   }
   out->variables_by_time = g.by_variable;
-  out->variable_names.assign(variable_names.begin(), variable_names.end());
+  out->variable_names.clear();
+  out->variable_names.reserve(static_cast<std::size_t>(variable_names.size()));
+  for (int64_t n = 0; n < variable_names.size(); ++n) {
+    out->variable_names.push_back(variable_names[n]);
+  }
   return Status();
 }
 

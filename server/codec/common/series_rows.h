@@ -6,11 +6,10 @@
 // only in where they find the numbers and how they name the fields; both end here, so a
 // request is validated and turned into rows by one piece of code.
 
-#include <google/protobuf/repeated_ptr_field.h>
-
 #include <cstdint>
 #include <string>
 
+#include "server/codec/common/name_list.h"
 #include "server/codec/common/scaler_matching.h"
 #include "server/codec/common/series_geometry.h"
 #include "server/codec/common/tensor_codec.h"
@@ -26,8 +25,8 @@ Status check_series_geometry(const SeriesGeometry& g, const SeriesNames& names,
                              const RequestLimits& limits);
 
 // `names` (field `field`): empty, or `variables` unique names; INVALID_ARGUMENT otherwise.
-Status check_variable_names(const google::protobuf::RepeatedPtrField<std::string>& names,
-                            int64_t variables, const char* field = "variable_names");
+Status check_variable_names(NameList names, int64_t variables,
+                            const char* field = "variable_names");
 
 // Gathers `series` (laid out as `g`; structurally valid) into out->rows [B * N, T], scaled
 // by `scaler` (matched for the N variables of one sample, the same for every sample), and
@@ -38,7 +37,7 @@ Status check_variable_names(const google::protobuf::RepeatedPtrField<std::string
 // cannot normalise (check_input_magnitude, input_magnitude.h). REQUIRES:
 // check_series_geometry(g).ok(), `variable_names` empty or N names.
 Status gather_series(const TensorView& series, const SeriesGeometry& g, const SeriesNames& names,
-                     const google::protobuf::RepeatedPtrField<std::string>& variable_names,
-                     const ModelShape& model, ScalerMatch scaler, ForecastInput* out);
+                     NameList variable_names, const ModelShape& model, ScalerMatch scaler,
+                     ForecastInput* out);
 
 }  // namespace tsserve::server

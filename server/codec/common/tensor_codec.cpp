@@ -37,8 +37,14 @@ std::string format_shape(const google::protobuf::RepeatedField<int64_t>& shape) 
 
 TensorView view_checked_floats(const google::protobuf::RepeatedField<int64_t>& shape,
                                const unsigned char* bytes, int64_t size) {
+  return view_checked_floats(shape.data(), shape.size(), bytes, size);
+}
+
+TensorView view_checked_floats(const int64_t* shape, int rank, const unsigned char* bytes,
+                               int64_t size) {
   TensorView view;
-  view.shape_ = &shape;
+  view.shape_ = shape;
+  view.rank_ = rank;
   view.bytes_ = bytes;
   view.size_ = size;
   return view;

@@ -39,12 +39,12 @@ struct TensorSpec {
   const char* dims;
 };
 
-// A structurally valid input Tensor's data, not copied. Valid while the Tensor it was
-// made from is alive and unchanged. Elements may still be NaN or infinite.
+// A structurally valid input tensor's data, not copied. Valid while the message (or the
+// buffers) it was made from is alive and unchanged. Elements may still be NaN or infinite.
 class TensorView {
  public:
-  int rank() const { return shape_ == nullptr ? 0 : shape_->size(); }
-  int64_t dim(int i) const { return shape_->Get(i); }
+  int rank() const { return rank_; }
+  int64_t dim(int i) const { return shape_[i]; }
   int64_t size() const { return size_; }  // element count, the product of the shape
   // The data: size() little-endian float32 values, any alignment.
   const unsigned char* bytes() const { return bytes_; }
@@ -56,10 +56,10 @@ class TensorView {
   }
 
  private:
-  friend TensorView view_checked_floats(const google::protobuf::RepeatedField<int64_t>&,
-                                        const unsigned char*, int64_t);
+  friend TensorView view_checked_floats(const int64_t*, int, const unsigned char*, int64_t);
 
-  const google::protobuf::RepeatedField<int64_t>* shape_ = nullptr;
+  const int64_t* shape_ = nullptr;
+  int rank_ = 0;
   const unsigned char* bytes_ = nullptr;
   int64_t size_ = 0;
 };
@@ -68,6 +68,9 @@ class TensorView {
 // is the product of `shape`, every dimension >= 0). `shape` and `bytes` must outlive it.
 TensorView view_checked_floats(const google::protobuf::RepeatedField<int64_t>& shape,
                                const unsigned char* bytes, int64_t size);
+// The same for a shape of `rank` dimensions at `shape` (a decoder's own buffers).
+TensorView view_checked_floats(const int64_t* shape, int rank, const unsigned char* bytes,
+                               int64_t size);
 
 // The product of `shape` in *count; false when it does not fit an int64.
 // REQUIRES: every dimension >= 0.

@@ -1,5 +1,6 @@
 #include "server/codec/v1_json/actuals_json.h"
 
+#include <cstdint>
 #include <limits>
 #include <string_view>
 #include <vector>
@@ -62,7 +63,10 @@ Status parse_actuals_json_request(std::string& body, v1::ReportActualsRequest* r
         }
         if (name == "timestamps") {
           TSSERVE_RETURN_IF_ERROR(first_time(&timestamps, "", name));
-          return read_json_timestamps(value, "timestamps", request->mutable_timestamps(), &text);
+          std::vector<std::int64_t> seconds;
+          TSSERVE_RETURN_IF_ERROR(read_json_timestamps(value, "timestamps", &seconds, &text));
+          request->mutable_timestamps()->Add(seconds.begin(), seconds.end());
+          return Status();
         }
         if (name == "actuals") {
           TSSERVE_RETURN_IF_ERROR(first_time(&actuals, "", name));

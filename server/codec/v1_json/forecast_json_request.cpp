@@ -15,6 +15,19 @@
 namespace tsserve::server {
 namespace {
 
+// The JSON's names for what the shared rules check: its series is N columns, named.
+const ForecastFieldNames& json_fields() {
+  static const ForecastFieldNames names = [] {
+    ForecastFieldNames names;
+    names.series = {{"series", 2, "[N, T_in]"}, "series by column", "\"scaler\": \"none\""};
+    names.variable_names = "series";
+    names.interval_levels = "intervals";
+    names.scaler = {"scaler", "\"required\"", "\"none\"", "series", "series"};
+    return names;
+  }();
+  return names;
+}
+
 constexpr char kFields[] =
     "a forecast request has series, timestamps, intervals, attention, scaler, series_key and "
     "request_id";
@@ -22,7 +35,7 @@ constexpr char kFields[] =
 // One column's numbers, appended to `values`; `length` is how many. `body`: the text the
 // document reads, for the one-pass scan of the numbers.
 Status read_column(json_od::value& value, std::string_view body, const std::string& path,
-                   google::protobuf::RepeatedField<float>* values, std::size_t* length) {
+                   std::vector<float>* values, std::size_t* length) {
   *length = 0;
   // One scan per thread, its vectors reused from column to column (given back after a
   // huge column, as the parser's buffers are).
@@ -31,7 +44,7 @@ Status read_column(json_od::value& value, std::string_view body, const std::stri
   bool scanned = false;
   const Status status = scan_json_floats(value, body, path, 0, &scan, &scanned);
   if (status.ok() && scanned) {
-    values->Add(scan.values.begin(), scan.values.end());
+    values->insert(values->end(), scan.values.begin(), scan.values.end());
     *length = scan.values.size();
   }
   scan.clear_keeping(kKeptJsonCapacity);
@@ -53,18 +66,17 @@ Status read_column(json_od::value& value, std::string_view body, const std::stri
           return invalid_argument(at.text() + ": " + std::string(point.raw_json_token()) + " " +
                                   describe(error) + " for float32");
         }
-        values->Add(number);
+        values->push_back(number);
         ++*length;
         return Status();
       });
 }
 
-Status read_series(json_od::value& value, std::string_view body, v1::ForecastRequest* message) {
+Status read_series(json_od::value& value, std::string_view body, ForecastJsonRequest* request) {
   json_od::object columns;
   if (auto error = value.get_object().get(columns)) {
     return json_expected(error, "series", "an object of columns: {\"name\": [numbers], ...}");
   }
-  v1::Tensor* series = message->mutable_series();
   std::size_t points = 0;
   std::string first;
   JsonNames names;
@@ -73,8 +85,8 @@ Status read_series(json_od::value& value, std::string_view body, v1::ForecastReq
         TSSERVE_RETURN_IF_ERROR(names.add("series", name));
         const std::string at = json_member("series", name);
         std::size_t length = 0;
-        TSSERVE_RETURN_IF_ERROR(read_column(column, body, at, series->mutable_values(), &length));
-        if (message->variable_names_size() == 0) {
+        TSSERVE_RETURN_IF_ERROR(read_column(column, body, at, &request->values, &length));
+        if (request->columns.empty()) {
           points = length;
           first = at;
         } else if (length != points) {
@@ -82,20 +94,19 @@ Status read_series(json_od::value& value, std::string_view body, v1::ForecastReq
                                   " has " + std::to_string(points) +
                                   "; every column has one point per timestamp");
         }
-        message->add_variable_names(std::string(name));
+        request->columns.emplace_back(name);
         return Status();
       }));
-  if (message->variable_names_size() == 0) {
+  if (request->columns.empty()) {
     return invalid_argument("series: no columns; give at least one, {\"name\": [numbers]}");
   }
-  series->add_shape(message->variable_names_size());
-  series->add_shape(static_cast<std::int64_t>(points));
-  message->set_layout(v1::SERIES_LAYOUT_VARIABLES_BY_TIME);
+  request->shape[0] = static_cast<std::int64_t>(request->columns.size());
+  request->shape[1] = static_cast<std::int64_t>(points);
   return {};
 }
 
 Status read_integers(json_od::value& value, const std::string& path,
-                     google::protobuf::RepeatedField<std::int32_t>* out) {
+                     std::vector<std::int32_t>* out) {
   return for_each_json_element(
       value, path, "an array of indices", [&](json_od::value& item, const JsonElementPath& at) {
         std::int64_t index = 0;
@@ -103,13 +114,13 @@ Status read_integers(json_od::value& value, const std::string& path,
             index < 0 || index > INT32_MAX) {
           return invalid_argument(at.text() + ": expected an index, an integer >= 0");
         }
-        out->Add(static_cast<std::int32_t>(index));
+        out->push_back(static_cast<std::int32_t>(index));
         return Status();
       });
 }
 
 // attention.variables name columns; they become indices once every column is known.
-Status read_attention(json_od::value& value, v1::AttentionOptions* options,
+Status read_attention(json_od::value& value, AttentionRequest* options,
                       std::vector<std::string>* variables) {
   json_od::object object;
   if (auto error = value.get_object().get(object)) {
@@ -117,27 +128,27 @@ Status read_attention(json_od::value& value, v1::AttentionOptions* options,
                          "an object: {\"layers\", \"average_heads\", "
                          "\"variables\", \"decoder\"}, each optional");
   }
-  options->set_enabled(true);
+  options->enabled = true;
   bool layers = false, average = false, named = false, decoder = false;
   return for_each_json_field(
       object, "attention", [&](std::string_view key, json_od::value& item) -> Status {
         const std::string at = json_member("attention", key);
         if (key == "layers") {
           TSSERVE_RETURN_IF_ERROR(first_time(&layers, "attention", key));
-          return read_integers(item, at, options->mutable_layers());
+          return read_integers(item, at, &options->layers);
         }
         if (key == "average_heads") {
           TSSERVE_RETURN_IF_ERROR(first_time(&average, "attention", key));
           bool flag = false;
           TSSERVE_RETURN_IF_ERROR(read_json_bool(item, at, &flag));
-          options->set_average_heads(flag);
+          options->average_heads = flag;
           return Status();
         }
         if (key == "decoder") {
           TSSERVE_RETURN_IF_ERROR(first_time(&decoder, "attention", key));
           bool flag = false;
           TSSERVE_RETURN_IF_ERROR(read_json_bool(item, at, &flag));
-          options->set_decoder(flag);
+          options->decoder = flag;
           return Status();
         }
         if (key == "variables") {
@@ -155,12 +166,12 @@ Status read_attention(json_od::value& value, v1::AttentionOptions* options,
 }
 
 // By a map of the columns, so that many names against many columns cost their sum.
-Status resolve_variables(const std::vector<std::string>& names, v1::ForecastRequest* message) {
+Status resolve_variables(const std::vector<std::string>& names, ForecastJsonRequest* request) {
   if (names.empty()) return {};
   std::unordered_map<std::string_view, int> column;
-  column.reserve(static_cast<std::size_t>(message->variable_names_size()));
-  for (int n = 0; n < message->variable_names_size(); ++n) {
-    column.emplace(message->variable_names(n), n);  // names are unique (read_series)
+  column.reserve(request->columns.size());
+  for (std::size_t n = 0; n < request->columns.size(); ++n) {
+    column.emplace(request->columns[n], static_cast<int>(n));  // unique (read_series)
   }
   for (std::size_t i = 0; i < names.size(); ++i) {
     const auto found = column.find(names[i]);
@@ -168,7 +179,7 @@ Status resolve_variables(const std::vector<std::string>& names, v1::ForecastRequ
       return invalid_argument(json_element("attention.variables", i) + ": \"" + names[i] +
                               "\" is not a column of series");
     }
-    message->mutable_attention()->add_variables(found->second);
+    request->attention.variables.push_back(found->second);
   }
   return {};
 }
@@ -181,7 +192,6 @@ Status parse_forecast_json_request(std::string& body, ForecastJsonRequest* reque
   json_od::object root;
   TSSERVE_RETURN_IF_ERROR(
       open_json_object(body, parser.get(), &document, &root, "a JSON object (a forecast request)"));
-  v1::ForecastRequest& message = request->message;
   bool series = false, timestamps = false, intervals = false, attention = false, scaler = false,
        key = false, id = false;
   std::vector<std::string> attention_variables;
@@ -189,35 +199,32 @@ Status parse_forecast_json_request(std::string& body, ForecastJsonRequest* reque
       for_each_json_field(root, "", [&](std::string_view name, json_od::value& value) -> Status {
         if (name == "series") {
           TSSERVE_RETURN_IF_ERROR(first_time(&series, "", name));
-          return read_series(value, body, &message);
+          return read_series(value, body, request);
         }
         if (name == "timestamps") {
           TSSERVE_RETURN_IF_ERROR(first_time(&timestamps, "", name));
-          return read_json_timestamps(value, "timestamps", request->message.mutable_timestamps(),
+          return read_json_timestamps(value, "timestamps", &request->timestamps,
                                       &request->text_timestamps);
         }
         if (name == "intervals") {
           TSSERVE_RETURN_IF_ERROR(first_time(&intervals, "", name));
-          return read_json_levels(value, "intervals", message.mutable_interval_levels());
+          return read_json_levels(value, "intervals", &request->intervals);
         }
         if (name == "attention") {
           TSSERVE_RETURN_IF_ERROR(first_time(&attention, "", name));
-          return read_attention(value, message.mutable_attention(), &attention_variables);
+          return read_attention(value, &request->attention, &attention_variables);
         }
         if (name == "scaler") {
           TSSERVE_RETURN_IF_ERROR(first_time(&scaler, "", name));
-          v1::ScalerMode mode = v1::SCALER_MODE_UNSPECIFIED;
-          TSSERVE_RETURN_IF_ERROR(read_json_scaler_mode(value, "scaler", &mode));
-          message.set_scaler_mode(mode);
-          return Status();
+          return read_json_scaler_mode(value, "scaler", &request->scaler);
         }
         if (name == "series_key") {
           TSSERVE_RETURN_IF_ERROR(first_time(&key, "", name));
-          return read_json_string(value, "series_key", message.mutable_series_key());
+          return read_json_string(value, "series_key", &request->series_key);
         }
         if (name == "request_id") {
           TSSERVE_RETURN_IF_ERROR(first_time(&id, "", name));
-          return read_json_string(value, "request_id", message.mutable_request_id());
+          return read_json_string(value, "request_id", &request->request_id);
         }
         return invalid_argument(std::string(name) + ": unknown field; " + kFields);
       }));
@@ -225,19 +232,12 @@ Status parse_forecast_json_request(std::string& body, ForecastJsonRequest* reque
   if (!series) {
     return invalid_argument("series: missing; give the history by column, {\"OT\": [...]}");
   }
-  return resolve_variables(attention_variables, &message);
+  return resolve_variables(attention_variables, request);
 }
 
-Status in_forecast_json_terms(const Status& status) {
-  static constexpr std::pair<std::string_view, std::string_view> kRenamed[] = {
-      {"interval_levels", "intervals"}, {"scaler_mode", "scaler"}, {"variable_names", "series"}};
-  for (const auto& [message_field, json_field] : kRenamed) {
-    const std::string& message = status.message();
-    if (message.compare(0, message_field.size(), message_field) == 0) {
-      return {status.code(), std::string(json_field) + message.substr(message_field.size())};
-    }
-  }
-  return status;
+Status decode_forecast_json_request(const ForecastJsonRequest& request, const ModelShape& model,
+                                    const RequestLimits& limits, ForecastInput* out) {
+  return decode_plain_forecast_request(request, json_fields(), model, limits, out);
 }
 
 }  // namespace tsserve::server

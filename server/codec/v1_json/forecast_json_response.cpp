@@ -2,6 +2,8 @@
 
 #include <charconv>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "server/codec/json/json_writer.h"
 #include "server/codec/v1_json/json_timestamps.h"
@@ -11,15 +13,15 @@ namespace {
 
 // {"name": [F floats], ...} of a [K, F] tensor whose rows are the request's columns (all
 // N, or those response.forecast_variables lists: a model forecasting its target alone).
-void write_columns(JsonWriter& json, const v1::ForecastRequest& request,
+void write_columns(JsonWriter& json, const std::vector<std::string>& names,
                    const v1::ForecastResponse& response, const v1::Tensor& tensor) {
   json.begin_object();
   const bool subset = response.forecast_variables_size() > 0;
-  const int columns = subset ? response.forecast_variables_size() : request.variable_names_size();
+  const int columns = subset ? response.forecast_variables_size() : static_cast<int>(names.size());
   const std::size_t points =
       columns == 0 ? 0 : static_cast<std::size_t>(tensor.values_size()) / columns;
   for (int n = 0; n < columns; ++n) {
-    json.key(request.variable_names(subset ? response.forecast_variables(n) : n));
+    json.key(names[static_cast<std::size_t>(subset ? response.forecast_variables(n) : n)]);
     json.numbers(tensor.values().data() + static_cast<std::size_t>(n) * points, points);
   }
   json.end_object();
@@ -44,7 +46,7 @@ std::string level_key(double level) {
   return std::string(digits, end);
 }
 
-void write_attention(JsonWriter& json, const v1::ForecastRequest& request,
+void write_attention(JsonWriter& json, const std::vector<std::string>& names,
                      const v1::ForecastResponse& response) {
   json.key("attention").begin_array();
   for (const v1::AttentionMap& map : response.attention()) {
@@ -53,8 +55,8 @@ void write_attention(JsonWriter& json, const v1::ForecastRequest& request,
     json.key("layer").integer(map.layer());
     json.key("variable");
     const bool per_sample = map.token_names_size() > 0 || map.row_steps_size() > 0;
-    if (!per_sample && map.variable() < request.variable_names_size()) {
-      json.string(request.variable_names(map.variable()));
+    if (!per_sample && static_cast<std::size_t>(map.variable()) < names.size()) {
+      json.string(names[static_cast<std::size_t>(map.variable())]);
     } else {
       json.null();  // a map per sample covers every variable (iTransformer, Informer, ...)
     }
@@ -87,14 +89,14 @@ void write_attention(JsonWriter& json, const v1::ForecastRequest& request,
 
 std::string write_forecast_json_response(const ForecastJsonRequest& request,
                                          const v1::ForecastResponse& response) {
-  const v1::ForecastRequest& asked = request.message;
+  const std::vector<std::string>& names = request.columns;
   JsonWriter json;
   json.begin_object();
   json.key("model").string(response.model_name());
   json.key("version").string(response.model_version());
   json.key("request_id").string(response.request_id());
   json.key("forecast");
-  write_columns(json, asked, response, response.forecast());
+  write_columns(json, names, response, response.forecast());
   if (response.forecast_timestamps_size() > 0) {
     json.key("timestamps").begin_array();
     for (std::int64_t seconds : response.forecast_timestamps()) {
@@ -114,14 +116,14 @@ std::string write_forecast_json_response(const ForecastJsonRequest& request,
     for (const v1::PredictionInterval& band : response.intervals()) {
       json.key(level_key(band.level())).begin_object();
       json.key("lower");
-      write_columns(json, asked, response, band.lower());
+      write_columns(json, names, response, band.lower());
       json.key("upper");
-      write_columns(json, asked, response, band.upper());
+      write_columns(json, names, response, band.upper());
       json.end_object();
     }
     json.end_object();
   }
-  if (asked.attention().enabled()) write_attention(json, asked, response);
+  if (request.attention.enabled) write_attention(json, names, response);
   json.key("scaler_applied").boolean(response.scaler_applied());
   json.key("input_points_used").integer(response.input_points_used());
   json.key("forecast_stored").boolean(response.forecast_stored());

@@ -96,8 +96,7 @@ std::string iso8601_utc(std::int64_t seconds) {
 }
 
 Status read_json_timestamps(json_od::value& value, const std::string& path,
-                            google::protobuf::RepeatedField<std::int64_t>* seconds_out,
-                            bool* text) {
+                            std::vector<std::int64_t>* seconds_out, bool* text) {
   bool numbers = false, texts = false;
   return for_each_json_element(
       value, path, "an array of Unix seconds or ISO 8601 texts",
@@ -126,7 +125,7 @@ Status read_json_timestamps(json_od::value& value, const std::string& path,
         if (numbers && texts) {
           return invalid_argument(at.text() + ": timestamps mix numbers and texts; use one form");
         }
-        seconds_out->Add(seconds);
+        seconds_out->push_back(seconds);
         *text = texts;
         return Status();
       });

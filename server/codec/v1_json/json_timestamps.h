@@ -3,11 +3,10 @@
 // offset ("2016-07-01T00:00:00Z", "2016-07-01 00:00:00", "2016-07-01T02:00:00+02:00"),
 // the form a CSV or pandas prints. Whole seconds only: the model's time grid is coarser.
 
-#include <google/protobuf/repeated_field.h>
-
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "server/codec/json/json_reading.h"
 
@@ -23,6 +22,6 @@ std::string iso8601_utc(std::int64_t seconds);
 // A JSON array of timestamps, all Unix seconds or all ISO 8601 text, appended to
 // `seconds`; `*text` says which form came. INVALID_ARGUMENT naming the element otherwise.
 Status read_json_timestamps(json_od::value& value, const std::string& path,
-                            google::protobuf::RepeatedField<std::int64_t>* seconds, bool* text);
+                            std::vector<std::int64_t>* seconds, bool* text);
 
 }  // namespace tsserve::server

@@ -3,6 +3,7 @@
 #include <string_view>
 #include <vector>
 
+#include "server/codec/common/observation_rules.h"
 #include "server/codec/json/json_numbers.h"
 #include "server/codec/json/json_reading.h"
 #include "server/codec/json/json_writer.h"
@@ -39,7 +40,7 @@ Status read_points(json_od::value& value, const std::string& path, std::vector<d
 }
 
 // {"name": [numbers], ...} -> names and values [T, N] row-major.
-Status read_values(json_od::value& value, v1::ObserveRequest* message) {
+Status read_values(json_od::value& value, Observation* observation) {
   json_od::object object;
   if (auto error = value.get_object().get(object)) {
     return json_expected(error, "values", "an object of columns: {\"name\": [numbers], ...}");
@@ -49,7 +50,7 @@ Status read_values(json_od::value& value, v1::ObserveRequest* message) {
   TSSERVE_RETURN_IF_ERROR(for_each_json_field(
       object, "values", [&](std::string_view name, json_od::value& column) -> Status {
         TSSERVE_RETURN_IF_ERROR(names.add("values", name));
-        message->add_variable_names(std::string(name));
+        observation->variable_names.emplace_back(name);
         columns.emplace_back();
         return read_points(column, json_member("values", name), &columns.back());
       }));
@@ -58,15 +59,16 @@ Status read_values(json_od::value& value, v1::ObserveRequest* message) {
   }
   for (std::size_t n = 1; n < columns.size(); ++n) {
     if (columns[n].size() != columns[0].size()) {
-      return invalid_argument(json_member("values", message->variable_names(static_cast<int>(n))) +
-                              ": " + std::to_string(columns[n].size()) + " points where " +
-                              json_member("values", message->variable_names(0)) + " has " +
+      return invalid_argument(json_member("values", observation->variable_names[n]) + ": " +
+                              std::to_string(columns[n].size()) + " points where " +
+                              json_member("values", observation->variable_names[0]) + " has " +
                               std::to_string(columns[0].size()) +
                               "; every column has one point per timestamp");
     }
   }
+  observation->values.reserve(columns.size() * columns[0].size());
   for (std::size_t t = 0; t < columns[0].size(); ++t) {
-    for (const std::vector<double>& column : columns) message->add_values(column[t]);
+    for (const std::vector<double>& column : columns) observation->values.push_back(column[t]);
   }
   return Status();
 }
@@ -103,50 +105,47 @@ Status parse_observe_json_request(std::string& body, const std::string& series_k
   json_od::object root;
   TSSERVE_RETURN_IF_ERROR(
       open_json_object(body, parser.get(), &document, &root, "a JSON object (an observation)"));
-  v1::ObserveRequest& message = request->message;
-  message.set_series_key(series_key);
+  Observation& observation = request->observation;
+  observation.series_key = series_key;
   bool timestamps = false, values = false, forecast = false, intervals = false, model = false,
        version = false, scaler = false, id = false;
   TSSERVE_RETURN_IF_ERROR(
       for_each_json_field(root, "", [&](std::string_view name, json_od::value& value) -> Status {
         if (name == "timestamps") {
           TSSERVE_RETURN_IF_ERROR(first_time(&timestamps, "", name));
-          return read_json_timestamps(value, "timestamps", message.mutable_timestamps(),
+          return read_json_timestamps(value, "timestamps", &observation.timestamps,
                                       &request->text_timestamps);
         }
         if (name == "values") {
           TSSERVE_RETURN_IF_ERROR(first_time(&values, "", name));
-          return read_values(value, &message);
+          return read_values(value, &observation);
         }
         if (name == "forecast") {
           TSSERVE_RETURN_IF_ERROR(first_time(&forecast, "", name));
           bool flag = false;
           TSSERVE_RETURN_IF_ERROR(read_json_bool(value, "forecast", &flag));
-          message.set_forecast(flag);
+          observation.forecast = flag;
           return Status();
         }
         if (name == "intervals") {
           TSSERVE_RETURN_IF_ERROR(first_time(&intervals, "", name));
-          return read_json_levels(value, "intervals", message.mutable_interval_levels());
+          return read_json_levels(value, "intervals", &observation.interval_levels);
         }
         if (name == "model") {
           TSSERVE_RETURN_IF_ERROR(first_time(&model, "", name));
-          return read_json_string(value, "model", message.mutable_model());
+          return read_json_string(value, "model", &observation.model);
         }
         if (name == "model_version") {
           TSSERVE_RETURN_IF_ERROR(first_time(&version, "", name));
-          return read_json_string(value, "model_version", message.mutable_model_version());
+          return read_json_string(value, "model_version", &observation.model_version);
         }
         if (name == "scaler") {
           TSSERVE_RETURN_IF_ERROR(first_time(&scaler, "", name));
-          v1::ScalerMode mode = v1::SCALER_MODE_UNSPECIFIED;
-          TSSERVE_RETURN_IF_ERROR(read_json_scaler_mode(value, "scaler", &mode));
-          message.set_scaler_mode(mode);
-          return Status();
+          return read_json_scaler_mode(value, "scaler", &observation.scaler_mode);
         }
         if (name == "request_id") {
           TSSERVE_RETURN_IF_ERROR(first_time(&id, "", name));
-          return read_json_string(value, "request_id", message.mutable_request_id());
+          return read_json_string(value, "request_id", &observation.request_id);
         }
         return invalid_argument(std::string(name) + ": unknown field; " + kFields);
       }));
@@ -154,28 +153,24 @@ Status parse_observe_json_request(std::string& body, const std::string& series_k
   if (!timestamps) return invalid_argument("timestamps: missing; one per new point");
   if (!values)
     return invalid_argument("values: missing; the new points by column, {\"OT\": [...]}");
-  const auto columns = static_cast<std::size_t>(message.variable_names_size());
-  const auto points = static_cast<std::size_t>(message.values_size()) / columns;
-  if (points != static_cast<std::size_t>(message.timestamps_size())) {
+  const std::size_t columns = observation.variable_names.size();
+  const std::size_t points = observation.values.size() / columns;
+  if (points != observation.timestamps.size()) {
     return invalid_argument("values: " + std::to_string(points) + " points per column for " +
-                            std::to_string(message.timestamps_size()) +
+                            std::to_string(observation.timestamps.size()) +
                             " timestamps; one point per timestamp");
   }
   return Status();
 }
 
-Status in_observe_json_terms(const Status& status) {
-  constexpr std::string_view kNames = "variable_names";
-  const std::string& message = status.message();
-  if (message.compare(0, kNames.size(), kNames) == 0) {
-    return {status.code(), "values" + message.substr(kNames.size())};
-  }
-  return status;
+Status check_observe_json_request(ObserveJsonRequest* request) {
+  // The columns of values are the variables and their names.
+  return check_observation(ObservationFields{"values", "values"}, &request->observation);
 }
 
 std::string write_observe_json_response(const ObserveJsonRequest& request,
                                         const v1::ObserveResponse& response) {
-  const v1::ObserveRequest& asked = request.message;
+  const Observation& asked = request.observation;
   JsonWriter json;
   json.begin_object();
   json.key("series_key").string(response.series_key());
@@ -185,7 +180,7 @@ std::string write_observe_json_response(const ObserveJsonRequest& request,
   json.key("window_points").integer(response.window_points());
   json.key("anomalies").integer(response.anomalies());
   json.key("timestamps").begin_array();
-  for (const std::int64_t seconds : asked.timestamps()) {
+  for (const std::int64_t seconds : asked.timestamps) {
     if (request.text_timestamps) {
       json.string(iso8601_utc(seconds));
     } else {
@@ -194,10 +189,10 @@ std::string write_observe_json_response(const ObserveJsonRequest& request,
   }
   json.end_array();
   // points are [T, N] time-major: column n holds points n, n + N, ...
-  const int columns = asked.variable_names_size();
+  const auto columns = static_cast<int>(asked.variable_names.size());
   json.key("points").begin_object();
   for (int n = 0; n < columns; ++n) {
-    json.key(asked.variable_names(n)).begin_array();
+    json.key(asked.variable_names[static_cast<std::size_t>(n)]).begin_array();
     for (int i = n; i < response.points_size(); i += columns) write_point(json, response.points(i));
     json.end_array();
   }
@@ -206,7 +201,7 @@ std::string write_observe_json_response(const ObserveJsonRequest& request,
     // The forecast's columns are the request's names: the window forecast names them so.
     ForecastJsonRequest forecast;
     forecast.text_timestamps = request.text_timestamps;
-    *forecast.message.mutable_variable_names() = asked.variable_names();
+    forecast.columns = asked.variable_names;
     json.key("forecast").raw_value(write_forecast_json_response(forecast, response.forecast()));
   }
   if (response.forecast_code() != 0) {

@@ -1,6 +1,7 @@
 #pragma once
-// The JSON API's live series (POST /v1/series/{key}/observe, docs/api/openapi.json) as the
-// tsserve.v1 ObserveRequest the gRPC door decodes, and its answer by column:
+// The JSON API's live series (POST /v1/series/{key}/observe, docs/api/openapi.json), read
+// straight into the neutral Observation by the rules every door shares
+// (codec/common/observation_rules.h), and its answer by column:
 //
 //   {"timestamps": [1467331200, ...] | ["2016-07-01 00:00:00", ...],   required: the new points'
 //    "values": {"HUFL": [...], "OT": [...]},        required: the new points by column
@@ -21,13 +22,14 @@
 
 #include <string>
 
+#include "server/request/observation.h"
 #include "server/status/status.h"
 #include "tsserve/v1/forecast_service.pb.h"
 
 namespace tsserve::server {
 
 struct ObserveJsonRequest {
-  v1::ObserveRequest message;
+  Observation observation;       // its variables are the columns of values
   bool text_timestamps = false;  // the answer's timestamps come back as text too
 };
 
@@ -37,9 +39,9 @@ struct ObserveJsonRequest {
 Status parse_observe_json_request(std::string& body, const std::string& series_key,
                                   ObserveJsonRequest* request);
 
-// A refusal of the shared decoder or the series store in the JSON API's terms: its
-// variable_names are the JSON's columns of values.
-Status in_observe_json_terms(const Status& status);
+// The parsed observation by the rules every door shares (check_observation), refusals
+// naming the JSON's fields (values for the variables and their names).
+Status check_observe_json_request(ObserveJsonRequest* request);
 
 std::string write_observe_json_response(const ObserveJsonRequest& request,
                                         const v1::ObserveResponse& response);
