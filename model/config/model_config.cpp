@@ -1,6 +1,7 @@
 #include "tsserve/model/model_config.h"
 
 #include <fstream>
+#include <initializer_list>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -396,6 +397,29 @@ std::string to_string(ForecastFeatures features) {
   }
   return "unknown";
 }
+namespace {
+
+// The value of `values` whose to_string is `name`.
+template <typename Enum>
+Enum named(const std::string& name, std::initializer_list<Enum> values, const char* option) {
+  std::string choices;
+  for (Enum value : values) {
+    if (to_string(value) == name) return value;
+    choices += (choices.empty() ? "" : " | ") + to_string(value);
+  }
+  throw ModelError(std::string(option) + " \"" + name + "\": expected " + choices);
+}
+
+}  // namespace
+
+AttentionKind attention_kind_named(const std::string& name, const char* option) {
+  return named(name, {AttentionKind::kFull, AttentionKind::kProb}, option);
+}
+
+ProbLayout prob_layout_named(const std::string& name, const char* option) {
+  return named(name, {ProbLayout::kCanonical, ProbLayout::kTslib}, option);
+}
+
 std::string to_string(AttentionKind kind) { return kind == AttentionKind::kFull ? "full" : "prob"; }
 std::string to_string(ProbLayout layout) {
   return layout == ProbLayout::kCanonical ? "canonical" : "tslib";

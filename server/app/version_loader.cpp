@@ -42,11 +42,11 @@ void log_forward(const std::string& name, int64_t version, const ServedModel& se
 // LibTorch's intra-op pool and OpenBLAS's are process-wide (intra_op_threads.h): a model
 // cannot keep a thread count of its own, and the last one loaded would set it for all. So
 // a model.json "threads" is accepted only where it is what the server runs with.
-void refuse_other_threads(const Parallelism& model, const ServerConfig& config, int cores,
-                          bool on_cuda) {
+Status refuse_other_threads(const Parallelism& model, const ServerConfig& config, int cores,
+                            bool on_cuda) {
   const int server_threads = resolve_parallelism(config.model, cores, on_cuda).threads;
-  if (model.threads == server_threads) return;
-  throw model::ModelError(
+  if (model.threads == server_threads) return Status();
+  return invalid_argument(
       "model.json: threads " + std::to_string(model.threads) + " differs from the server's " +
       std::to_string(server_threads) +
       "; LibTorch's and OpenBLAS's thread pools are process-wide, so every model runs with "
@@ -56,8 +56,8 @@ void refuse_other_threads(const Parallelism& model, const ServerConfig& config, 
 }  // namespace
 
 ModelRegistry::Loader version_loader(const ServerConfig& config, ServerMetrics* metrics) {
-  return [config, metrics](const RepositoryModel& model,
-                           const RepositoryVersion& version) -> std::shared_ptr<ModelVersion> {
+  return [config, metrics](const RepositoryModel& model, const RepositoryVersion& version,
+                           std::shared_ptr<ModelVersion>* version_loaded) -> Status {
     const ModelSettings& settings = model.settings;
     ModelOptions options = config.model;
     options.model = version.checkpoint;
@@ -75,7 +75,9 @@ ModelRegistry::Loader version_loader(const ServerConfig& config, ServerMetrics* 
     const int cores = usable_cpu_cores();
     const bool on_cuda = model::runs_on_cuda(options.device);
     const Parallelism parallelism = resolve_parallelism(options, cores, on_cuda);
-    if (settings.threads) refuse_other_threads(parallelism, config, cores, on_cuda);
+    if (settings.threads) {
+      TSSERVE_RETURN_IF_ERROR(refuse_other_threads(parallelism, config, cores, on_cuda));
+    }
     model::ForecasterOptions forecaster_options;
     forecaster_options.device = options.device;
     forecaster_options.threads = parallelism.threads;
@@ -121,7 +123,8 @@ ModelRegistry::Loader version_loader(const ServerConfig& config, ServerMetrics* 
     parts.encode_batcher = std::make_unique<DynamicBatcher>(batcher, served.encode_processor());
     loaded->watch(parts.forecast_batcher.get(), parts.encode_batcher.get());
     parts.model = loaded;
-    return std::make_shared<ModelVersion>(std::move(parts));
+    *version_loaded = std::make_shared<ModelVersion>(std::move(parts));
+    return Status();
   };
 }
 

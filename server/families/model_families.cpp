@@ -1,9 +1,10 @@
 #include "server/families/model_families.h"
 
+#include <stdexcept>
+
 #include "server/families/encoder_decoder/encoder_decoder_family.h"
 #include "server/families/itransformer/itransformer_family.h"
 #include "server/families/patchtst/patchtst_family.h"
-#include "tsserve/model/model_error.h"
 
 namespace tsserve::server {
 
@@ -21,8 +22,9 @@ const ModelFamilyDefinition& model_family(model::ModelFamily family) {
   for (const ModelFamilyDefinition& definition : model_families()) {
     if (definition.family == family) return definition;
   }
-  throw model::ModelError("model family \"" + model::to_string(family) +
-                          "\" is known to the model library but not served by this server");
+  // Every ModelFamily has a definition in the table above: reaching here is a bug.
+  throw std::logic_error("model family \"" + model::to_string(family) +
+                         "\" is known to the model library but not served by this server");
 }
 
 ModelShape model_shape_of(const model::ModelConfig& config) {

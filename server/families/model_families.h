@@ -19,7 +19,7 @@ namespace tsserve::server {
 // Every family served, in registration order.
 const std::vector<ModelFamilyDefinition>& model_families();
 
-// The definition of `family`; throws model::ModelError when this server has none.
+// The definition of `family`; every ModelFamily has one (std::logic_error otherwise: a bug).
 const ModelFamilyDefinition& model_family(model::ModelFamily family);
 
 // The codecs' view of a model of any family: the config's sizes, scaler and calibration,

@@ -241,8 +241,12 @@ void ModelRegistry::load(const RepositoryModel& model, const RepositoryVersion& 
   std::shared_ptr<ModelVersion> loaded;
   std::string error;
   try {
-    loaded = loader_(model, version);
-    if (!loaded) error = "the loader returned no model";
+    const Status refusal = loader_(model, version, &loaded);
+    if (!refusal.ok()) {
+      error = refusal.message();
+    } else if (!loaded) {
+      error = "the loader returned no model";
+    }
   } catch (const std::exception& exception) {
     error = exception.what();
   }

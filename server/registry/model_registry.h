@@ -62,10 +62,12 @@ class RegistryObserver {
 
 class ModelRegistry {
  public:
-  // Loads one version, validated and warmed up, or throws std::exception whose what() is
-  // the reason (the registry adds the path).
-  using Loader = std::function<std::shared_ptr<ModelVersion>(const RepositoryModel& model,
-                                                             const RepositoryVersion& version)>;
+  // Loads one version, validated and warmed up, into *loaded, or returns the refusal; what
+  // the model library throws (ModelError, LibTorch's errors: std::exception) is caught as
+  // a refusal too, its what() the reason (the registry adds the path).
+  using Loader =
+      std::function<Status(const RepositoryModel& model, const RepositoryVersion& version,
+                           std::shared_ptr<ModelVersion>* loaded)>;
   struct Options {
     // Resident bytes of all versions at most, counting one being loaded by its checkpoint's
     // size (a state_dict's size is its parameters' plus a small header); 0 = no bound.

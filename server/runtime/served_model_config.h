@@ -1,7 +1,9 @@
 #pragma once
 // The served model's config from the server's options: the checkpoint's config with the
 // options that override it (attention, factor, ProbSparse layout, batch invariance)
-// applied. (The codecs' view of it, ModelShape, is families/model_families.h's
+// applied, by the model's own names (model::attention_kind_named, prob_layout_named: the
+// options' kAttentionKinds and kProbLayouts in server_config.h are those names). (The
+// codecs' view of it, ModelShape, is families/model_families.h's
 // model_shape_of.) No LibTorch: the server's wiring reads these before and beside the
 // runtime.
 
@@ -19,11 +21,5 @@ std::string model_config_path(const ModelOptions& options);
 // definition (families/model_families.h) loads it. Throws model::ModelError naming the file and the
 // key.
 model::ModelConfig served_model_config(const ModelOptions& options);
-
-// The model's enums by the names the options use (kAttentionKinds, kProbLayouts in
-// server_config.h), which are the model's own (model::to_string). Throws model::ModelError
-// for any other name.
-model::AttentionKind attention_kind_named(const std::string& name);
-model::ProbLayout prob_layout_named(const std::string& name);
 
 }  // namespace tsserve::server

@@ -87,7 +87,8 @@ class GatedRepository {
               scan.models.push_back(model);
               return scan;
             },
-            [this](const RepositoryModel&, const RepositoryVersion&) {
+            [this](const RepositoryModel&, const RepositoryVersion&,
+                   std::shared_ptr<ModelVersion>* loaded) {
               auto processor = [this](Batch& batch) {
                 running.raise();
                 gate.wait();
@@ -98,7 +99,8 @@ class GatedRepository {
               parts.version = 1;
               parts.forecast_batcher = std::make_unique<DynamicBatcher>(BatcherOptions{}, processor);
               parts.encode_batcher = std::make_unique<DynamicBatcher>(BatcherOptions{}, processor);
-              return std::make_shared<ModelVersion>(std::move(parts));
+              *loaded = std::make_shared<ModelVersion>(std::move(parts));
+              return Status();
             },
             {}) {
     manager_.poll_once();

@@ -173,9 +173,11 @@ int64_t ask(VersionLease lease) {
 }
 
 ModelRegistry::Loader fake_loader(std::function<void(int64_t)> before = nullptr) {
-  return [before](const RepositoryModel& model, const RepositoryVersion& version) {
+  return [before](const RepositoryModel& model, const RepositoryVersion& version,
+                  std::shared_ptr<ModelVersion>* loaded) {
     if (before) before(version.version);
-    return fake_version(model.name, version.version);
+    *loaded = fake_version(model.name, version.version);
+    return Status();
   };
 }
 
@@ -227,12 +229,14 @@ TEST(ModelRegistryTest,
      AFailedLoadLeavesTheServingVersionServingAndIsRetriedOnlyWhenItsFilesChange) {
   int loads_of_2 = 0;
   ModelRegistry registry(
-      [&](const RepositoryModel& model, const RepositoryVersion& version) {
+      [&](const RepositoryModel& model, const RepositoryVersion& version,
+          std::shared_ptr<ModelVersion>* loaded) {
         if (version.version == 2) {
           ++loads_of_2;
           if (version.fingerprint == "corrupt") throw std::runtime_error("not a checkpoint");
         }
-        return fake_version(model.name, version.version);
+        *loaded = fake_version(model.name, version.version);
+        return Status();
       },
       {});
   registry.apply(scan_of({repository_model("a", {1})}));
@@ -278,9 +282,11 @@ TEST(ModelRegistryTest, UnloadWhileARequestIsQueuedAnswersIt) {
   Latch running;
   StateLog log;
   ModelRegistry registry(
-      [&](const RepositoryModel& model, const RepositoryVersion& version) {
-        return version.version == 1 ? fake_version(model.name, 1, &gate, &running)
-                                    : fake_version(model.name, version.version);
+      [&](const RepositoryModel& model, const RepositoryVersion& version,
+          std::shared_ptr<ModelVersion>* loaded) {
+        *loaded = version.version == 1 ? fake_version(model.name, 1, &gate, &running)
+                                       : fake_version(model.name, version.version);
+        return Status();
       },
       {0, &log});
   registry.apply(scan_of({repository_model("a", {1})}));
@@ -325,10 +331,11 @@ TEST(ModelRegistryTest, UnloadWhileARequestIsQueuedAnswersIt) {
 
 TEST(ModelRegistryTest, AModelGoneFromTheScanIsUnloadedAndReadinessFollowsTheConfiguredModels) {
   ModelRegistry registry(
-      [](const RepositoryModel& model,
-         const RepositoryVersion& version) -> std::shared_ptr<ModelVersion> {
+      [](const RepositoryModel& model, const RepositoryVersion& version,
+         std::shared_ptr<ModelVersion>* loaded) {
         if (model.name == "broken") throw std::runtime_error("bad config");
-        return fake_version(model.name, version.version);
+        *loaded = fake_version(model.name, version.version);
+        return Status();
       },
       {});
   registry.apply(scan_of({repository_model("a", {1}), repository_model("b", {1})}));

@@ -61,8 +61,10 @@ class RepositoryManagerUnloadTest : public ::testing::Test {
  protected:
   RepositoryManagerUnloadTest()
       : manager_([this] { return repository_.scan(); },
-                 [](const RepositoryModel& model, const RepositoryVersion& version) {
-                   return idle_version(model.name, version.version);
+                 [](const RepositoryModel& model, const RepositoryVersion& version,
+                    std::shared_ptr<ModelVersion>* loaded) {
+                   *loaded = idle_version(model.name, version.version);
+                   return Status();
                  },
                  {}) {}
 

@@ -4,10 +4,21 @@
 #include <c10/core/InferenceMode.h>
 
 #include <algorithm>
+#include <string>
 
+#include "tsserve/model/model_error.h"
 #include "tsserve/model/placement.h"
 
 namespace tsserve::model {
+
+void check_encoder_decoder_servable(const ModelConfig& config, const std::string& config_origin) {
+  if (config.features != ForecastFeatures::kM || config.c_out == config.enc_in) return;
+  throw ModelError("model config " + config_origin + ": \"c_out\" " + std::to_string(config.c_out) +
+                   " with \"features\" M and enc_in = " + std::to_string(config.enc_in) +
+                   "; tsserve serves \"M\" as a forecast of every input variable (c_out = "
+                   "enc_in), \"MS\" as the target's alone (the last variable), or \"S\" (one "
+                   "variable)");
+}
 EncoderDecoderForecaster::EncoderDecoderForecaster(EncoderDecoder model,
                                                    const ForecasterOptions& options)
     : PlacedForecaster(std::move(model), options) {

@@ -4,8 +4,10 @@
 #include <c10/core/InferenceMode.h>
 
 #include <algorithm>
+#include <string>
 
 #include "tsserve/model/fused_isa.h"
+#include "tsserve/model/model_error.h"
 #include "tsserve/model/placement.h"
 
 namespace tsserve::model {
@@ -23,6 +25,15 @@ std::string fused_refusal(const ITransformerImpl& model, at::Device device) {
 }
 
 }  // namespace
+
+void check_itransformer_servable(const ModelConfig& config, const std::string& config_origin) {
+  if (config.any_variable_count || config.enc_in >= 1) return;
+  throw ModelError("model config " + config_origin +
+                   ": 'enc_in' must give the variables this iTransformer was trained on (>= 1), "
+                   "got " +
+                   std::to_string(config.enc_in) +
+                   "; requests must carry that many, unless 'any_variable_count' is true");
+}
 
 ITransformerForecaster::ITransformerForecaster(ITransformer model, const ForecasterOptions& options)
     : PlacedForecaster(std::move(model), options) {

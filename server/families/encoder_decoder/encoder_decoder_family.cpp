@@ -4,7 +4,6 @@
 #include "server/families/serve_forecaster.h"
 #include "tsserve/model/checkpoint_loader.h"
 #include "tsserve/model/encoder_lengths.h"
-#include "tsserve/model/model_error.h"
 
 namespace tsserve::server {
 namespace {
@@ -30,14 +29,7 @@ void describe_encoder_decoder(const model::ModelConfig& config, ModelShape* shap
 LoadedFamily load_encoder_decoder(const std::string& checkpoint, const model::ModelConfig& config,
                                   const std::string& config_origin,
                                   const model::ForecasterOptions& options) {
-  // "M" with c_out != enc_in would leave unsaid which variables the c_out columns are.
-  if (config.features == model::ForecastFeatures::kM && config.c_out != config.enc_in) {
-    throw model::ModelError(
-        "model config " + config_origin + ": \"c_out\" " + std::to_string(config.c_out) +
-        " with \"features\" M and enc_in = " + std::to_string(config.enc_in) +
-        "; tsserve serves \"M\" as a forecast of every input variable (c_out = enc_in), "
-        "\"MS\" as the target's alone (the last variable), or \"S\" (one variable)");
-  }
+  model::check_encoder_decoder_servable(config, config_origin);
   return serve_forecaster(
       std::make_unique<model::EncoderDecoderForecaster>(
           model::load_encoder_decoder(checkpoint, config, config_origin), options),

@@ -3,7 +3,6 @@
 #include "server/families/itransformer/itransformer_batches.h"
 #include "server/families/serve_forecaster.h"
 #include "tsserve/model/checkpoint_loader.h"
-#include "tsserve/model/model_error.h"
 
 namespace tsserve::server {
 namespace {
@@ -19,14 +18,7 @@ void describe_itransformer(const model::ModelConfig& config, ModelShape* shape) 
 LoadedFamily load_itransformer(const std::string& checkpoint, const model::ModelConfig& config,
                                const std::string& config_origin,
                                const model::ForecasterOptions& options) {
-  if (!config.any_variable_count && config.enc_in < 1) {
-    throw model::ModelError("model config " + config_origin +
-                            ": 'enc_in' must give the variables this iTransformer was trained "
-                            "on (>= 1), got " +
-                            std::to_string(config.enc_in) +
-                            "; requests must carry that many, unless 'any_variable_count' is "
-                            "true");
-  }
+  model::check_itransformer_servable(config, config_origin);
   return serve_forecaster(std::make_unique<model::ITransformerForecaster>(
                               model::load_itransformer(checkpoint, config, config_origin), options),
                           itransformer_forecast_processor);

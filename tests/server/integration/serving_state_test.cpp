@@ -24,7 +24,8 @@ class ServingStateTest : public ::testing::Test {
               scan.models.push_back(model);
               return scan;
             },
-            [](const RepositoryModel&, const RepositoryVersion&) {
+            [](const RepositoryModel&, const RepositoryVersion&,
+               std::shared_ptr<ModelVersion>* loaded) {
               ModelVersion::Parts parts;
               parts.name = "m";
               parts.version = 3;
@@ -34,7 +35,8 @@ class ServingStateTest : public ::testing::Test {
                   std::make_unique<DynamicBatcher>(BatcherOptions{}, [](Batch&) {});
               parts.encode_batcher =
                   std::make_unique<DynamicBatcher>(BatcherOptions{}, [](Batch&) {});
-              return std::make_shared<ModelVersion>(std::move(parts));
+              *loaded = std::make_shared<ModelVersion>(std::move(parts));
+              return Status();
             },
             {}) {
     repository_.poll_once();

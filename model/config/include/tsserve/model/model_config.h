@@ -150,4 +150,9 @@ std::string to_string(ProbLayout layout);
 std::string to_string(FinalNorm norm);
 std::string to_string(Activation activation);
 
+// to_string's inverse, for a name given outside a config (a server option): throws
+// ModelError naming `option` and the names it takes for any other name.
+AttentionKind attention_kind_named(const std::string& name, const char* option = "attention");
+ProbLayout prob_layout_named(const std::string& name, const char* option = "prob_layout");
+
 }  // namespace tsserve::model

@@ -12,9 +12,16 @@
 #include <string>
 
 #include "tsserve/model/encoder_decoder.h"
+#include "tsserve/model/model_config.h"
 #include "tsserve/model/placed_forecaster.h"
 
 namespace tsserve::model {
+
+// What serving asks of an Informer's or a Transformer's config beyond loading it: with
+// features "M", a forecast of every input variable (c_out = enc_in), since it would leave
+// unsaid which variables c_out columns are. Throws ModelError naming `config_origin`
+// otherwise.
+void check_encoder_decoder_servable(const ModelConfig& config, const std::string& config_origin);
 
 class EncoderDecoderForecaster final : public PlacedForecaster<EncoderDecoder> {
  public:

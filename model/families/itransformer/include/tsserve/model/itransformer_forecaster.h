@@ -20,10 +20,16 @@
 
 #include "tsserve/model/fused_itransformer.h"
 #include "tsserve/model/itransformer.h"
+#include "tsserve/model/model_config.h"
 #include "tsserve/model/placed_forecaster.h"
 #include "tsserve/model/row_attention_maps.h"
 
 namespace tsserve::model {
+
+// What serving asks of an iTransformer's config beyond loading it: the variables it was
+// trained on (enc_in >= 1), which every request must carry, unless any_variable_count.
+// Throws ModelError naming `config_origin` otherwise.
+void check_itransformer_servable(const ModelConfig& config, const std::string& config_origin);
 
 class ITransformerForecaster final : public PlacedForecaster<ITransformer> {
  public:
