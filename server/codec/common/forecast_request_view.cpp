@@ -40,17 +40,16 @@ Status decode_forecast_view(const ForecastRequestView& request, const ForecastFi
   TSSERVE_RETURN_IF_ERROR(gather_time_inputs(request.timestamps, request.timestamp_count, g, model,
                                              fields.timestamps, out));
   if (model.maps_per_sample()) {
-    TSSERVE_RETURN_IF_ERROR(resolve_sample_attention(request.attention, g, model,
-                                                     request.variable_names, out, fields.attention));
+    TSSERVE_RETURN_IF_ERROR(resolve_sample_attention(
+        *request.attention, g, model, request.variable_names, out, fields.attention));
   } else {
-    TSSERVE_RETURN_IF_ERROR(check_decoder_maps(request.attention, model, fields.attention));
-    TSSERVE_RETURN_IF_ERROR(resolve_forecast_attention(request.attention, model.e_layers,
-                                                       g.variables, &out->attention,
-                                                       fields.attention));
+    TSSERVE_RETURN_IF_ERROR(check_decoder_maps(*request.attention, model, fields.attention));
+    TSSERVE_RETURN_IF_ERROR(resolve_forecast_attention(
+        *request.attention, model.e_layers, g.variables, &out->attention, fields.attention));
   }
   TSSERVE_RETURN_IF_ERROR(gather_series(series, g, fields.series, request.variable_names, model,
                                         std::move(scaler), out));
-  return resolve_interval_levels(request.interval_levels, *out, model, fields.interval_levels,
+  return resolve_interval_levels(*request.interval_levels, *out, model, fields.interval_levels,
                                  &out->interval_levels);
 }
 
@@ -69,8 +68,8 @@ Status decode_plain_forecast_request(const PlainForecastRequest& request,
   view.timestamp_count = static_cast<int64_t>(request.timestamps.size());
   view.series_key = &request.series_key;
   view.scaler_mode = request.scaler;
-  view.attention = request.attention;
-  view.interval_levels = request.intervals;
+  view.attention = &request.attention;
+  view.interval_levels = &request.intervals;
   return decode_forecast_view(view, fields, model, limits, out);
 }
 

@@ -25,7 +25,7 @@
 
 namespace tsserve::server {
 
-// Views of the decoder's request; valid while it lives.
+// Views of the decoder's request (and of what it converted); valid while they live.
 struct ForecastRequestView {
   TensorView series;  // structurally valid: [N, T_in] by variable, else [T_in, N]
   bool by_variable = true;
@@ -34,8 +34,8 @@ struct ForecastRequestView {
   int64_t timestamp_count = 0;
   const std::string* series_key = nullptr;  // null or empty: none
   ScalerMode scaler_mode = ScalerMode::kAuto;
-  AttentionRequest attention;
-  std::vector<double> interval_levels;
+  const AttentionRequest* attention = nullptr;           // not null
+  const std::vector<double>* interval_levels = nullptr;  // not null; empty: none
 };
 
 // How the decoder's client names each field: tsserve.v1's by default.

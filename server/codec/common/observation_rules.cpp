@@ -88,10 +88,9 @@ Status check_observation(const ObservationFields& fields, Observation* observati
   if (observation->series_key.empty()) {
     return invalid_argument("series_key: required: the series whose new points these are");
   }
-  const std::string key = observation->series_key;
-  TSSERVE_RETURN_IF_ERROR(resolve_request_id(key, &observation->series_key, "series_key"));
-  const std::string id = observation->request_id;
-  TSSERVE_RETURN_IF_ERROR(resolve_request_id(id, &observation->request_id));
+  TSSERVE_RETURN_IF_ERROR(
+      resolve_request_id(observation->series_key, &observation->series_key, "series_key"));
+  TSSERVE_RETURN_IF_ERROR(resolve_request_id(observation->request_id, &observation->request_id));
   TSSERVE_RETURN_IF_ERROR(check_names(fields, observation->variable_names));
   TSSERVE_RETURN_IF_ERROR(check_timestamps(observation->timestamps));
   TSSERVE_RETURN_IF_ERROR(resolve_variables(fields, *observation, &observation->variables));

@@ -18,7 +18,7 @@ std::string generate_request_id();
 
 // Checks `requested` (bytes 0x20..0x7e, at most kMaxRequestIdBytes) and stores it in
 // *out, or a generated id when it is empty. INVALID_ARGUMENT naming the field (`field`) and
-// the first offending byte otherwise.
+// the first offending byte otherwise. `out` may be `&requested` (resolved in place).
 Status resolve_request_id(const std::string& requested, std::string* out,
                           const char* field = "request_id");
 

@@ -1,6 +1,7 @@
 #include "server/codec/v1/forecast_request_decoder.h"
 
 #include <string>
+#include <vector>
 
 #include "server/codec/common/forecast_request_view.h"
 #include "server/codec/common/request_id.h"
@@ -31,8 +32,11 @@ Status decode_forecast_request(const v1::ForecastRequest& request, const ModelSh
   view.timestamps = request.timestamps().data();
   view.timestamp_count = request.timestamps_size();
   view.series_key = &request.series_key();
-  view.attention = attention_request_of(request.attention());
-  view.interval_levels.assign(request.interval_levels().begin(), request.interval_levels().end());
+  const AttentionRequest attention = attention_request_of(request.attention());
+  view.attention = &attention;
+  const std::vector<double> levels(request.interval_levels().begin(),
+                                   request.interval_levels().end());
+  view.interval_levels = &levels;
   return decode_forecast_view(view, fields, model, limits, out);
 }
 

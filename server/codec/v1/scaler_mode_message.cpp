@@ -1,5 +1,7 @@
 #include "server/codec/v1/scaler_mode_message.h"
 
+#include <string>
+
 #include "tsserve/v1/forecast_service.pb.h"
 
 namespace tsserve::server {
@@ -21,20 +23,6 @@ Status scaler_mode_of(int scaler_mode, ScalerMode* out) {
                   "; expected SCALER_MODE_UNSPECIFIED (0), SCALER_MODE_NONE (1) or "
                   "SCALER_MODE_REQUIRED (2)"};
   }
-}
-
-Status match_scaler(int scaler_mode,
-                    const google::protobuf::RepeatedPtrField<std::string>& variable_names,
-                    int64_t variables, const ModelShape& model, ScalerMatch* out,
-                    const ScalerFields& fields) {
-  ScalerMode mode = ScalerMode::kAuto;
-  Status known = scaler_mode_of(scaler_mode, &mode);
-  if (!known.ok()) {
-    out->applied = false;
-    out->column.clear();
-    return known;
-  }
-  return match_scaler(mode, variable_names, variables, model, out, fields);
 }
 
 }  // namespace tsserve::server
