@@ -1,111 +1,20 @@
 #include "tsserve/model/model_config.h"
 
 #include <fstream>
-#include <initializer_list>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "tsserve/model/calibration_json.h"
+#include "tsserve/model/config_keys.h"
 #include "tsserve/model/model_error.h"
+#include "tsserve/model/model_family_rules.h"
 #include "tsserve/model/time_marks.h"
 
 namespace tsserve::model {
 namespace {
 
 using nlohmann::json;
-
-// A value as an error message shows it: scalars as written, arrays and objects by kind.
-// dump() of a value nested 100,000 deep (what a hostile config.json can hold) recurses
-// past the stack; a message needs no more than the kind.
-std::string shown(const json& value) {
-  if (value.is_array()) return "an array";
-  if (value.is_object()) return "an object";
-  return value.dump();
-}
-
-class ConfigReader {
- public:
-  ConfigReader(const json& root, std::string origin) : root_(root), origin_(std::move(origin)) {}
-
-  [[noreturn]] void fail(const std::string& key, const std::string& expectation) const {
-    throw ModelError("model config " + origin_ + ": '" + key + "' " + expectation);
-  }
-
-  void read_int(const char* key, int64_t& out, bool required) const {
-    auto it = root_.find(key);
-    if (it == root_.end()) {
-      if (required) fail(key, "is required (an integer)");
-      return;
-    }
-    if (!it->is_number_integer()) fail(key, "must be an integer, got " + shown(*it));
-    if (it->is_number_unsigned() && it->get<uint64_t>() > uint64_t{INT64_MAX}) {
-      fail(key, "must be at most " + std::to_string(INT64_MAX) + ", got " + shown(*it));
-    }
-    out = it->get<int64_t>();
-  }
-
-  template <typename Enum>
-  void read_choice(const char* key, Enum& out,
-                   std::initializer_list<std::pair<const char*, Enum>> choices) const {
-    auto it = root_.find(key);
-    if (it == root_.end()) return;
-    std::string allowed;
-    for (const auto& [text, value] : choices) {
-      if (it->is_string() && it->get<std::string>() == text) {
-        out = value;
-        return;
-      }
-      allowed += (allowed.empty() ? "\"" : ", \"") + std::string(text) + "\"";
-    }
-    fail(key, "must be one of " + allowed + ", got " + shown(*it));
-  }
-
-  void read_bool(const char* key, bool& out) const {
-    auto it = root_.find(key);
-    if (it == root_.end()) return;
-    if (!it->is_boolean()) fail(key, "must be true or false, got " + shown(*it));
-    out = it->get<bool>();
-  }
-
-  void read_string(const char* key, std::string& out) const {
-    auto it = root_.find(key);
-    if (it == root_.end()) return;
-    if (it->is_string()) {
-      out = it->get<std::string>();
-    } else if (it->is_number()) {
-      out = it->dump();
-    } else {
-      fail(key, "must be a string, got " + shown(*it));
-    }
-  }
-
-  std::optional<ScalerStats> read_scaler() const {
-    auto it = root_.find("scaler");
-    if (it == root_.end() || it->is_null()) return std::nullopt;
-    if (!it->is_object()) fail("scaler", "must be an object with columns, mean and std");
-    ScalerStats stats;
-    try {
-      stats.columns = it->at("columns").get<std::vector<std::string>>();
-      stats.mean = it->at("mean").get<std::vector<double>>();
-      stats.std = it->at("std").get<std::vector<double>>();
-    } catch (const json::exception&) {
-      fail("scaler", "must hold 'columns' (strings), 'mean' and 'std' (numbers)");
-    }
-    if (stats.mean.size() != stats.columns.size() || stats.std.size() != stats.columns.size()) {
-      fail("scaler", "needs as many mean and std values as columns (" +
-                         std::to_string(stats.columns.size()) + ")");
-    }
-    for (double s : stats.std) {
-      if (!(s > 0)) fail("scaler", "std values must be positive");
-    }
-    return stats;
-  }
-
- private:
-  const json& root_;
-  std::string origin_;
-};
 
 // "" when value > 0, else the message.
 std::string positive_error(const char* key, int64_t value) {
@@ -122,56 +31,19 @@ std::string at_most_int32_error(const char* key, int64_t value) {
          std::to_string(value);
 }
 
-std::string in_range_error(const char* key, int64_t value) {
+}  // namespace
+
+std::string size_in_range_error(const char* key, int64_t value) {
   std::string error = positive_error(key, value);
   return error.empty() ? at_most_int32_error(key, value) : error;
 }
 
-// The Informer/Transformer rules (TSLib's long-term forecast with an encoder and a decoder).
-std::string encoder_decoder_error(const ModelConfig& c) {
-  const std::string model = to_string(c.family);
-  if (c.enc_in < 1) {
-    return "'enc_in' is required for an " + model + " (the input variables, >= 1), got " +
-           std::to_string(c.enc_in);
-  }
-  for (const auto& [key, value] : {std::pair<const char*, int64_t>{"enc_in", c.enc_in},
-                                   {"label_len", c.label_len},
-                                   {"d_layers", c.d_layers},
-                                   {"c_out", c.c_out}}) {
-    std::string error = in_range_error(key, value);
-    if (!error.empty()) return error + " (" + model + ")";
-  }
-  if (c.label_len > c.seq_len) {
-    return "'label_len' (" + std::to_string(c.label_len) + ") must be at most 'seq_len' (" +
-           std::to_string(c.seq_len) + "): the decoder starts from the last label_len input steps";
-  }
-  if (c.dec_in != c.enc_in) {
-    return "'dec_in' (" + std::to_string(c.dec_in) + ") must equal 'enc_in' (" +
-           std::to_string(c.enc_in) +
-           "): the decoder's input is the encoder's last label_len steps (TSLib's x_dec)";
-  }
-  if (c.features == ForecastFeatures::kS && (c.enc_in != 1 || c.c_out != 1)) {
-    return "'features' \"S\" forecasts one variable from itself: 'enc_in' and 'c_out' must be 1, "
-           "got enc_in=" +
-           std::to_string(c.enc_in) + " c_out=" + std::to_string(c.c_out);
-  }
-  if (c.norm && *c.norm != FinalNorm::kLayer) {
-    return "'norm' must be \"layer\" for an " + model +
-           " (TSLib's encoder and decoder end in a LayerNorm), got \"" + to_string(*c.norm) + "\"";
-  }
-  if (c.family == ModelFamily::kTransformer && c.distil) {
-    return "'distil' must be false for a Transformer (TSLib's Transformer has no distilling "
-           "layers; only Informer has)";
-  }
-  if (c.seq_len > kMaxPositions || c.label_len + c.pred_len > kMaxPositions) {
-    return "'seq_len' (" + std::to_string(c.seq_len) + ") and label_len + pred_len (" +
-           std::to_string(c.label_len + c.pred_len) + ") must each be at most " +
-           std::to_string(kMaxPositions) + ", the steps the position embedding covers";
-  }
-  return mark_encoding_error(c.embed, c.freq);
+void summarise_sizes(const ModelConfig& config, std::ostream& out, const std::string& after_seq_len,
+                     const std::string& after_e_layers) {
+  out << "seq_len=" << config.seq_len << after_seq_len << " pred_len=" << config.pred_len
+      << " d_model=" << config.d_model << " n_heads=" << config.n_heads
+      << " e_layers=" << config.e_layers << after_e_layers << " d_ff=" << config.d_ff;
 }
-
-}  // namespace
 
 int64_t ModelConfig::mark_width() const { return tsserve::model::mark_width(embed, freq); }
 
@@ -181,52 +53,23 @@ std::string ModelConfig::validation_error() const {
       {"n_heads", n_heads},     {"e_layers", e_layers}, {"d_ff", d_ff},
       {"patch_len", patch_len}, {"stride", stride},     {"factor", factor}};
   for (const auto& [key, value] : positives) {
-    std::string error = positive_error(key, value);
-    if (error.empty()) error = at_most_int32_error(key, value);
+    std::string error = size_in_range_error(key, value);
     if (!error.empty()) return error;
   }
-  if (is_encoder_decoder()) {
-    std::string error = encoder_decoder_error(*this);
-    if (!error.empty()) return error;
+  const ModelFamilyRules* rules = find_model_family(family);
+  if (rules == nullptr) {
+    return "'model' \"" + family + "\" is no family this build serves (" +
+           registered_family_names() + ")";
   }
-  if (family == ModelFamily::kITransformer) {
-    if (norm && *norm != FinalNorm::kLayer) {
-      return "'norm' must be \"layer\" for an iTransformer (TSLib's final LayerNorm), got \"" +
-             to_string(*norm) + "\"";
-    }
-    if (calendar_tokens && embed != "timeF") {
-      return "'embed' must be \"timeF\" for an iTransformer with calendar tokens (TSLib's scaled "
-             "time features), got \"" +
-             embed + "\"";
-    }
-    try {
-      time_features_for_freq(freq);
-    } catch (const ModelError& e) {
-      return e.what();
-    }
+  if (rules->check != nullptr) {
+    std::string error = rules->check(*this);
+    if (!error.empty()) return error;
   }
   if (d_model % n_heads != 0) {
     return "'d_model' (" + std::to_string(d_model) + ") must be a multiple of 'n_heads' (" +
            std::to_string(n_heads) + ")";
   }
-  if (family != ModelFamily::kPatchTST) return "";
-  if (seq_len + stride < patch_len) {
-    return "'patch_len' (" + std::to_string(patch_len) + ") must be at most seq_len + stride (" +
-           std::to_string(seq_len + stride) + ")";
-  }
-  // Checked here, not first at the first forecast (or the warm-up): the table is part of
-  // the weights, so such a config describes no model that can run.
-  if (patch_count() > kMaxPositions) {
-    return "seq_len " + std::to_string(seq_len) + ", patch_len " + std::to_string(patch_len) +
-           " and stride " + std::to_string(stride) + " give " + std::to_string(patch_count()) +
-           " patches; the position embedding covers at most " + std::to_string(kMaxPositions);
-  }
   return "";
-}
-
-std::vector<TimeFeature> ModelConfig::calendar_features() const {
-  if (family != ModelFamily::kITransformer || !calendar_tokens) return {};
-  return time_features_for_freq(freq);
 }
 
 void ModelConfig::validate() const {
@@ -236,29 +79,14 @@ void ModelConfig::validate() const {
 
 std::string ModelConfig::summary() const {
   std::ostringstream out;
-  // PatchTST's line stays as it was before there were families (logs and tests read it).
-  if (family != ModelFamily::kPatchTST) out << "model=" << to_string(family) << " ";
-  out << "seq_len=" << seq_len;
-  if (is_encoder_decoder()) out << " label_len=" << label_len;
-  out << " pred_len=" << pred_len << " d_model=" << d_model << " n_heads=" << n_heads
-      << " e_layers=" << e_layers;
-  if (is_encoder_decoder()) out << " d_layers=" << d_layers;
-  out << " d_ff=" << d_ff;
-  if (is_encoder_decoder()) {
-    out << " enc_in=" << enc_in << " dec_in=" << dec_in << " c_out=" << c_out
-        << " features=" << to_string(features) << " embed=" << embed << " freq=" << freq;
-    if (mark_encoding_error(embed, freq).empty()) out << " (" << mark_width() << " mark columns)";
-    out << " distil=" << (distil ? "true" : "false");
-  } else if (family == ModelFamily::kPatchTST) {
-    out << " patch_len=" << patch_len << " stride=" << stride << " (P=" << patch_count() << ")";
-  } else if (calendar_tokens) {
-    out << " embed=" << embed << " freq=" << freq << " (" << calendar_features().size()
-        << " calendar tokens)";
+  // The default family's line stays as it was before there were families (logs and tests
+  // read it).
+  if (family != kDefaultModelFamily) out << "model=" << family << " ";
+  const ModelFamilyRules* rules = find_model_family(family);
+  if (rules != nullptr && rules->summarise != nullptr) {
+    rules->summarise(*this, out);
   } else {
-    out << " calendar_tokens=false";
-  }
-  if (family == ModelFamily::kITransformer) {
-    out << (any_variable_count ? " variables=any" : " enc_in=" + std::to_string(enc_in));
+    summarise_sizes(*this, out);
   }
   out << " attention=" << to_string(attention);
   if (attention == AttentionKind::kProb) {
@@ -278,19 +106,17 @@ ModelConfig parse_model_config(const std::string& json_text, const std::string& 
   }
   if (!root.is_object()) throw ModelError("model config " + origin + ": must be a JSON object");
 
-  const ConfigReader reader(root, origin);
+  const ConfigKeys reader(root, origin);
   ModelConfig config;
-  reader.read_choice("model", config.family,
-                     {{"PatchTST", ModelFamily::kPatchTST},
-                      {"iTransformer", ModelFamily::kITransformer},
-                      {"Informer", ModelFamily::kInformer},
-                      {"Transformer", ModelFamily::kTransformer}});
-  // Per-family defaults, before the keys that override them are read.
-  if (config.family == ModelFamily::kInformer) {
-    config.attention = AttentionKind::kProb;
-    config.prob_layout = ProbLayout::kTslib;
-    config.distil = true;
+  std::vector<std::string> families;
+  for (const ModelFamilyRules* rules : model_family_rules()) families.push_back(rules->name);
+  reader.read_one_of("model", config.family, families);
+  const ModelFamilyRules* rules = find_model_family(config.family);
+  if (rules == nullptr) {  // no "model", and this build serves no default family
+    reader.fail("model", "is required: this build serves " + registered_family_names() +
+                             ", not the default \"" + kDefaultModelFamily + "\"");
   }
+  if (rules->apply_defaults != nullptr) rules->apply_defaults(config);
   reader.read_string("name", config.name);
   reader.read_string("version", config.version);
   reader.read_int("seq_len", config.seq_len, true);
@@ -324,22 +150,7 @@ ModelConfig parse_model_config(const std::string& json_text, const std::string& 
   reader.read_string("freq", config.freq);
   reader.read_bool("calendar_tokens", config.calendar_tokens);
   reader.read_bool("any_variable_count", config.any_variable_count);
-  if (config.is_encoder_decoder()) {
-    reader.read_int("label_len", config.label_len, true);
-    reader.read_int("d_layers", config.d_layers, false);
-    config.dec_in = config.enc_in;
-    config.c_out = config.enc_in;
-    reader.read_int("dec_in", config.dec_in, false);
-    reader.read_int("c_out", config.c_out, false);
-    reader.read_bool("distil", config.distil);
-    reader.read_choice(
-        "features", config.features,
-        {{"M", ForecastFeatures::kM}, {"S", ForecastFeatures::kS}, {"MS", ForecastFeatures::kMS}});
-  }
-  if ((config.family == ModelFamily::kITransformer || config.is_encoder_decoder()) &&
-      !config.norm) {
-    config.norm = FinalNorm::kLayer;
-  }
+  if (rules->read_keys != nullptr) rules->read_keys(reader, config);
   if (auto block = root.find("calibration"); block != root.end() && !block->is_null()) {
     if (!config.scaler) {
       reader.fail("calibration",
@@ -373,19 +184,6 @@ ModelConfig load_model_config(const std::string& path) {
   return parse_model_config(text.str(), path);
 }
 
-std::string to_string(ModelFamily family) {
-  switch (family) {
-    case ModelFamily::kPatchTST:
-      return "PatchTST";
-    case ModelFamily::kITransformer:
-      return "iTransformer";
-    case ModelFamily::kInformer:
-      return "Informer";
-    case ModelFamily::kTransformer:
-      return "Transformer";
-  }
-  return "unknown";
-}
 std::string to_string(ForecastFeatures features) {
   switch (features) {
     case ForecastFeatures::kM:

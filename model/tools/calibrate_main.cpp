@@ -23,8 +23,8 @@
 
 #include "calibration_windows.h"
 #include "tsserve/model/calibration_json.h"
-#include "tsserve/model/checkpoint_loader.h"
 #include "tsserve/model/intra_op_threads.h"
+#include "tsserve/model/model_config.h"
 #include "tsserve/model/model_error.h"
 
 namespace {

@@ -6,9 +6,9 @@
 
 #include "tsserve/csv/csv_window.h"
 #include "tsserve/csv/row_time.h"
-#include "tsserve/model/checkpoint_loader.h"
+#include "tsserve/model/family_loading.h"
+#include "tsserve/model/model_family_rules.h"
 #include "tsserve/model/standard_scaler.h"
-#include "tsserve/model/time_marks.h"
 
 namespace tsserve::tools {
 
@@ -54,12 +54,13 @@ ScaledDataset read_scaled_dataset(const std::string& path, const model::ModelCon
       values[r][c] = scaler.scale(table.values[k][static_cast<size_t>(r)]);
     }
   }
-  if (!config.calendar_features().empty() || config.is_encoder_decoder()) {
+  const model::ModelFamilyRules* rules = model::find_model_family(config.family);
+  if (rules != nullptr && rules->reads_timestamps != nullptr && rules->reads_timestamps(config)) {
     auto times = csv::parse_row_times(table.row_labels);
     if (!times) {
       throw std::invalid_argument(path + ": the '" + table.label_column +
-                                  "' column must hold increasing dates (the iTransformer's "
-                                  "calendar tokens need them)");
+                                  "' column must hold increasing dates (a " + config.family +
+                                  " forecast reads its windows' dates)");
     }
     data.times = std::move(*times);
   }
@@ -71,7 +72,7 @@ namespace {
 constexpr int64_t kBatch = 64;  // windows per model call
 
 // Forecasts of windows [first, first + count): [count, pred_len, C], scaled, by the
-// family's own entry point (one function per family, chosen once: window_forecaster).
+// family's own window forecast (family_loading.h), chosen once: window_forecaster.
 using WindowForecaster = std::function<at::Tensor(int64_t first, int64_t count)>;
 
 // The windows' series [count, C, T].
@@ -83,57 +84,24 @@ at::Tensor window_series(const ScaledDataset& data, int64_t T, int64_t first, in
   return at::stack(inputs).contiguous();
 }
 
+// The family's own window forecast (family_loading.h), fed each window's dates when the
+// dataset has them.
 WindowForecaster window_forecaster(const std::string& checkpoint, const model::ModelConfig& config,
                                    const ScaledDataset& data) {
+  const model::WindowForecast forecast =
+      model::family_loading(config.family).open_windows(checkpoint, config);
   const int64_t T = config.seq_len;
-  const int64_t F = config.pred_len;
-  switch (config.family) {
-    case model::ModelFamily::kPatchTST: {
-      model::PatchTST patchtst = model::load_patchtst(checkpoint, config);
-      return [patchtst, &data, T, F](int64_t first, int64_t count) mutable {
-        const at::Tensor series = window_series(data, T, first, count);
-        const int64_t C = series.size(1);
-        return patchtst->forecast_rows(series.reshape({count * C, T}))
-            .forecast.reshape({count, C, F})
-            .transpose(1, 2);
-      };
+  const int64_t steps = T + config.pred_len;
+  return [forecast, &data, T, steps](int64_t first, int64_t count) {
+    std::vector<std::vector<int64_t>> timestamps;
+    if (!data.times.empty()) {
+      for (int64_t w = first; w < first + count; ++w) {
+        const auto begin = data.times.begin() + w;
+        timestamps.emplace_back(begin, begin + steps);
+      }
     }
-    case model::ModelFamily::kITransformer: {
-      model::ITransformer itrans = model::load_itransformer(checkpoint, config);
-      return [itrans, &data, T](int64_t first, int64_t count) mutable {
-        at::Tensor calendar;
-        if (itrans->calendar_token_count() > 0) {
-          std::vector<at::Tensor> marks;
-          for (int64_t w = first; w < first + count; ++w) {
-            const auto begin = data.times.begin() + w;
-            marks.push_back(itrans->calendar_rows(std::vector<int64_t>(begin, begin + T)));
-          }
-          calendar = at::stack(marks);
-        }
-        return itrans->forecast_samples(window_series(data, T, first, count), calendar)
-            .forecast.transpose(1, 2);
-      };
-    }
-    case model::ModelFamily::kInformer:
-    case model::ModelFamily::kTransformer: {
-      // The marks of the input steps and of the forecast's, from the dataset's own dates
-      // (TSLib's data_stamp), as the server computes them from a request's timestamps.
-      model::EncoderDecoder encdec = model::load_encoder_decoder(checkpoint, config);
-      return [encdec, &data, &config, T, F](int64_t first, int64_t count) mutable {
-        std::vector<at::Tensor> marks;
-        for (int64_t w = first; w < first + count; ++w) {
-          const auto begin = data.times.begin() + w;
-          const std::vector<float> values = model::time_marks(
-              config.embed, config.freq, std::vector<int64_t>(begin, begin + T + F));
-          marks.push_back(at::tensor(values).view({T + F, -1}));
-        }
-        return encdec->forecast_samples(window_series(data, T, first, count), at::stack(marks))
-            .forecast.transpose(1, 2);
-      };
-    }
-  }
-  throw std::invalid_argument("tsserve-calibrate: no window forecaster for model family \"" +
-                              model::to_string(config.family) + "\"");
+    return forecast(window_series(data, T, first, count), timestamps);
+  };
 }
 
 }  // namespace

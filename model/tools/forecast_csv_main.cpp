@@ -10,10 +10,10 @@
 #include <string>
 
 #include "tsserve/csv/csv_window.h"
-#include "tsserve/model/checkpoint_loader.h"
-#include "tsserve/model/malloc_retention.h"
 #include "tsserve/model/intra_op_threads.h"
+#include "tsserve/model/malloc_retention.h"
 #include "tsserve/model/model_error.h"
+#include "tsserve/model/patchtst_checkpoint.h"
 #include "tsserve/model/standard_scaler.h"
 
 namespace {

@@ -1,29 +1,44 @@
 #include "server/families/model_families.h"
 
+#include <algorithm>
+#include <memory>
 #include <stdexcept>
-
-#include "server/families/encoder_decoder/encoder_decoder_family.h"
-#include "server/families/itransformer/itransformer_family.h"
-#include "server/families/patchtst/patchtst_family.h"
 
 namespace tsserve::server {
 
-const std::vector<ModelFamilyDefinition>& model_families() {
-  static const std::vector<ModelFamilyDefinition> families = {
-      patchtst_family(),
-      itransformer_family(),
-      informer_family(),
-      transformer_family(),
-  };
-  return families;
+namespace {
+
+// Constructed on first use (registrars run before main, in no set order); read-only after.
+std::vector<std::unique_ptr<const ModelFamilyDefinition>>& registry() {
+  static std::vector<std::unique_ptr<const ModelFamilyDefinition>> definitions;
+  return definitions;
 }
 
-const ModelFamilyDefinition& model_family(model::ModelFamily family) {
-  for (const ModelFamilyDefinition& definition : model_families()) {
-    if (definition.family == family) return definition;
+}  // namespace
+
+void register_family_definition(ModelFamilyDefinition definition) {
+  for (const auto& known : registry()) {
+    if (known->family == definition.family) {
+      throw std::logic_error("model family \"" + definition.family + "\" is served twice");
+    }
   }
-  // Every ModelFamily has a definition in the table above: reaching here is a bug.
-  throw std::logic_error("model family \"" + model::to_string(family) +
+  registry().push_back(std::make_unique<const ModelFamilyDefinition>(std::move(definition)));
+}
+
+std::vector<const ModelFamilyDefinition*> model_families() {
+  std::vector<const ModelFamilyDefinition*> definitions;
+  for (const auto& definition : registry()) definitions.push_back(definition.get());
+  std::sort(definitions.begin(), definitions.end(),
+            [](const auto* a, const auto* b) { return a->family < b->family; });
+  return definitions;
+}
+
+const ModelFamilyDefinition& model_family(const std::string& family) {
+  for (const auto& definition : registry()) {
+    if (definition->family == family) return *definition;
+  }
+  // The model library registered the family (its config parsed) but no server folder did.
+  throw std::logic_error("model family \"" + family +
                          "\" is known to the model library but not served by this server");
 }
 
@@ -31,7 +46,7 @@ ModelShape model_shape_of(const model::ModelConfig& config) {
   ModelShape shape;
   shape.name = config.name;
   shape.version = config.version;
-  shape.family = model::to_string(config.family);
+  shape.family = config.family;
   shape.seq_len = config.seq_len;
   shape.pred_len = config.pred_len;
   shape.d_model = config.d_model;

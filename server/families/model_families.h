@@ -1,13 +1,14 @@
 #pragma once
-// The model families tsserve serves: one definition each, in one table
-// (model_families.cpp). A definition says how a config of its family becomes the codecs'
-// view of the model (ModelShape) and a ServedModel (its forecaster, from model/, and its
-// batch processors); the rest of the server holds those and never a family's name. A new
-// family is a folder server/families/<family>/ with its batch processor and definition
-// (its forecaster is model/families/<family>/'s), plus one line in the table.
+// The model families tsserve serves: one definition each, registered by its folder. A
+// definition says how a config of its family becomes the codecs' view of the model
+// (ModelShape) and a ServedModel (its forecaster, from model/, and its batch processors);
+// the rest of the server holds those and never a family's name. A new family is a folder
+// server/families/<family>/ with its batch processor and definition (its forecaster is
+// model/families/<family>/'s), and its name in TSSERVE_FAMILIES (the top CMakeLists.txt).
 //
 // No LibTorch in this header: the wiring (app/) reads the shape before it loads.
 
+#include <string>
 #include <vector>
 
 #include "server/families/model_family_definition.h"
@@ -16,11 +17,12 @@
 
 namespace tsserve::server {
 
-// Every family served, in registration order.
-const std::vector<ModelFamilyDefinition>& model_families();
+// Every family served, by name.
+std::vector<const ModelFamilyDefinition*> model_families();
 
-// The definition of `family`; every ModelFamily has one (std::logic_error otherwise: a bug).
-const ModelFamilyDefinition& model_family(model::ModelFamily family);
+// The definition of `family`. Every family the model library registers has one
+// (std::logic_error otherwise: a family folder linked on one side only).
+const ModelFamilyDefinition& model_family(const std::string& family);
 
 // The codecs' view of a model of any family: the config's sizes, scaler and calibration,
 // and what its family's describe() adds.

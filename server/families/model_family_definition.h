@@ -1,14 +1,15 @@
 #pragma once
 // What a served model family is (one per folder of server/families/): how a config of the
 // family becomes the codecs' view of the model (ModelShape) and a loaded forecaster with
-// its batch processors (what a ServedModel holds). Each family's header returns one;
-// model_families.cpp lists them.
+// its batch processors (what a ServedModel holds). Each family's folder registers its own
+// (FamilyDefinitionRegistrar); model_families.h finds them.
 //
 // No LibTorch in this header.
 
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "server/batching/dynamic_batcher.h"
 #include "server/request/model_shape.h"
@@ -30,7 +31,8 @@ struct LoadedFamily {
 };
 
 struct ModelFamilyDefinition {
-  model::ModelFamily family;
+  // TSLib's name of the family, as the model library registers it (model_family_rules.h).
+  std::string family;
   // Fills what the codecs need of this family (how a request's variables and timestamps
   // reach the model, the attention maps' sides); model_shape_of fills the rest.
   void (*describe)(const model::ModelConfig& config, ModelShape* shape);
@@ -39,6 +41,18 @@ struct ModelFamilyDefinition {
   // it up. Throws model::ModelError (or std::exception) with a message for the operator.
   LoadedFamily (*load)(const std::string& checkpoint, const model::ModelConfig& config,
                        const std::string& config_origin, const model::ForecasterOptions& options);
+};
+
+// Adds a family's definition; a second of the same name is a std::logic_error. Called by a
+// family's registrar, before main.
+void register_family_definition(ModelFamilyDefinition definition);
+
+// Registers `definition` when constructed: one static instance in the family's folder,
+// whose library the build links whole (server/families/CMakeLists.txt).
+struct FamilyDefinitionRegistrar {
+  explicit FamilyDefinitionRegistrar(ModelFamilyDefinition definition) {
+    register_family_definition(std::move(definition));
+  }
 };
 
 }  // namespace tsserve::server

@@ -10,10 +10,11 @@
 
 #include <string>
 
-#include "tsserve/model/checkpoint_loader.h"
 #include "tsserve/model/fused_isa.h"
 #include "tsserve/model/fused_itransformer.h"
 #include "tsserve/model/fused_patchtst.h"
+#include "tsserve/model/itransformer_checkpoint.h"
+#include "tsserve/model/patchtst_checkpoint.h"
 
 namespace {
 

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "tsserve/model/checkpoint_loader.h"
+#include "tsserve/model/patchtst_checkpoint.h"
 
 namespace {
 

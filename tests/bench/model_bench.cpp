@@ -40,8 +40,8 @@
 #include "default_model_shape.h"
 #include "naive_prob_attention.h"
 #include "roofline.h"
-#include "tsserve/model/checkpoint_loader.h"
 #include "tsserve/model/encoder_decoder.h"
+#include "tsserve/model/encoder_decoder_checkpoint.h"
 #include "tsserve/model/full_attention.h"
 #include "tsserve/model/fused_flops.h"
 #include "tsserve/model/fused_isa.h"
@@ -50,9 +50,11 @@
 #include "tsserve/model/fused_patchtst.h"
 #include "tsserve/model/intra_op_threads.h"
 #include "tsserve/model/itransformer.h"
+#include "tsserve/model/itransformer_checkpoint.h"
 #include "tsserve/model/kernel_choices.h"
 #include "tsserve/model/malloc_retention.h"
 #include "tsserve/model/patchtst.h"
+#include "tsserve/model/patchtst_checkpoint.h"
 #include "tsserve/model/prob_attention.h"
 #include "tsserve/model/row_attention_maps.h"
 #include "tsserve/model/row_forecaster.h"
@@ -347,7 +349,7 @@ void BM_EncoderDecoderForward(benchmark::State& state) {
   if (state.range(2) == 0) {
     model = load_encoder_decoder(TSSERVE_DEFAULT_INFORMER, config);
   } else {
-    config.family = ModelFamily::kTransformer;
+    config.family = "Transformer";
     config.attention = AttentionKind::kFull;
     config.prob_layout = ProbLayout::kCanonical;
     config.distil = false;

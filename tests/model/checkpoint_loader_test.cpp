@@ -8,8 +8,9 @@
 #include <map>
 #include <set>
 
-#include "tsserve/model/checkpoint_loader.h"
 #include "tsserve/model/model_error.h"
+#include "tsserve/model/patchtst_checkpoint.h"
+#include "tsserve/model/state_dict_loading.h"
 
 namespace tsserve::testing {
 namespace {

@@ -10,8 +10,10 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "tsserve/model/checkpoint_loader.h"
+#include "tsserve/model/family_loading.h"
 #include "tsserve/model/model_error.h"
+#include "tsserve/model/patchtst_checkpoint.h"
+#include "tsserve/model/state_dict_loading.h"
 
 namespace tsserve::testing {
 namespace {

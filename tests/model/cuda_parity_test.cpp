@@ -8,7 +8,7 @@
 #include "bundled_checkpoint.h"
 #include "fixture_modules.h"
 #include "reference_fixture.h"
-#include "tsserve/model/checkpoint_loader.h"
+#include "tsserve/model/patchtst_checkpoint.h"
 
 namespace tsserve::testing {
 namespace {

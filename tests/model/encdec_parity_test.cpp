@@ -11,9 +11,10 @@
 #include <torch/torch.h>
 
 #include "reference_fixture.h"
-#include "tsserve/model/checkpoint_loader.h"
 #include "tsserve/model/encoder_decoder.h"
+#include "tsserve/model/encoder_decoder_checkpoint.h"
 #include "tsserve/model/model_error.h"
+#include "tsserve/model/patchtst_checkpoint.h"
 #include "tsserve/model/time_marks.h"
 
 namespace tsserve::testing::encdec {
@@ -157,7 +158,7 @@ TEST(EncoderDecoderCheckpoint, DataParallelPrefixIsStripped) {
 TEST(EncoderDecoderCheckpoint, InformerDefaultsAndLengths) {
   const EncoderDecoder model = load_encoder_decoder(checkpoint_of("inf_distil_timef_t_all_active"));
   const ModelConfig& config = model->config();
-  EXPECT_EQ(config.family, ModelFamily::kInformer);
+  EXPECT_EQ(config.family, "Informer");
   EXPECT_EQ(config.attention, AttentionKind::kProb);
   EXPECT_EQ(config.prob_layout, ProbLayout::kTslib);
   EXPECT_TRUE(config.distil);
@@ -249,7 +250,7 @@ TEST(EncoderDecoderConfig, DefaultsPerFamily) {
   EXPECT_EQ(transformer.attention, AttentionKind::kFull);
   EXPECT_FALSE(transformer.distil);
   EXPECT_EQ(transformer.output_variables(), 1);
-  EXPECT_EQ(to_string(transformer.family), "Transformer");
+  EXPECT_EQ(transformer.family, "Transformer");
 }
 
 TEST(EncoderDecoderCheckpoint, PatchTSTConfigAtInformerCheckpointNamesKeyAndModel) {
@@ -280,7 +281,7 @@ TEST(EncoderDecoderCheckpoint, InformerConfigAtPatchTSTCheckpointNamesKeyAndMode
 TEST(EncoderDecoderCheckpoint, TransformerConfigAtDistillingInformerNamesKeyAndModel) {
   ModelConfig config =
       load_model_config(fixture_dir() + "/encdec/inf_distil_timef_t_all_active.json");
-  config.family = ModelFamily::kTransformer;
+  config.family = "Transformer";
   config.distil = false;
   const std::string error = encdec_error_of([&] {
     load_encoder_decoder(checkpoint_of("inf_distil_timef_t_all_active"), config, "t.json");
@@ -298,7 +299,7 @@ TEST(EncoderDecoderCheckpoint, DistilDisagreeingWithKeysNamesDistil) {
               }),
               HasSubstr("the config's 'distil' is false"));
   ModelConfig informer = load_model_config(fixture_dir() + "/encdec/tr_fixed_m.json");
-  informer.family = ModelFamily::kInformer;
+  informer.family = "Informer";
   informer.distil = true;
   EXPECT_THAT(encdec_error_of([&] { load_encoder_decoder(checkpoint_of("tr_fixed_m"), informer); }),
               HasSubstr("the config's 'distil' is true (e_layers=2) but the checkpoint has no "

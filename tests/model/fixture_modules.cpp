@@ -1,8 +1,9 @@
 #include "fixture_modules.h"
 
-#include "tsserve/model/checkpoint_loader.h"
 #include "tsserve/model/full_attention.h"
+#include "tsserve/model/patchtst_checkpoint.h"
 #include "tsserve/model/prob_attention.h"
+#include "tsserve/model/state_dict_loading.h"
 
 namespace tsserve::testing {
 

@@ -20,11 +20,12 @@
 #include <vector>
 
 #include "bundled_checkpoint.h"
-#include "tsserve/model/checkpoint_loader.h"
 #include "tsserve/model/fused_encode.h"
 #include "tsserve/model/fused_isa.h"
 #include "tsserve/model/fused_itransformer.h"
 #include "tsserve/model/fused_patchtst.h"
+#include "tsserve/model/itransformer_checkpoint.h"
+#include "tsserve/model/patchtst_checkpoint.h"
 
 namespace tsserve::testing {
 namespace {

@@ -19,11 +19,13 @@
 #include "default_model_shape.h"
 #include "fixture_modules.h"
 #include "reference_fixture.h"
-#include "tsserve/model/checkpoint_loader.h"
 #include "tsserve/model/fused_isa.h"
 #include "tsserve/model/fused_itransformer.h"
 #include "tsserve/model/fused_patchtst.h"
+#include "tsserve/model/itransformer_checkpoint.h"
 #include "tsserve/model/model_error.h"
+#include "tsserve/model/patchtst_checkpoint.h"
+#include "tsserve/model/state_dict_loading.h"
 
 namespace tsserve::testing {
 namespace {

@@ -14,9 +14,9 @@
 #include "default_model_shape.h"
 #include "fixture_modules.h"
 #include "reference_fixture.h"
-#include "tsserve/model/checkpoint_loader.h"
 #include "tsserve/model/fused_patchtst.h"
 #include "tsserve/model/model_error.h"
+#include "tsserve/model/patchtst_checkpoint.h"
 
 namespace tsserve::testing {
 namespace {

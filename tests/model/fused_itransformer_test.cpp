@@ -15,10 +15,11 @@
 #include <vector>
 
 #include "reference_fixture.h"
-#include "tsserve/model/checkpoint_loader.h"
 #include "tsserve/model/fused_isa.h"
 #include "tsserve/model/fused_itransformer_forward.h"
+#include "tsserve/model/itransformer_checkpoint.h"
 #include "tsserve/model/model_error.h"
+#include "tsserve/model/state_dict_loading.h"
 
 namespace tsserve::testing {
 namespace {

@@ -2,13 +2,16 @@
 // without nn.DataParallel's prefix) and as safetensors, through the checkpoint loader; the
 // bundled ETTh1 model; and the family mismatches, each named by key and config field.
 
+#include "tsserve/model/itransformer_checkpoint.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
 #include "reference_fixture.h"
-#include "tsserve/model/checkpoint_loader.h"
+#include "tsserve/model/itransformer_family.h"
 #include "tsserve/model/model_error.h"
+#include "tsserve/model/patchtst_checkpoint.h"
 
 namespace tsserve::testing {
 namespace {
@@ -71,7 +74,7 @@ TEST(ITransformerCheckpoint, BundledEtth1ModelForecastsAsPyTorch) {
 
 TEST(ITransformerCheckpoint, PatchTSTConfigAtITransformerCheckpointNamesKeyAndField) {
   ModelConfig config = load_model_config(kCheckpoints + "itransformer.json");
-  config.family = ModelFamily::kPatchTST;
+  config.family = "PatchTST";
   config.norm.reset();
   const std::string error =
       error_of([&] { load_patchtst(kCheckpoints + "itransformer.pt", config, "p.json"); });
@@ -135,25 +138,25 @@ TEST(ITransformerConfig, FamilyDefaultsToPatchTSTAndReadsTslibNames) {
                                    "e_layers": 2, "d_ff": 32})",
                                "m.json")
                 .family,
-            ModelFamily::kPatchTST);
+            "PatchTST");
   const ModelConfig config = parse_model_config(std::string(kITransformer) + "}", "m.json");
-  EXPECT_EQ(config.family, ModelFamily::kITransformer);
+  EXPECT_EQ(config.family, "iTransformer");
   EXPECT_EQ(config.norm, FinalNorm::kLayer);
-  EXPECT_EQ(config.calendar_features().size(), 4u);  // TSLib's defaults: timeF, freq h
+  EXPECT_EQ(calendar_features(config).size(), 4u);  // TSLib's defaults: timeF, freq h
   EXPECT_THAT(config.summary(), HasSubstr("model=iTransformer"));
   EXPECT_THAT(config.summary(), HasSubstr("freq=h (4 calendar tokens)"));
   const ModelConfig minutes =
       parse_model_config(std::string(kITransformer) + R"(, "freq": "15min"})", "m.json");
-  EXPECT_EQ(minutes.calendar_features().size(), 5u);
+  EXPECT_EQ(calendar_features(minutes).size(), 5u);
   const ModelConfig plain =
       parse_model_config(std::string(kITransformer) + R"(, "calendar_tokens": false})", "m.json");
-  EXPECT_TRUE(plain.calendar_features().empty());
+  EXPECT_TRUE(calendar_features(plain).empty());
 }
 
 TEST(ITransformerConfig, BadValuesNameTheField) {
   EXPECT_THAT(config_error(R"({"model": "Autoformer", "seq_len": 1})"),
-              HasSubstr("'model' must be one of \"PatchTST\", \"iTransformer\", \"Informer\", "
-                        "\"Transformer\", got \"Autoformer\""));
+              HasSubstr("'model' must be one of \"Informer\", \"PatchTST\", \"Transformer\", "
+                        "\"iTransformer\", got \"Autoformer\""));
   EXPECT_THAT(config_error(std::string(kITransformer) + R"(, "freq": "fortnight"})"),
               HasSubstr("'freq' must be one of TSLib's frequencies"));
   EXPECT_THAT(config_error(std::string(kITransformer) + R"(, "embed": "fixed"})"),

@@ -8,9 +8,10 @@
 #include <torch/torch.h>
 
 #include "reference_fixture.h"
-#include "tsserve/model/checkpoint_loader.h"
 #include "tsserve/model/intra_op_threads.h"
 #include "tsserve/model/itransformer.h"
+#include "tsserve/model/itransformer_checkpoint.h"
+#include "tsserve/model/state_dict_loading.h"
 
 namespace tsserve::testing {
 namespace {

@@ -48,10 +48,9 @@ LAYERS = {
     "config": 1,  # model.json, calibration, time features and marks, the scaler
     "checkpoints": 2, "fused": 2,  # the .pt/.safetensors readers; the fused CPU kernels
     "host": 3, "layers": 3,  # threads, kernel flags, malloc; attention, encoder, embeddings
-    "forecasting": 4,  # the family interface (Forecaster), device placement
+    "forecasting": 4,  # the family interface (Forecaster), placement, shared loading steps
     "families/*": 5,  # each family its own unit: an include between two is sideways
-    "loader": 6,  # the checkpoint loader over every family
-    "tools": 7,  # the executables (tsserve-forecast-csv, tsserve-calibrate)
+    "tools": 6,  # the executables (tsserve-forecast-csv, tsserve-calibrate)
 }
 DATA = ("default",)  # the bundled models: may hold no .h/.cpp
 # Compiled without LibTorch: no <torch/...>, <ATen/...>, <c10/...> or <caffe2/...> header,

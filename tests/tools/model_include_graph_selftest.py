@@ -63,13 +63,13 @@ CLEAN = {
     "model/families/patchtst/patchtst.cpp": '#include "tsserve/model/patchtst.h"\n',
     f"model/families/itransformer/{PUB}itransformer.h":
         '#pragma once\n#include "tsserve/model/encoder.h"\n',
-    f"model/loader/{PUB}checkpoint_loader.h": "#pragma once\n#include <memory>\n",
-    "model/loader/checkpoint_loader.cpp":
-        '#include "tsserve/model/checkpoint_loader.h"\n#include "tsserve/model/patchtst.h"\n'
-        '#include "tsserve/model/itransformer.h"\n#include "tsserve/model/checkpoint_file.h"\n',
+    f"model/families/patchtst/{PUB}patchtst_checkpoint.h": "#pragma once\n#include <memory>\n",
+    "model/families/patchtst/patchtst_checkpoint.cpp":
+        '#include "tsserve/model/patchtst_checkpoint.h"\n#include "tsserve/model/patchtst.h"\n'
+        '#include "tsserve/model/checkpoint_file.h"\n',
     "model/tools/forecast_csv_main.cpp":
         '#include <torch/torch.h>\n#include "tsserve/csv/csv_window.h"\n'
-        '#include "tsserve/model/checkpoint_loader.h"\n'
+        '#include "tsserve/model/patchtst_checkpoint.h"\n'
         '#include "tsserve/model/intra_op_threads.h"\n',
     "model/default/patchtst_etth1.json": "{}\n",
 }
@@ -162,9 +162,10 @@ CASES = {
     "two public headers of one name": ({
         f"model/layers/{PUB}model_config.h": "#pragma once\n",
     }, f"model/layers/{PUB}model_config.h: a second public header tsserve/model/model_config.h"),
-    "a server/ header from loader/": ({
-        "model/loader/checkpoint_loader.cpp": '#include "server/status/status.h"\n',
-    }, 'model/loader/checkpoint_loader.cpp [loader] -> "server/status/status.h": another '
+    "a server/ header from a family": ({
+        "model/families/patchtst/patchtst_checkpoint.cpp": '#include "server/status/status.h"\n',
+    }, 'model/families/patchtst/patchtst_checkpoint.cpp [families/patchtst] -> '
+       '"server/status/status.h": another '
        "component's header (server/status/)"),
     "a client/ header from tools/": ({
         "model/tools/forecast_csv_main.cpp": '#include "tsserve/client/forecast_table.h"\n',

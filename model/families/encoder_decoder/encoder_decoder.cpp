@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "tsserve/model/encoder_decoder_family.h"
 #include "tsserve/model/encoder_lengths.h"
 #include "tsserve/model/full_attention.h"
 #include "tsserve/model/model_error.h"
@@ -36,9 +37,9 @@ bool has_shape(const at::Tensor& t, int64_t batch, int64_t length, int64_t width
 
 EncoderDecoderImpl::EncoderDecoderImpl(const ModelConfig& config) : config_(config) {
   config_.validate();
-  if (!config_.is_encoder_decoder()) {
+  if (!is_encoder_decoder(config_)) {
     throw ModelError("Informer/Transformer built from a config whose \"model\" is \"" +
-                     to_string(config_.family) + "\"");
+                     config_.family + "\"");
   }
   mark_width_ = config_.mark_width();
   const bool invariant = config_.batch_invariant;
@@ -86,9 +87,9 @@ void EncoderDecoderImpl::check_inputs(const at::Tensor& x_enc, const at::Tensor&
     if (has_shape(t, B, length, width)) return;
     throw ModelError(std::string(name) + " must be [" + (B < 0 ? "B" : std::to_string(B)) + ", " +
                      std::to_string(length) + ", " + std::to_string(width) + "], got " +
-                     shape_of(t) + " (" + to_string(config_.family) + ": seq_len=" +
-                     std::to_string(T) + ", label_len + pred_len=" + std::to_string(L) + ", " +
-                     std::to_string(C) + " mark columns)");
+                     shape_of(t) + " (" + config_.family + ": seq_len=" + std::to_string(T) +
+                     ", label_len + pred_len=" + std::to_string(L) + ", " + std::to_string(C) +
+                     " mark columns)");
   };
   expect(x_enc, "x_enc", T, config_.enc_in);
   expect(x_mark_enc, "x_mark_enc", T, C);
@@ -108,13 +109,13 @@ EncoderDecoderForecast EncoderDecoderImpl::forecast_samples(const at::Tensor& se
   const int64_t T = config_.seq_len;
   const int64_t N = config_.enc_in;
   if (series.dim() != 3 || series.size(1) != N || series.size(2) != T) {
-    throw ModelError(to_string(config_.family) + " expects series [samples, " + std::to_string(N) +
+    throw ModelError(config_.family + " expects series [samples, " + std::to_string(N) +
                      " variables (enc_in), " + std::to_string(T) + " steps (seq_len)], got " +
                      shape_of(series));
   }
   const int64_t B = series.size(0);
   if (!has_shape(marks, B, T + config_.pred_len, mark_width_)) {
-    throw ModelError(to_string(config_.family) + " expects marks [" + std::to_string(B) + ", " +
+    throw ModelError(config_.family + " expects marks [" + std::to_string(B) + ", " +
                      std::to_string(T + config_.pred_len) + " steps (seq_len + pred_len), " +
                      std::to_string(mark_width_) + " columns (embed \"" + config_.embed +
                      "\", freq \"" + config_.freq + "\")], got " + shape_of(marks));

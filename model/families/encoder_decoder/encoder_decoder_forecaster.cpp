@@ -22,7 +22,7 @@ void check_encoder_decoder_servable(const ModelConfig& config, const std::string
 EncoderDecoderForecaster::EncoderDecoderForecaster(EncoderDecoder model,
                                                    const ForecasterOptions& options)
     : PlacedForecaster(std::move(model), options) {
-  kernels_ = libtorch_kernels(options, to_string(model_->config().family));
+  kernels_ = libtorch_kernels(options, model_->config().family);
   const auto& config = model_->config();
   const int64_t variables = config.enc_in;
   c10::InferenceMode guard;

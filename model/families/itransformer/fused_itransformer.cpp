@@ -2,9 +2,10 @@
 
 #include <ATen/ATen.h>
 
-#include "tsserve/model/fused_encode_tensors.h"
 #include "tsserve/model/fused_encode.h"
+#include "tsserve/model/fused_encode_tensors.h"
 #include "tsserve/model/fused_itransformer_forward.h"
+#include "tsserve/model/itransformer_family.h"
 #include "tsserve/model/model_error.h"
 
 namespace tsserve::model {
@@ -68,9 +69,8 @@ std::string shape_of(const at::Tensor& t) {
 }  // namespace
 
 std::string fused_itransformer_unsupported_reason(const ModelConfig& config) {
-  if (config.family != ModelFamily::kITransformer) {
-    return "the fused iTransformer forward runs iTransformer models only, not " +
-           to_string(config.family);
+  if (config.family != kITransformerFamily) {
+    return "the fused iTransformer forward runs iTransformer models only, not " + config.family;
   }
   if (config.attention != AttentionKind::kFull) {
     return "the fused iTransformer forward has Full attention only, not ProbSparse";

@@ -4,6 +4,7 @@
 
 #include "tsserve/model/encoder_from_config.h"
 #include "tsserve/model/instance_norm.h"
+#include "tsserve/model/itransformer_family.h"
 #include "tsserve/model/model_error.h"
 #include "tsserve/model/row_linear.h"
 #include "tsserve/model/unit_passes.h"
@@ -29,11 +30,11 @@ at::Tensor DataEmbeddingInvertedImpl::forward(const at::Tensor& series,
 
 ITransformerImpl::ITransformerImpl(const ModelConfig& config) : config_(config) {
   config_.validate();
-  if (config_.family != ModelFamily::kITransformer) {
-    throw ModelError("iTransformer built from a config whose \"model\" is \"" +
-                     to_string(config_.family) + "\"");
+  if (config_.family != kITransformerFamily) {
+    throw ModelError("iTransformer built from a config whose \"model\" is \"" + config_.family +
+                     "\"");
   }
-  calendar_ = config_.calendar_features();
+  calendar_ = calendar_features(config_);
   enc_embedding = register_module(
       "enc_embedding",
       DataEmbeddingInverted(config_.seq_len, config_.d_model, config_.batch_invariant));

@@ -5,6 +5,7 @@
 #include "tsserve/model/encoder_from_config.h"
 #include "tsserve/model/instance_norm.h"
 #include "tsserve/model/model_error.h"
+#include "tsserve/model/patchtst_family.h"
 #include "tsserve/model/row_linear.h"
 #include "tsserve/model/unit_passes.h"
 
@@ -15,9 +16,8 @@ FlattenHeadImpl::FlattenHeadImpl(int64_t inputs, int64_t pred_len) {
 
 PatchTSTImpl::PatchTSTImpl(const ModelConfig& config) : config_(config) {
   config_.validate();
-  if (config_.family != ModelFamily::kPatchTST) {
-    throw ModelError("PatchTST built from a config whose \"model\" is \"" +
-                     to_string(config_.family) + "\"");
+  if (config_.family != kPatchTSTFamily) {
+    throw ModelError("PatchTST built from a config whose \"model\" is \"" + config_.family + "\"");
   }
   if (!config_.norm) throw ModelError("PatchTST needs the final norm variant (batch or layer)");
   const bool invariant = config_.batch_invariant;

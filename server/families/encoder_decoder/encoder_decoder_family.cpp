@@ -1,8 +1,22 @@
-#include "server/families/encoder_decoder/encoder_decoder_family.h"
+// TSLib's encoder-decoder forecasters as served families: Informer (ProbSparse attention,
+// distilling) and the vanilla Transformer (Full attention), one forecaster for both
+// (model::EncoderDecoder). A request's unit is a sample of enc_in variables with
+// timestamps: the model reads the time marks of the input steps and of the forecast's
+// steps continued from them. Its attention maps are per sample and encoder layer, over
+// time steps (the layers' lengths shrink with distilling).
+//
+// Served: features "M" with c_out = enc_in (a forecast per input variable), "S" (one
+// variable) and "MS" (N variables in, the target out: the sample's last variable, as
+// TSLib's loader puts the target last; ModelShape::forecast_variables = 1). "M" with
+// c_out != enc_in is refused at load: which variables its columns are goes unsaid.
+
+#include "tsserve/model/encoder_decoder_family.h"
 
 #include "server/families/encoder_decoder/encoder_decoder_batches.h"
+#include "server/families/model_family_definition.h"
 #include "server/families/serve_forecaster.h"
-#include "tsserve/model/checkpoint_loader.h"
+#include "tsserve/model/encoder_decoder_checkpoint.h"
+#include "tsserve/model/encoder_decoder_forecaster.h"
 #include "tsserve/model/encoder_lengths.h"
 
 namespace tsserve::server {
@@ -17,7 +31,7 @@ void describe_encoder_decoder(const model::ModelConfig& config, ModelShape* shap
   shape->d_layers = config.d_layers;
   shape->label_len = config.label_len;
   if (config.distil && config.e_layers > 1) {
-    shape->encode_refusal = "this " + model::to_string(config.family) +
+    shape->encode_refusal = "this " + config.family +
                             "'s encoder distils (each layer after the first reads about half "
                             "the tokens), so its output does not match the tokens sent";
   }
@@ -36,14 +50,11 @@ LoadedFamily load_encoder_decoder(const std::string& checkpoint, const model::Mo
       encoder_decoder_forecast_processor);
 }
 
+const FamilyDefinitionRegistrar kInformer({model::kInformerFamily, describe_encoder_decoder,
+                                           load_encoder_decoder});
+const FamilyDefinitionRegistrar kTransformer({model::kTransformerFamily, describe_encoder_decoder,
+                                              load_encoder_decoder});
+
 }  // namespace
-
-ModelFamilyDefinition informer_family() {
-  return {model::ModelFamily::kInformer, describe_encoder_decoder, load_encoder_decoder};
-}
-
-ModelFamilyDefinition transformer_family() {
-  return {model::ModelFamily::kTransformer, describe_encoder_decoder, load_encoder_decoder};
-}
 
 }  // namespace tsserve::server

@@ -10,6 +10,7 @@
 
 #include "server/batching/request_task.h"
 #include "server/runtime/batch_completion.h"
+#include "tsserve/model/itransformer_family.h"
 
 namespace tsserve::server {
 namespace {
@@ -33,7 +34,7 @@ void run_group(int64_t variables, const std::vector<SampleSlot>& group,
   const int64_t T = config.seq_len;
   const int64_t F = config.pred_len;
   const auto count = static_cast<int64_t>(group.size());
-  const int64_t C = static_cast<int64_t>(config.calendar_features().size());
+  const int64_t C = static_cast<int64_t>(model::calendar_features(config).size());
   at::Tensor series = at::empty({count, variables, T}, at::kFloat);
   at::Tensor calendar = C > 0 ? at::empty({count, C, T}, at::kFloat) : at::Tensor();
   std::vector<model::RowMapRequest> requests(static_cast<size_t>(count));

@@ -1,8 +1,14 @@
-#include "server/families/patchtst/patchtst_family.h"
+// PatchTST (Nie et al., ICLR 2023) as a served family: channel independent, so every
+// variable of every request is a row of its own, and its attention maps are per variable
+// over its P patches.
 
+#include "tsserve/model/patchtst_family.h"
+
+#include "server/families/model_family_definition.h"
 #include "server/families/patchtst/patchtst_batches.h"
 #include "server/families/serve_forecaster.h"
-#include "tsserve/model/checkpoint_loader.h"
+#include "tsserve/model/patchtst_checkpoint.h"
+#include "tsserve/model/patchtst_forecaster.h"
 
 namespace tsserve::server {
 namespace {
@@ -23,10 +29,9 @@ LoadedFamily load_patchtst(const std::string& checkpoint, const model::ModelConf
                           patchtst_forecast_processor);
 }
 
-}  // namespace
+const FamilyDefinitionRegistrar kPatchTST({model::kPatchTSTFamily, describe_patchtst,
+                                           load_patchtst});
 
-ModelFamilyDefinition patchtst_family() {
-  return {model::ModelFamily::kPatchTST, describe_patchtst, load_patchtst};
-}
+}  // namespace
 
 }  // namespace tsserve::server

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <random>
 
-#include "tsserve/model/checkpoint_loader.h"
+#include "tsserve/model/patchtst_checkpoint.h"
 
 namespace tsserve::client::testing {
 namespace {

@@ -2,16 +2,16 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "cli_fixture.h"
 #include "decoded_png.h"
 #include "tsserve/client/npy_file.h"
-#include "tsserve/model/checkpoint_loader.h"
+#include "tsserve/model/patchtst_checkpoint.h"
 #include "tsserve/plot/forecast_plot.h"
 #include "tsserve/plot/heatmap_plot.h"
 

@@ -11,7 +11,7 @@
 #include <cmath>
 
 #include "server_harness.h"
-#include "tsserve/model/checkpoint_loader.h"
+#include "tsserve/model/patchtst_checkpoint.h"
 
 namespace tsserve::server::testing {
 namespace {

@@ -6,7 +6,7 @@
 #include <sstream>
 #include <thread>
 
-#include "tsserve/model/checkpoint_loader.h"
+#include "tsserve/model/patchtst_checkpoint.h"
 
 namespace tsserve::server::testing {
 

@@ -13,9 +13,9 @@
 
 #include "reference_fixture.h"
 #include "server_harness.h"
-#include "tsserve/model/checkpoint_loader.h"
 #include "tsserve/model/cpu_kernels.h"
 #include "tsserve/model/fused_itransformer.h"
+#include "tsserve/model/itransformer_checkpoint.h"
 #include "tsserve/model/standard_scaler.h"
 
 namespace tsserve::server::testing {

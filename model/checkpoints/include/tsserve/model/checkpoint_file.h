@@ -1,7 +1,7 @@
 #pragma once
 // Readers for the two checkpoint file formats tsserve accepts. They return the tensors
 // as stored (names unchanged, CPU, the file's dtype); matching them to a model is the
-// job of checkpoint_loader.h.
+// job of state_dict_loading.h and each family's loader (patchtst_checkpoint.h, ...).
 //
 // Every failure throws ModelError with a message that names the file and what was wrong
 // (truncated, corrupt, unsupported pickle opcode, tensor data out of range, ...).

@@ -14,8 +14,12 @@
 // training arguments, "training", "dropout", ...) are ignored.
 //
 // "model" names the family with TSLib's names: "PatchTST" (the default, so configs without
-// the key keep working) or "iTransformer". An iTransformer reads patch_len/stride not at
-// all, its final norm is always a LayerNorm, and it adds TSLib's calendar arguments:
+// the key keep working), "iTransformer", "Informer" or "Transformer": any family the build
+// registers (model_family_rules.h). The shared keys are read here; each family reads its
+// own and checks them in its folder (model/families/<f>/). The fields stay one struct, as
+// TSLib's arguments are one namespace every family reads from. An iTransformer reads
+// patch_len/stride not at all, its final norm is always a LayerNorm, and it adds TSLib's calendar
+// arguments:
 //   "embed": "timeF" (the only encoding whose features iTransformer embeds as tokens here),
 //   "freq": "h" (TSLib's frequency; time_features.h lists them and their features),
 //   "calendar_tokens": true (TSLib's runner always passes x_mark; false for a model trained
@@ -42,29 +46,27 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
 #include "tsserve/model/architecture_choices.h"
 #include "tsserve/model/calibration.h"
+#include "tsserve/model/scaler_stats.h"
 #include "tsserve/model/time_features.h"
 
 namespace tsserve::model {
 
 enum class AttentionKind { kFull, kProb };
-enum class ModelFamily { kPatchTST, kITransformer, kInformer, kTransformer };
+// The family of a config without "model" (PatchTST, the only family before there were
+// others; its summary line has no "model=" either).
+inline constexpr char kDefaultModelFamily[] = "PatchTST";
 // TSLib's `features`: which output columns are the forecast (encoder-decoder families).
 enum class ForecastFeatures { kM, kS, kMS };
 
-// The dataset-level StandardScaler the model was trained behind (population std).
-struct ScalerStats {
-  std::vector<std::string> columns;
-  std::vector<double> mean;
-  std::vector<double> std;
-};
-
 struct ModelConfig {
-  ModelFamily family = ModelFamily::kPatchTST;
+  // TSLib's name of the family (a registered one: model_family_rules.h).
+  std::string family = kDefaultModelFamily;
   std::string name = "patchtst";
   std::string version = "0";
   int64_t seq_len = 0;
@@ -105,13 +107,6 @@ struct ModelConfig {
   // absent until tsserve-calibrate has run. Requires `scaler`.
   std::optional<Calibration> calibration;
 
-  // The calendar features an iTransformer embeds as extra tokens, in token order; empty for
-  // PatchTST and for an iTransformer without calendar tokens.
-  std::vector<TimeFeature> calendar_features() const;
-  // Informer or Transformer: an encoder, a decoder and TSLib's x_dec/x_mark inputs.
-  bool is_encoder_decoder() const {
-    return family == ModelFamily::kInformer || family == ModelFamily::kTransformer;
-  }
   // The forecast's columns (encoder-decoder families): c_out for "M", 1 for "S" and "MS".
   int64_t output_variables() const { return features == ForecastFeatures::kM ? c_out : 1; }
   // The scaler columns a calibration covers: every one, or with "MS" the target alone (the
@@ -125,7 +120,8 @@ struct ModelConfig {
   // P = floor((seq_len - patch_len) / stride) + 2 (one extra patch from the padding).
   int64_t patch_count() const { return (seq_len - patch_len) / stride + 2; }
 
-  // Throws ModelError naming the first field that is out of range.
+  // Throws ModelError naming the first field that is out of range (the shared sizes, then
+  // the family's own rules; an unregistered family is refused too).
   void validate() const;
   // The same check as a message ("" when valid), for callers that name the source.
   std::string validation_error() const;
@@ -135,6 +131,17 @@ struct ModelConfig {
   std::string summary() const;
 };
 
+// For the families' rules (model_family_rules.h): "" when a size key's value is positive and
+// fits an int32 (sizes travel as int32 and are multiplied together to build the model),
+// else the message naming the key.
+std::string size_in_range_error(const char* key, int64_t value);
+
+// The shared sizes as every family's summary starts them: "seq_len=... pred_len=...
+// d_model=... n_heads=... e_layers=... d_ff=...", with `after_seq_len` and
+// `after_e_layers` (each "" or " key=value ...") where a family adds its own.
+void summarise_sizes(const ModelConfig& config, std::ostream& out,
+                     const std::string& after_seq_len = "", const std::string& after_e_layers = "");
+
 // `origin` names the source in error messages (a path, or "<inline>").
 ModelConfig parse_model_config(const std::string& json_text, const std::string& origin);
 ModelConfig load_model_config(const std::string& path);
@@ -143,7 +150,6 @@ ModelConfig load_model_config(const std::string& path);
 // (model/default/patchtst_etth1.pt -> model/default/patchtst_etth1.json).
 std::string config_path_for(const std::string& checkpoint_path);
 
-std::string to_string(ModelFamily family);         // TSLib's name: "PatchTST", "Informer", ...
 std::string to_string(ForecastFeatures features);  // "M", "S", "MS"
 std::string to_string(AttentionKind kind);
 std::string to_string(ProbLayout layout);

@@ -39,7 +39,7 @@ struct RowForecast {
 
 class PatchTSTImpl : public torch::nn::Module {
  public:
-  // config.norm must be set (checkpoint_loader.h fills it from the keys).
+  // config.norm must be set (normalise_patchtst_keys fills it from the keys).
   explicit PatchTSTImpl(const ModelConfig& config);
 
   // series [R, seq_len]: one row per (sample, variable). Instance normalisation, patching,
