@@ -1,42 +1,25 @@
 #include "tsserve/model/model_family_rules.h"
 
-#include <algorithm>
-#include <memory>
-#include <stdexcept>
+#include "tsserve/model/named_registry.h"
 
 namespace tsserve::model {
 namespace {
 
-// Constructed on first use, so a registrar running before this file's statics is safe.
-// Written only before main (registrars); read-only after.
-std::vector<std::unique_ptr<const ModelFamilyRules>>& registry() {
-  static std::vector<std::unique_ptr<const ModelFamilyRules>> families;
+NamedRegistry<ModelFamilyRules>& registry() {
+  static NamedRegistry<ModelFamilyRules> families;
   return families;
 }
 
 }  // namespace
 
 void register_model_family(ModelFamilyRules rules) {
-  if (find_model_family(rules.name) != nullptr) {
-    throw std::logic_error("model family \"" + rules.name + "\" is registered twice");
-  }
-  registry().push_back(std::make_unique<const ModelFamilyRules>(std::move(rules)));
+  std::string name = rules.name;
+  registry().add(std::move(name), std::move(rules), "model family");
 }
 
-std::vector<const ModelFamilyRules*> model_family_rules() {
-  std::vector<const ModelFamilyRules*> families;
-  for (const auto& rules : registry()) families.push_back(rules.get());
-  std::sort(families.begin(), families.end(),
-            [](const ModelFamilyRules* a, const ModelFamilyRules* b) { return a->name < b->name; });
-  return families;
-}
+std::vector<const ModelFamilyRules*> model_family_rules() { return registry().by_name(); }
 
-const ModelFamilyRules* find_model_family(const std::string& name) {
-  for (const auto& rules : registry()) {
-    if (rules->name == name) return rules.get();
-  }
-  return nullptr;
-}
+const ModelFamilyRules* find_model_family(const std::string& name) { return registry().find(name); }
 
 std::string registered_family_names() {
   std::string names;

@@ -1,35 +1,26 @@
 #include "tsserve/model/family_loading.h"
 
-#include <memory>
-#include <stdexcept>
-
 #include "tsserve/model/model_error.h"
 #include "tsserve/model/model_family_rules.h"
+#include "tsserve/model/named_registry.h"
 
 namespace tsserve::model {
 namespace {
 
-// Constructed on first use (registrars run before main, in no set order); read-only after.
-std::vector<std::unique_ptr<const FamilyLoading>>& registry() {
-  static std::vector<std::unique_ptr<const FamilyLoading>> families;
+NamedRegistry<FamilyLoading>& registry() {
+  static NamedRegistry<FamilyLoading> families;
   return families;
 }
 
 }  // namespace
 
 void register_family_loading(FamilyLoading loading) {
-  for (const auto& known : registry()) {
-    if (known->name == loading.name) {
-      throw std::logic_error("model family \"" + loading.name + "\" registers its loading twice");
-    }
-  }
-  registry().push_back(std::make_unique<const FamilyLoading>(std::move(loading)));
+  std::string name = loading.name;
+  registry().add(std::move(name), std::move(loading), "the loading of model family");
 }
 
 const FamilyLoading& family_loading(const std::string& name) {
-  for (const auto& known : registry()) {
-    if (known->name == name) return *known;
-  }
+  if (const FamilyLoading* loading = registry().find(name)) return *loading;
   throw ModelError("model family \"" + name + "\" has no checkpoint loader in this build (" +
                    registered_family_names() + " do)");
 }

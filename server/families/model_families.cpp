@@ -1,42 +1,28 @@
 #include "server/families/model_families.h"
 
-#include <algorithm>
-#include <memory>
 #include <stdexcept>
 
-namespace tsserve::server {
+#include "tsserve/model/named_registry.h"
 
+namespace tsserve::server {
 namespace {
 
-// Constructed on first use (registrars run before main, in no set order); read-only after.
-std::vector<std::unique_ptr<const ModelFamilyDefinition>>& registry() {
-  static std::vector<std::unique_ptr<const ModelFamilyDefinition>> definitions;
+model::NamedRegistry<ModelFamilyDefinition>& registry() {
+  static model::NamedRegistry<ModelFamilyDefinition> definitions;
   return definitions;
 }
 
 }  // namespace
 
 void register_family_definition(ModelFamilyDefinition definition) {
-  for (const auto& known : registry()) {
-    if (known->family == definition.family) {
-      throw std::logic_error("model family \"" + definition.family + "\" is served twice");
-    }
-  }
-  registry().push_back(std::make_unique<const ModelFamilyDefinition>(std::move(definition)));
+  std::string family = definition.family;
+  registry().add(std::move(family), std::move(definition), "served model family");
 }
 
-std::vector<const ModelFamilyDefinition*> model_families() {
-  std::vector<const ModelFamilyDefinition*> definitions;
-  for (const auto& definition : registry()) definitions.push_back(definition.get());
-  std::sort(definitions.begin(), definitions.end(),
-            [](const auto* a, const auto* b) { return a->family < b->family; });
-  return definitions;
-}
+std::vector<const ModelFamilyDefinition*> model_families() { return registry().by_name(); }
 
 const ModelFamilyDefinition& model_family(const std::string& family) {
-  for (const auto& definition : registry()) {
-    if (definition->family == family) return *definition;
-  }
+  if (const ModelFamilyDefinition* definition = registry().find(family)) return *definition;
   // The model library registered the family (its config parsed) but no server folder did.
   throw std::logic_error("model family \"" + family +
                          "\" is known to the model library but not served by this server");
