@@ -38,7 +38,7 @@ struct ModelShape {
   int64_t n_heads = 0;      // H
   int64_t e_layers = 0;     // attention layer indices run 0 .. e_layers-1
 
-  // The family, by TSLib's name (model::to_string): a label for GetModelInfo and
+  // The family, by TSLib's name (model::ModelConfig::family): a label for GetModelInfo and
   // messages. No rule reads it: the fields below say what the family does with a request.
   std::string family = "PatchTST";
 
