@@ -10,6 +10,7 @@
 
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tsserve/model/config_keys.h"
@@ -30,7 +31,8 @@ struct ModelFamilyRules {
   // naming the field. May be null.
   std::string (*check)(const ModelConfig& config) = nullptr;
   // The summary's middle, between "model=<name> " and " attention=...": the sizes
-  // (summarise_sizes) and what the family adds.
+  // (summarise_sizes, model_config.h) and what the family adds. May be null (the sizes
+  // alone).
   void (*summarise)(const ModelConfig& config, std::ostream& out) = nullptr;
   // Whether a forecast of this config reads the timestamps of its window (calendar
   // tokens, time marks): tsserve-calibrate then needs the dataset's dates. May be null
