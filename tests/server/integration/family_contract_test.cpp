@@ -1,5 +1,6 @@
 // The serving contract every model family keeps, run over each family the server
-// registers (server/families/model_families.cpp), each from a checkpoint PyTorch wrote:
+// registers (each family's folder registers itself; model_families.h lists them), each from
+// a checkpoint PyTorch wrote:
 // a forecast is bitwise the same alone or batched with other requests; a request with a
 // variable count the model does not take is refused naming enc_in; a model that reads
 // time inputs refuses a request without timestamps, naming them; attention maps come one
