@@ -49,6 +49,18 @@ void ConfigKeys::read_bool(const char* key, bool& out) const {
   out = it->get<bool>();
 }
 
+void ConfigKeys::read_flag(const char* key, bool& out) const {
+  auto it = root_.find(key);
+  if (it == root_.end()) return;
+  if (it->is_boolean()) {
+    out = it->get<bool>();
+  } else if (it->is_number_integer() && (it->get<int64_t>() == 0 || it->get<int64_t>() == 1)) {
+    out = it->get<int64_t>() == 1;
+  } else {
+    fail(key, "must be true or false (or TSLib's 1 or 0), got " + shown_value(*it));
+  }
+}
+
 void ConfigKeys::read_string(const char* key, std::string& out) const {
   auto it = root_.find(key);
   if (it == root_.end()) return;

@@ -80,6 +80,8 @@ struct ModelShape {
   }
   // Why Encode (the encoder alone over caller-given tokens) is not served; "" when it is.
   std::string encode_refusal;
+  // Why a Forecast's attention maps are not served; "" when they are.
+  std::string attention_refusal;
   // PatchTST's patching, for GetModelInfo; 0 for a family without patches.
   int64_t patch_len = 0;
   int64_t stride = 0;

@@ -16,6 +16,8 @@
 //    before fused maps) and the LibTorch reference path;
 //  - the bundled iTransformer on the fused kernels (BM_FusedITransformerForward) at
 //    {1, 64} samples: samples/s and GFLOP/s beside the measured FMA peak;
+//  - the bundled TimeXer (BM_TimeXerForward, LibTorch; BM_FusedTimeXerForward, fused) at
+//    {1, 64} samples: samples/s, and the fused GFLOP/s beside the measured FMA peak;
 //  - the fused forward of 7 rows after the thread slept or polled for 1 ms
 //    (BM_FusedForwardAfterIdle: why the batcher's idle workers poll).
 //  - Encode, fused and LibTorch, in encode_bench.cpp (BM_EncodePaths).
@@ -48,6 +50,8 @@
 #include "tsserve/model/fused_itransformer.h"
 #include "tsserve/model/fused_itransformer_flops.h"
 #include "tsserve/model/fused_patchtst.h"
+#include "tsserve/model/fused_timexer.h"
+#include "tsserve/model/fused_timexer_flops.h"
 #include "tsserve/model/intra_op_threads.h"
 #include "tsserve/model/itransformer.h"
 #include "tsserve/model/itransformer_checkpoint.h"
@@ -59,6 +63,7 @@
 #include "tsserve/model/row_attention_maps.h"
 #include "tsserve/model/row_forecaster.h"
 #include "tsserve/model/time_marks.h"
+#include "tsserve/model/timexer_checkpoint.h"
 
 namespace {
 
@@ -336,6 +341,55 @@ void BM_FusedITransformerForward(benchmark::State& state) {
   state.SetLabel(fused_instruction_set());
 }
 
+// The bundled TimeXer (ETTh1, "MS": OT the target, six covariates and four calendar
+// tokens; T=96, patch 16, D=512, 2 layers) on `samples` windows of random series with the
+// calendar rows of hourly timestamps, computed once (the request codec computes them).
+struct TimeXerInput {
+  at::Tensor series;    // [samples, variables, seq_len]
+  at::Tensor calendar;  // [samples, calendar tokens, seq_len]
+};
+
+TimeXerInput timexer_input(TimeXer& model, int64_t samples) {
+  const int64_t T = model->config().seq_len;
+  torch::manual_seed(0);
+  std::vector<int64_t> stamps;
+  for (int64_t t = 0; t < T; ++t) stamps.push_back(1467331200 + 3600 * t);
+  return {torch::randn({samples, model->config().enc_in, T}),
+          model->calendar_rows(stamps).unsqueeze(0).expand({samples, -1, -1}).contiguous()};
+}
+
+// The LibTorch module, each sample a pass of its own (the served path's reference).
+void BM_TimeXerForward(benchmark::State& state) {
+  const int64_t samples = state.range(0);
+  TimeXer model = load_timexer(TSSERVE_DEFAULT_TIMEXER);
+  const auto [series, calendar] = timexer_input(model, samples);
+  at::InferenceMode guard;
+  for (auto _ : state) benchmark::DoNotOptimize(model->forecast_samples(series, calendar).forecast);
+  state.counters["samples_per_s"] = benchmark::Counter(
+      static_cast<double>(samples), benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// The same inputs on the fused kernels (fused_timexer.h), one thread: GFLOPs counts the
+// module's FLOPs (fused_timexer_flops.h) beside this core's measured FMA peak.
+void BM_FusedTimeXerForward(benchmark::State& state) {
+  const int64_t samples = state.range(0);
+  TimeXer model = load_timexer(TSSERVE_DEFAULT_TIMEXER);
+  const FusedTimeXer fused(*model);
+  const auto [series, calendar] = timexer_input(model, samples);
+  const double flops = timexer_flops_per_sample(fused.weights());
+  const double peak = fma_peak_gflops();
+  for (auto _ : state) benchmark::DoNotOptimize(fused.forecast_samples(series, calendar));
+  const auto rate = [&](double per_sample) {
+    return benchmark::Counter(static_cast<double>(samples) * per_sample,
+                              benchmark::Counter::kIsIterationInvariantRate);
+  };
+  state.counters["samples_per_s"] = rate(1.0);
+  state.counters["GFLOPs"] = rate(flops / 1e9);
+  state.counters["peak_GFLOPs"] = peak;
+  state.counters["MFLOP_per_sample"] = flops / 1e6;
+  state.SetLabel(fused_instruction_set());
+}
+
 // The bundled Informer (T=96, label 48, F=96, D=128, 2 + 1 layers, distilling, ProbSparse)
 // on `samples` samples of random series with the marks of hourly timestamps (input and
 // forecast steps, computed once: the request codec computes them, not the model).
@@ -390,6 +444,12 @@ BENCHMARK(BM_ITransformerForward)
     ->ArgsProduct({{1, 8, 64}, {0, 1}, {1, 0}})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FusedITransformerForward)
+    ->ArgName("samples")
+    ->Arg(1)
+    ->Arg(64)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_TimeXerForward)->ArgName("samples")->Arg(1)->Arg(64)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FusedTimeXerForward)
     ->ArgName("samples")
     ->Arg(1)
     ->Arg(64)

@@ -155,8 +155,8 @@ TEST(ITransformerConfig, FamilyDefaultsToPatchTSTAndReadsTslibNames) {
 
 TEST(ITransformerConfig, BadValuesNameTheField) {
   EXPECT_THAT(config_error(R"({"model": "Autoformer", "seq_len": 1})"),
-              HasSubstr("'model' must be one of \"Informer\", \"PatchTST\", \"Transformer\", "
-                        "\"iTransformer\", got \"Autoformer\""));
+              HasSubstr("'model' must be one of \"Informer\", \"PatchTST\", \"TimeXer\", "
+                        "\"Transformer\", \"iTransformer\", got \"Autoformer\""));
   EXPECT_THAT(config_error(std::string(kITransformer) + R"(, "freq": "fortnight"})"),
               HasSubstr("'freq' must be one of TSLib's frequencies"));
   EXPECT_THAT(config_error(std::string(kITransformer) + R"(, "embed": "fixed"})"),

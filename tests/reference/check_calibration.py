@@ -5,7 +5,7 @@
 
 Runs the tool on CHECKPOINT's validation windows (ETTh1's standard split) into DIR, then
 recomputes every quantile with the PyTorch reference model (patchtst_reference.py,
-itransformer_reference.py or encdec_reference.py, not tsserve's C++): split conformal, the ceil((n+1)*level)-th
+itransformer_reference.py, encdec_reference.py or timexer_reference.py, not tsserve's C++): split conformal, the ceil((n+1)*level)-th
 smallest of the n absolute residuals per level, horizon step and column, in scaled space.
 Passes when (1) the tool's quantiles equal the reference's within 5e-5 (an order statistic
 moves by at most what its inputs move, and the two implementations' forecasts differ by
@@ -38,6 +38,7 @@ sys.path.insert(0, HERE)
 import encdec_reference as encdec  # noqa: E402
 import itransformer_reference as itr  # noqa: E402
 import patchtst_reference as ref  # noqa: E402
+import timexer_reference as txr  # noqa: E402
 import tslib_timefeatures as tf  # noqa: E402
 
 N_TRAIN, N_VAL = 8640, 2880
@@ -85,12 +86,17 @@ def reference_residuals(checkpoint, config, data_path):
     begin, end = N_TRAIN - T, N_TRAIN + N_VAL
     starts = list(range(begin, end - T - F + 1))
     family = config.get("model", "PatchTST")
-    itransformer = family == "iTransformer"
+    # The families that read calendar rows of the input steps (TSLib's x_mark), when given.
+    calendar_tokens = family in ("iTransformer", "TimeXer") and config.get("calendar_tokens", True)
     encoder_decoder = family in ("Informer", "Transformer")
     if encoder_decoder:  # the server's deterministic ProbSparse sample
         model = encdec.build_model(config).eval()
+    elif family == "iTransformer":
+        model = itr.ITransformer(config).eval()
+    elif family == "TimeXer":
+        model = txr.TimeXer(config).eval()
     else:
-        model = (itr.ITransformer(config) if itransformer else ref.PatchTST(config)).eval()
+        model = ref.PatchTST(config).eval()
     model.load_state_dict(torch.load(checkpoint, map_location="cpu"))
     out = []
     with torch.no_grad():
@@ -108,10 +114,12 @@ def reference_residuals(checkpoint, config, data_path):
                 forecast = encdec.forecast_columns(
                     model(x, marks[:, :T], encdec.decoder_input(x, L, F),
                           encdec.decoder_marks(marks, L, F)), c["features"])
-            elif itransformer:
+            elif calendar_tokens:
                 marks = torch.stack([torch.from_numpy(tf.stamp(seconds[s:s + T], config["freq"]))
                                      for s in batch])
                 forecast = model(x, marks)
+            elif family == "TimeXer":
+                forecast = model(x, None)
             else:
                 forecast = model(x)
             # "MS": the forecast is the target alone, the last column.

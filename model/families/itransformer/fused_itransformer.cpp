@@ -7,46 +7,13 @@
 #include "tsserve/model/fused_itransformer_forward.h"
 #include "tsserve/model/itransformer_family.h"
 #include "tsserve/model/model_error.h"
+#include "tsserve/model/module_tensors.h"
 
 namespace tsserve::model {
 namespace {
 
-// The module's parameters by state_dict name, as contiguous float32 CPU tensors.
-class ITransformerParameters {
- public:
-  explicit ITransformerParameters(const ITransformerImpl& model)
-      : params_(model.named_parameters()) {}
-
-  // The named parameter, checked to hold exactly `numel` elements.
-  at::Tensor get(const std::string& name, int64_t numel) const {
-    const at::Tensor* found = params_.find(name);
-    if (!found) throw ModelError("fused iTransformer: the model has no parameter " + name);
-    at::Tensor t = found->detach().to(at::kCPU, at::kFloat).contiguous();
-    if (t.numel() != numel) {
-      throw ModelError("fused iTransformer: " + name + " has " + std::to_string(t.numel()) +
-                       " elements, expected " + std::to_string(numel));
-    }
-    return t;
-  }
-
-  // prefix.weight [out, in] (or a kernel-1 Conv1d's [out, in, 1]) and prefix.bias [out].
-  FusedPackedLinear linear(const std::string& prefix, int64_t out, int64_t in) const {
-    const at::Tensor weight = get(prefix + ".weight", out * in);
-    const at::Tensor bias = get(prefix + ".bias", out);
-    return pack_linear(weight.data_ptr<float>(), bias.data_ptr<float>(), out, in);
-  }
-
-  FusedFloats vector(const std::string& name, int64_t numel) const {
-    const at::Tensor t = get(name, numel);
-    return FusedFloats(t.data_ptr<float>(), t.data_ptr<float>() + numel);
-  }
-
- private:
-  torch::OrderedDict<std::string, at::Tensor> params_;
-};
-
-FusedITransformerLayer pack_itransformer_layer(const ITransformerParameters& p,
-                                               const std::string& prefix, int64_t d, int64_t d_ff) {
+FusedITransformerLayer pack_itransformer_layer(const ModuleTensors& p, const std::string& prefix,
+                                               int64_t d, int64_t d_ff) {
   FusedITransformerLayer layer;
   layer.query = p.linear(prefix + "attention.query_projection", d, d);
   layer.key = p.linear(prefix + "attention.key_projection", d, d);
@@ -54,10 +21,10 @@ FusedITransformerLayer pack_itransformer_layer(const ITransformerParameters& p,
   layer.out = p.linear(prefix + "attention.out_projection", d, d);
   layer.ff1 = p.linear(prefix + "conv1", d_ff, d);
   layer.ff2 = p.linear(prefix + "conv2", d, d_ff);
-  layer.norm1_weight = p.vector(prefix + "norm1.weight", d);
-  layer.norm1_bias = p.vector(prefix + "norm1.bias", d);
-  layer.norm2_weight = p.vector(prefix + "norm2.weight", d);
-  layer.norm2_bias = p.vector(prefix + "norm2.bias", d);
+  layer.norm1_weight = p.floats(prefix + "norm1.weight", d);
+  layer.norm1_bias = p.floats(prefix + "norm1.bias", d);
+  layer.norm2_weight = p.floats(prefix + "norm2.weight", d);
+  layer.norm2_bias = p.floats(prefix + "norm2.bias", d);
   return layer;
 }
 
@@ -82,7 +49,7 @@ FusedITransformerWeights pack_fused_itransformer_weights(const ITransformerImpl&
   const ModelConfig& config = model.config();
   const std::string unsupported = fused_itransformer_unsupported_reason(config);
   if (!unsupported.empty()) throw ModelError(unsupported);
-  const ITransformerParameters p(model);
+  const ModuleTensors p(model, "fused iTransformer");
 
   FusedITransformerWeights w;
   w.seq_len = config.seq_len;
@@ -99,8 +66,8 @@ FusedITransformerWeights pack_fused_itransformer_weights(const ITransformerImpl&
     w.layers.push_back(pack_itransformer_layer(p, "encoder.attn_layers." + std::to_string(i) + ".",
                                                d, config.d_ff));
   }
-  w.final_weight = p.vector("encoder.norm.weight", d);
-  w.final_bias = p.vector("encoder.norm.bias", d);
+  w.final_weight = p.floats("encoder.norm.weight", d);
+  w.final_bias = p.floats("encoder.norm.bias", d);
   w.projection = p.linear("projection", config.pred_len, d);
   return w;
 }

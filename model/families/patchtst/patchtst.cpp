@@ -10,10 +10,6 @@
 #include "tsserve/model/unit_passes.h"
 
 namespace tsserve::model {
-FlattenHeadImpl::FlattenHeadImpl(int64_t inputs, int64_t pred_len) {
-  linear = register_module("linear", torch::nn::Linear(inputs, pred_len));
-}
-
 PatchTSTImpl::PatchTSTImpl(const ModelConfig& config) : config_(config) {
   config_.validate();
   if (config_.family != kPatchTSTFamily) {

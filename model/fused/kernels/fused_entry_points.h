@@ -7,6 +7,7 @@
 
 #include "tsserve/model/fused_itransformer_weights.h"
 #include "tsserve/model/fused_row_maps.h"
+#include "tsserve/model/fused_timexer_forward.h"
 #include "tsserve/model/fused_weights.h"
 
 namespace tsserve::model::TSSERVE_FUSED_NAMESPACE {
@@ -23,5 +24,9 @@ void itransformer_forecast(const FusedITransformerWeights& w, const float* serie
                            float* forecast, const FusedRowMaps* maps);
 void itransformer_encode(const FusedITransformerWeights& w, const float* tokens, int64_t sequences,
                          int64_t length, float* output, const FusedRowMaps* maps);
+
+// TimeXer (fused_timexer_kernels.cpp): the forecast.
+void timexer_forecast(const FusedTimeXerWeights& w, const float* series, const float* calendar,
+                      int64_t samples, float* forecast, const FusedTimeXerMaps* maps);
 
 }  // namespace tsserve::model::TSSERVE_FUSED_NAMESPACE

@@ -98,15 +98,6 @@ struct ITransformerScratch {
   }
 };
 
-// y = x W^T + b (+ residual, or an activation) over `rows` rows of x.
-void linear(const FusedPackedLinear& l, const float* x, ptrdiff_t ldx, int rows, float* y,
-            ptrdiff_t ldy, const float* residual = nullptr,
-            const FusedActivation* activation = nullptr) {
-  panel_gemm({rows, static_cast<int>(l.panel_count()), static_cast<int>(l.in), x, ldx,
-              l.panels.data(), l.in * kFusedPad, kFusedPad, l.bias.data(), residual, ldy,
-              activation, y, ldy, true});
-}
-
 // One chunk's shape.
 struct Chunk {
   int samples, variables, tokens;

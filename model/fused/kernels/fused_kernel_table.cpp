@@ -7,7 +7,8 @@
 
 namespace tsserve::model::TSSERVE_FUSED_NAMESPACE {
 
-const FusedKernelTable kKernelTable = {TSSERVE_FUSED_ISA_NAME, forecast_rows, encode_tokens,
-                                       itransformer_forecast, itransformer_encode};
+const FusedKernelTable kKernelTable = {TSSERVE_FUSED_ISA_NAME, forecast_rows,
+                                       encode_tokens,          itransformer_forecast,
+                                       itransformer_encode,    timexer_forecast};
 
 }  // namespace tsserve::model::TSSERVE_FUSED_NAMESPACE

@@ -1,14 +1,15 @@
 #pragma once
 // One table of entry points per instruction set's copy of the fused kernels, so that every
 // family's dispatch (fused_dispatch.cpp, fused_itransformer_dispatch.cpp,
-// fused_encode_dispatch.cpp) runs the copy fused_isa.h chose, and a new family's kernels
-// join by adding a column here rather than a dispatch of their own.
+// fused_timexer_dispatch.cpp, fused_encode_dispatch.cpp) runs the copy fused_isa.h chose, and a new
+// family's kernels join by adding a column here rather than a dispatch of their own.
 
 #include <cstdint>
 #include <string>
 
 #include "tsserve/model/fused_itransformer_weights.h"
 #include "tsserve/model/fused_row_maps.h"
+#include "tsserve/model/fused_timexer_forward.h"
 #include "tsserve/model/fused_weights.h"
 
 namespace tsserve::model {
@@ -25,6 +26,8 @@ struct FusedKernelTable {
   void (*itransformer_encode)(const FusedITransformerWeights&, const float* tokens,
                               int64_t sequences, int64_t length, float* output,
                               const FusedRowMaps* maps);
+  void (*timexer_forecast)(const FusedTimeXerWeights&, const float* series, const float* calendar,
+                           int64_t samples, float* forecast, const FusedTimeXerMaps* maps);
 };
 
 // Each copy's table (kernels/fused_kernel_table.cpp, compiled once per instruction set).

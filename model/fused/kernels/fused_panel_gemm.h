@@ -16,6 +16,7 @@
 #include <cstddef>
 
 #include "fused_vector.h"
+#include "tsserve/model/fused_packed_linear.h"
 #include "tsserve/model/fused_weights.h"
 
 namespace tsserve::model::TSSERVE_FUSED_NAMESPACE {
@@ -176,6 +177,16 @@ TSSERVE_STAGE void panel_gemm(const PanelGemm& g) {
     panel_column_block<kPanelTilePanels>(g, p0);
   }
   if (p0 < g.panels) panel_edge_columns(g, p0, g.panels - p0);
+}
+
+// y = x W^T + b (+ residual, or an activation) over `rows` rows of x, with a Linear
+// packed for these panels (fused_packed_linear.h).
+inline void linear(const FusedPackedLinear& l, const float* x, ptrdiff_t ldx, int rows, float* y,
+                   ptrdiff_t ldy, const float* residual = nullptr,
+                   const FusedActivation* activation = nullptr) {
+  panel_gemm({rows, static_cast<int>(l.panel_count()), static_cast<int>(l.in), x, ldx,
+              l.panels.data(), l.in * kFusedPad, kFusedPad, l.bias.data(), residual, ldy,
+              activation, y, ldy, true});
 }
 
 }  // namespace

@@ -41,11 +41,14 @@ struct TokenAttention {
   float* keys_t;
   float* scores;
   float* head_context;
-  // The sample's map of this layer, or null: [heads][keys][keys] (query rows 0 ..
-  // queries - 1 written here), or [keys][keys] summed over heads when average_heads (the
-  // caller divides by the head count once every query row is in).
+  // The sample's map of this layer, or null: [heads][map_rows][keys] (query rows 0 ..
+  // queries - 1 written here), or [map_rows][keys] summed over heads when average_heads
+  // (the caller divides by the head count once every query row is in).
   float* map = nullptr;
   bool average_heads = false;
+  // Query rows per head in the map: 0 for `keys` (a square map over the sample's tokens);
+  // a cross-attention's map has its own query count.
+  int map_rows = 0;
 };
 
 // Rows 0 .. rows - 1 of a head's softmax weights (scores, row stride padded_keys) into
@@ -64,9 +67,11 @@ inline void token_map_rows(const float* scores, int padded_keys, int rows, int k
 }
 
 // Head `head`'s map rows, starting at query row `first_row` of the map.
-inline float* token_map_head(float* map, bool average_heads, int head, int keys, int first_row) {
-  const ptrdiff_t square = static_cast<ptrdiff_t>(keys) * keys;
-  return map + (average_heads ? 0 : head * square) + static_cast<ptrdiff_t>(first_row) * keys;
+inline float* token_map_head(const TokenAttention& t, int head, int first_row) {
+  const int rows = t.map_rows > 0 ? t.map_rows : t.keys;
+  const ptrdiff_t head_floats = static_cast<ptrdiff_t>(rows) * t.keys;
+  return t.map + (t.average_heads ? 0 : head * head_floats) +
+         static_cast<ptrdiff_t>(first_row) * t.keys;
 }
 
 // K_h (columns column .. column + E - 1 of k) transposed into keys_t [E][padded keys];
@@ -123,8 +128,7 @@ TSSERVE_STAGE void attend_tokens(const TokenAttention& t) {
     for (int l = 0; l < t.queries; ++l)
       softmax_row(t.scores + l * padded_keys, t.keys, padded_keys, c);
     if (t.map != nullptr) {
-      token_map_rows(t.scores, padded_keys, t.queries, t.keys,
-                     token_map_head(t.map, t.average_heads, head, t.keys, 0),
+      token_map_rows(t.scores, padded_keys, t.queries, t.keys, token_map_head(t, head, 0),
                      t.average_heads && head > 0);
     }
     float* context = in_place ? t.context + column : t.head_context;
@@ -142,8 +146,10 @@ TSSERVE_STAGE void attend_tokens(const TokenAttention& t) {
 
 // The softmax weights alone (no context) of `t.queries` query rows, every head, into map
 // rows first_row .. first_row + t.queries - 1 of t.map: the same scores and softmax as
-// attend_tokens. For the last layer's calendar queries, whose output the forecast drops.
-TSSERVE_STAGE void token_attention_weights(const TokenAttention& t, int first_row) {
+// attend_tokens. For the iTransformer's last-layer calendar queries, whose output the
+// forecast drops (unused by the other kernels that include this header).
+[[maybe_unused]] TSSERVE_STAGE void token_attention_weights(const TokenAttention& t,
+                                                            int first_row) {
   const int padded_keys = static_cast<int>(fused_round_up(t.keys));
   const vf c =
       splat(static_cast<float>(1.4426950408889634 / std::sqrt(static_cast<double>(t.e_width))));
@@ -155,8 +161,7 @@ TSSERVE_STAGE void token_attention_weights(const TokenAttention& t, int first_ro
                 padded_keys});
     for (int l = 0; l < t.queries; ++l)
       softmax_row(t.scores + l * padded_keys, t.keys, padded_keys, c);
-    token_map_rows(t.scores, padded_keys, t.queries, t.keys,
-                   token_map_head(t.map, t.average_heads, head, t.keys, first_row),
+    token_map_rows(t.scores, padded_keys, t.queries, t.keys, token_map_head(t, head, first_row),
                    t.average_heads && head > 0);
   }
 }

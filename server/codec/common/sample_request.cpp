@@ -128,6 +128,10 @@ Status resolve_sample_attention(const AttentionRequest& options, const SeriesGeo
                                 const ModelShape& model, NameList variable_names,
                                 ForecastInput* out, const AttentionFields& fields) {
   out->attention_token_names.clear();
+  if (options.enabled && !model.attention_refusal.empty()) {
+    return Status(StatusCode::kFailedPrecondition,
+                  std::string(fields.enabled) + ": " + model.attention_refusal);
+  }
   if (options.enabled && !options.variables.empty()) {
     return invalid_argument(
         std::string(fields.variables) + ": must be empty for " + with_article(model.family) +

@@ -26,6 +26,8 @@ class ConfigKeys {
   // Each leaves `out` as it is when the key is absent (read_int fails then when required).
   void read_int(const char* key, int64_t& out, bool required) const;
   void read_bool(const char* key, bool& out) const;
+  // true/false, or TSLib's integer flags 1/0 (its argparse writes `--use_norm 1`).
+  void read_flag(const char* key, bool& out) const;
   // A string, or a number as written ("version": 2 -> "2").
   void read_string(const char* key, std::string& out) const;
 

@@ -14,8 +14,8 @@
 // training arguments, "training", "dropout", ...) are ignored.
 //
 // "model" names the family with TSLib's names: "PatchTST" (the default, so configs without
-// the key keep working), "iTransformer", "Informer" or "Transformer": any family the build
-// registers (model_family_rules.h). The shared keys are read here; each family reads its
+// the key keep working), "iTransformer", "Informer", "Transformer" or "TimeXer": any family
+// the build registers (model_family_rules.h). The shared keys are read here; each family reads its
 // own and checks them in its folder (model/families/<f>/). The fields stay one struct, as
 // TSLib's arguments are one namespace every family reads from. An iTransformer reads
 // patch_len/stride not at all, its final norm is always a LayerNorm, and it adds TSLib's calendar
@@ -38,6 +38,12 @@
 // Informer's attention defaults to "prob" with prob_layout "tslib" (TSLib's Informer was
 // trained with that layout) and TSLib's factor (1 unless given; its scripts use 3); a
 // Transformer's to "full".
+//
+// "TimeXer" (timexer.h) reads "features" ("MS": the last variable is the target, the others
+// its covariates; "M": every variable forecast and a covariate; "S": one variable),
+// "patch_len" (non-overlapping patches; stride is not read), "use_norm" (1, TSLib's flag),
+// "enc_in" (required) and the iTransformer's calendar keys, whose features become
+// covariate tokens.
 //
 // "calibration" (optional, written by tsserve-calibrate): calibration_json.h's block;
 // quantiles are [levels][pred_len][scaler columns], so it requires "scaler".
@@ -103,6 +109,10 @@ struct ModelConfig {
   int64_t c_out = 0;
   bool distil = false;
   ForecastFeatures features = ForecastFeatures::kM;
+  // TSLib's use_norm (TimeXer; the iTransformer always normalises): the non-stationary
+  // normalisation of each input series (instance_norm.h) before the network, undone after.
+  // TSLib's default is 1.
+  bool use_norm = true;
   // Split-conformal quantiles for prediction intervals (calibration.h), per scaler column;
   // absent until tsserve-calibrate has run. Requires `scaler`.
   std::optional<Calibration> calibration;

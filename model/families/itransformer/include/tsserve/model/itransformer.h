@@ -26,23 +26,10 @@
 #include <vector>
 
 #include "tsserve/model/encoder.h"
+#include "tsserve/model/inverted_embedding.h"
 #include "tsserve/model/model_config.h"
 
 namespace tsserve::model {
-
-class DataEmbeddingInvertedImpl : public torch::nn::Module {
- public:
-  DataEmbeddingInvertedImpl(int64_t seq_len, int64_t d_model, bool batch_invariant = true);
-
-  // series [B, N, T], calendar [B, C, T] or undefined -> tokens [B, N + C, d_model].
-  at::Tensor forward(const at::Tensor& series, const at::Tensor& calendar);
-
-  torch::nn::Linear value_embedding{nullptr};
-
- private:
-  bool batch_invariant_;
-};
-TORCH_MODULE(DataEmbeddingInverted);
 
 struct SampleForecast {
   at::Tensor forecast;                // [B, N, F] (one sample: [N, F]), in the input's units

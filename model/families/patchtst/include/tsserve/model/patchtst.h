@@ -19,17 +19,11 @@
 #include <vector>
 
 #include "tsserve/model/encoder.h"
+#include "tsserve/model/flatten_head.h"
 #include "tsserve/model/model_config.h"
 #include "tsserve/model/patch_embedding.h"
 
 namespace tsserve::model {
-
-class FlattenHeadImpl : public torch::nn::Module {
- public:
-  FlattenHeadImpl(int64_t inputs, int64_t pred_len);
-  torch::nn::Linear linear{nullptr};
-};
-TORCH_MODULE(FlattenHead);
 
 struct RowForecast {
   at::Tensor forecast;                 // [R, F], in the units of the input series
