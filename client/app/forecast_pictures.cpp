@@ -62,7 +62,7 @@ void draw_attention_heatmaps(const std::string& path, const ForecastResult& resu
   // self- and cross-attention.
   std::map<std::pair<int, int>, int> per_row;
   const auto stack_rank = [](const std::string& stack) {
-    return stack == "decoder" ? 1 : stack == "cross" ? 2 : 0;
+    return stack == "decoder" ? 1 : stack == "cross" ? 2 : stack == "covariates" ? 3 : 0;
   };
   // The server orders maps by variable, then stack and layer; a grid row per layer wants
   // the layer first.
@@ -79,11 +79,17 @@ void draw_attention_heatmaps(const std::string& path, const ForecastResult& resu
     return labels;
   };
   for (const auto& map : maps) {
-    // A map per sample spans every variable: its `variable` is the sample, 0.
-    const std::string variable = per_sample ? std::string("all variables")
-                                 : map.variable < static_cast<int>(result.variables.size())
-                                     ? result.variables[static_cast<size_t>(map.variable)]
-                                     : std::to_string(map.variable);
+    // A map per sample spans every variable: its `variable` is the sample, 0 (a TimeXer's
+    // are its endogenous variables', named).
+    const bool whole_sample = per_sample && info.covariate_tokens() == 0;
+    // `variable` indexes the request's variables; a forecast variable's column says which.
+    const auto named = std::find(result.variable_columns.begin(), result.variable_columns.end(),
+                                 static_cast<size_t>(map.variable));
+    const std::string variable =
+        whole_sample ? std::string("all variables")
+        : named != result.variable_columns.end()
+            ? result.variables[static_cast<size_t>(named - result.variable_columns.begin())]
+            : std::to_string(map.variable);
     const std::string stack = map.stack == "encoder" ? "" : map.stack + " ";
     std::string title = stack + "layer " + std::to_string(map.layer) + ", " + variable;
     title += map.head < 0 ? "" : ", head " + std::to_string(map.head);

@@ -77,8 +77,8 @@ ServingKernels libtorch_kernels(const ForecasterOptions& options, const std::str
   ServingKernels kernels;
   kernels.name = "torch";
   if (options.cpu_kernels == CpuKernels::kFused) {
-    kernels.fallback_reason = "the fused CPU kernels cover PatchTST and the iTransformer; " +
-                              family + " runs on LibTorch";
+    kernels.fallback_reason =
+        "the fused CPU kernels do not cover " + family + " yet: it runs on LibTorch";
   }
   return kernels;
 }

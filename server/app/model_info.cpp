@@ -28,6 +28,10 @@ v1::ModelInfo model_info_of(const model::ModelConfig& config, const ServedModel&
   info.set_d_layers(static_cast<int32_t>(shape.d_layers));
   info.set_label_len(static_cast<int32_t>(shape.label_len));
   info.set_features(shape.features);
+  if (shape.covariate_maps) {
+    info.set_covariate_tokens(static_cast<int32_t>(shape.covariate_tokens()));
+    info.set_covariate_variables(static_cast<int32_t>(shape.covariate_variables));
+  }
   info.set_timestamps_required(shape.time_inputs != TimeInputs::kNone);
   if (shape.time_inputs == TimeInputs::kStepMarks) {
     for (const std::string& mark : model::mark_names(shape.mark_embed, shape.mark_freq))

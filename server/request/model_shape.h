@@ -80,8 +80,15 @@ struct ModelShape {
   }
   // Why Encode (the encoder alone over caller-given tokens) is not served; "" when it is.
   std::string encode_refusal;
-  // Why a Forecast's attention maps are not served; "" when they are.
-  std::string attention_refusal;
+  // TimeXer: each encoder layer also has a map of every endogenous variable's global token
+  // over the sample's covariate tokens (AttentionStack::kCovariates): the first
+  // covariate_variables variables of the sample ("MS": N - 1; "M": N), then the calendar
+  // features.
+  bool covariate_maps = false;
+  int64_t covariate_variables = 0;
+  int64_t covariate_tokens() const {
+    return covariate_variables + static_cast<int64_t>(calendar.size());
+  }
   // PatchTST's patching, for GetModelInfo; 0 for a family without patches.
   int64_t patch_len = 0;
   int64_t stride = 0;

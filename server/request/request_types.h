@@ -29,6 +29,9 @@ enum class AttentionStack {
   kEncoder,  // self-attention of an encoder layer
   kDecoder,  // masked self-attention of a decoder layer
   kCross,    // a decoder layer's queries over the encoder's output
+  // TimeXer: an encoder layer's cross-attention, each endogenous variable's global token
+  // over the sample's covariate tokens ([H, 1, V])
+  kCovariates,
 };
 
 // One encoder layer's attention for one series row (Forecast) or the sequence (Encode).
@@ -80,6 +83,9 @@ struct ForecastInput {
   std::vector<float> calendar;
   // When attention is enabled: the names of the N' = N + C tokens the maps index.
   std::vector<std::string> attention_token_names;
+  // ... and of the V covariate tokens a TimeXer's "covariates" maps index (its covariate
+  // variables, then the calendar features).
+  std::vector<std::string> covariate_token_names;
 
   // tsserve.v1 only. The forecast's F times, continued from the request's timestamps
   // (codec/common/forecast_timestamps.h), or none and why.

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Each family served alone, `tsserve-client bench` at concurrency 1 and 8, without and with
 # attention maps, one after the other on the same machine (BENCHMARKS.md, "Informer and
-# Transformer"): the three bundled models (model/default/), then a Transformer (TSLib's
+# Transformer"): the four bundled models (model/default/), then a Transformer (TSLib's
 # encoder-decoder, Full attention, no distilling) with untrained weights written into the
 # temp dir by make_bench_transformer.py, as none is bundled (Full attention does no
 # data-dependent work, so its speed does not depend on the weights).
@@ -14,7 +14,7 @@ seconds="${1:-5}"
 logs="$(mktemp -d)"
 trap 'rm -rf "$logs"' EXIT
 /usr/bin/python3 "$root/tests/bench/make_bench_transformer.py" --out "$logs"
-for path in "$root"/model/default/{patchtst_etth1,itransformer_etth1,informer_etth1}.pt \
+for path in "$root"/model/default/{patchtst_etth1,itransformer_etth1,informer_etth1,timexer_etth1}.pt \
   "$logs/transformer_bench.pt"; do
   model="$(basename "$path" .pt)"
   label="$model"

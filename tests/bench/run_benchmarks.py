@@ -563,7 +563,7 @@ def informer_section(results):
     out = ["## Informer (the bundled ETTh1 model: T=96, label 48, F=96, D=128, 2 + 1 layers, distilling, ProbSparse)", "",
            "Served: `tsserve --model model/default/informer_etth1.pt`, `tsserve-client bench` "
            "(one sample of 7 variables with hourly timestamps per request; LibTorch, as the "
-           "fused kernels cover PatchTST and the iTransformer only); the other families' rows from the same run.", "",
+           "fused kernels do not cover the encoder-decoders yet); the other families' rows from the same run.", "",
            "| concurrency | Informer p50 ms | with maps (2 encoder layers, averaged) p50 ms | Informer req/s | iTransformer p50 ms | PatchTST p50 ms |",
            "|---:|---:|---:|---:|---:|---:|"]
     for c in sorted(off):

@@ -8,6 +8,7 @@
 #include "tsserve/model/itransformer_family.h"
 #include "tsserve/model/model_error.h"
 #include "tsserve/model/module_tensors.h"
+#include "tsserve/model/sample_inputs.h"
 
 namespace tsserve::model {
 namespace {
@@ -26,11 +27,6 @@ FusedITransformerLayer pack_itransformer_layer(const ModuleTensors& p, const std
   layer.norm2_weight = p.floats(prefix + "norm2.weight", d);
   layer.norm2_bias = p.floats(prefix + "norm2.bias", d);
   return layer;
-}
-
-std::string shape_of(const at::Tensor& t) {
-  return t.defined() ? c10::str(t.sizes(), " ", t.scalar_type(), " on ", t.device().str())
-                     : std::string("none");
 }
 
 }  // namespace
@@ -77,29 +73,8 @@ FusedITransformer::FusedITransformer(const ITransformerImpl& model)
 
 std::pair<at::Tensor, at::Tensor> FusedITransformer::checked_inputs(
     const at::Tensor& series, const at::Tensor& calendar) const {
-  const std::string T = std::to_string(weights_.seq_len);
-  const auto is_cpu_float = [](const at::Tensor& t) {
-    return t.scalar_type() == at::kFloat && t.device().is_cpu();
-  };
-  if (!series.defined() || series.dim() != 3 || series.size(1) < 1 ||
-      series.size(2) != weights_.seq_len || !is_cpu_float(series)) {
-    throw ModelError(
-        "the fused iTransformer expects float32 CPU series [samples, variables >= 1, " + T +
-        "], got " + shape_of(series));
-  }
-  const int64_t samples = series.size(0);
-  const int64_t C = weights_.calendar_tokens;
-  if (C > 0) {
-    if (!calendar.defined() || calendar.dim() != 3 || calendar.size(0) != samples ||
-        calendar.size(1) != C || calendar.size(2) != weights_.seq_len || !is_cpu_float(calendar)) {
-      throw ModelError("the fused iTransformer expects float32 CPU calendar rows [" +
-                       std::to_string(samples) + ", " + std::to_string(C) + ", " + T + "], got " +
-                       shape_of(calendar));
-    }
-  } else if (calendar.defined()) {
-    throw ModelError("this iTransformer has no calendar tokens, but calendar rows were given");
-  }
-  return {series.contiguous(), C > 0 ? calendar.contiguous() : at::Tensor()};
+  return checked_sample_inputs(
+      series, calendar, {"the fused iTransformer", 0, weights_.seq_len, weights_.calendar_tokens});
 }
 
 at::Tensor FusedITransformer::forecast_samples(const at::Tensor& series,

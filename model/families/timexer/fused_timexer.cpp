@@ -5,6 +5,7 @@
 #include "tsserve/model/fused_timexer_forward.h"
 #include "tsserve/model/model_error.h"
 #include "tsserve/model/module_tensors.h"
+#include "tsserve/model/sample_inputs.h"
 #include "tsserve/model/timexer_family.h"
 
 namespace tsserve::model {
@@ -53,11 +54,6 @@ FusedPackedLinear pack_head(const ModuleTensors& p, int64_t pred_len, int64_t d,
   return pack_linear(moved.data(), bias.data_ptr<float>(), pred_len, tokens * dp);
 }
 
-std::string shape_of(const at::Tensor& t) {
-  return t.defined() ? c10::str(t.sizes(), " ", t.scalar_type(), " on ", t.device().str())
-                     : std::string("none");
-}
-
 }  // namespace
 
 FusedTimeXerWeights pack_fused_timexer_weights(const TimeXerImpl& model) {
@@ -98,28 +94,9 @@ FusedTimeXer::FusedTimeXer(const TimeXerImpl& model)
 
 std::pair<at::Tensor, at::Tensor> FusedTimeXer::checked_inputs(const at::Tensor& series,
                                                                const at::Tensor& calendar) const {
-  const std::string T = std::to_string(weights_.seq_len);
-  const auto is_cpu_float = [](const at::Tensor& t) {
-    return t.scalar_type() == at::kFloat && t.device().is_cpu();
-  };
-  if (!series.defined() || series.dim() != 3 || series.size(1) != weights_.variables ||
-      series.size(2) != weights_.seq_len || !is_cpu_float(series)) {
-    throw ModelError("the fused TimeXer expects float32 CPU series [samples, " +
-                     std::to_string(weights_.variables) + ", " + T + "], got " + shape_of(series));
-  }
-  const int64_t samples = series.size(0);
-  const int64_t C = weights_.calendar_tokens;
-  if (C > 0) {
-    if (!calendar.defined() || calendar.dim() != 3 || calendar.size(0) != samples ||
-        calendar.size(1) != C || calendar.size(2) != weights_.seq_len || !is_cpu_float(calendar)) {
-      throw ModelError("the fused TimeXer expects float32 CPU calendar rows [" +
-                       std::to_string(samples) + ", " + std::to_string(C) + ", " + T + "], got " +
-                       shape_of(calendar));
-    }
-  } else if (calendar.defined()) {
-    throw ModelError("this TimeXer has no calendar tokens, but calendar rows were given");
-  }
-  return {series.contiguous(), C > 0 ? calendar.contiguous() : at::Tensor()};
+  return checked_sample_inputs(
+      series, calendar,
+      {"the fused TimeXer", weights_.variables, weights_.seq_len, weights_.calendar_tokens});
 }
 
 at::Tensor FusedTimeXer::forecast_samples(const at::Tensor& series,

@@ -105,15 +105,9 @@ WindowForecast open_timexer_windows(const std::string& checkpoint, const ModelCo
   const int64_t T = config.seq_len;
   return [model, T](const at::Tensor& series,
                     const std::vector<std::vector<int64_t>>& stamps) mutable {
-    at::Tensor calendar;
-    if (model->calendar_token_count() > 0) {
-      std::vector<at::Tensor> marks;
-      for (const std::vector<int64_t>& window : stamps) {
-        marks.push_back(
-            model->calendar_rows(std::vector<int64_t>(window.begin(), window.begin() + T)));
-      }
-      calendar = at::stack(marks);
-    }
+    const at::Tensor calendar = window_calendar_rows(
+        stamps, T, model->calendar_token_count() > 0,
+        [&](const std::vector<int64_t>& window) { return model->calendar_rows(window); });
     return model->forecast_samples(series, calendar).forecast.transpose(1, 2);
   };
 }

@@ -16,7 +16,6 @@ struct AttentionFields {
   const char* layers = "attention.layers";
   const char* variables = "attention.variables";
   const char* decoder = "attention.decoder";
-  const char* enabled = "attention";  // the request's ask for maps at all
 };
 
 // Forecast: `variables` is N, the request's variable count. When options.enabled is

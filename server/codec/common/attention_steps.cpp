@@ -41,6 +41,10 @@ MapExtent map_extent(const ModelShape& model, AttentionStack stack, int32_t laye
     const int64_t side = model.attention_tokens(variables, layer);
     return {side, side};
   }
+  if (stack == AttentionStack::kCovariates) {
+    if (!model.covariate_maps || !has_layer(layer, model.e_layers)) return none;
+    return {1, model.covariate_tokens()};
+  }
   if (!has_layer(layer, model.d_layers) || model.map_sides.empty()) return none;
   const int64_t length = model.decoder_length();
   return {length, stack == AttentionStack::kDecoder ? length : model.map_sides.back()};
@@ -63,6 +67,8 @@ MapSteps map_steps(const ModelShape& model, AttentionStack stack, int32_t layer)
       steps.rows = decoder_steps(model);
       steps.columns = encoder_steps(model, static_cast<int32_t>(model.map_sides.size() - 1));
       break;
+    case AttentionStack::kCovariates:
+      break;  // covariate tokens, named (ForecastInput::covariate_token_names)
   }
   return steps;
 }
@@ -75,6 +81,8 @@ const char* attention_stack_name(AttentionStack stack) {
       return "decoder";
     case AttentionStack::kCross:
       return "cross";
+    case AttentionStack::kCovariates:
+      return "covariates";
   }
   return "encoder";
 }
@@ -82,6 +90,7 @@ const char* attention_stack_name(AttentionStack stack) {
 AttentionStack attention_stack_named(const std::string& name) {
   if (name == "decoder") return AttentionStack::kDecoder;
   if (name == "cross") return AttentionStack::kCross;
+  if (name == "covariates") return AttentionStack::kCovariates;
   return AttentionStack::kEncoder;
 }
 

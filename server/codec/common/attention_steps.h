@@ -37,7 +37,8 @@ struct MapSteps {
 // The steps of that map's rows and columns; both empty where the tokens are not time steps.
 MapSteps map_steps(const ModelShape& model, AttentionStack stack, int32_t layer);
 
-// "encoder", "decoder", "cross" (AttentionMap.stack), and back (kEncoder for any other).
+// "encoder", "decoder", "cross", "covariates" (AttentionMap.stack), and back (kEncoder for
+// any other).
 const char* attention_stack_name(AttentionStack stack);
 AttentionStack attention_stack_named(const std::string& name);
 

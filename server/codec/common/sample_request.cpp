@@ -128,14 +128,13 @@ Status resolve_sample_attention(const AttentionRequest& options, const SeriesGeo
                                 const ModelShape& model, NameList variable_names,
                                 ForecastInput* out, const AttentionFields& fields) {
   out->attention_token_names.clear();
-  if (options.enabled && !model.attention_refusal.empty()) {
-    return Status(StatusCode::kFailedPrecondition,
-                  std::string(fields.enabled) + ": " + model.attention_refusal);
-  }
   if (options.enabled && !options.variables.empty()) {
     return invalid_argument(
         std::string(fields.variables) + ": must be empty for " + with_article(model.family) +
-        (model.map_sides.empty()
+        (model.covariate_maps
+             ? ": each layer has the maps of its endogenous variables (the target's for "
+               "features \"MS\"), each with its covariates' map"
+         : model.map_sides.empty()
              ? ": its tokens are the variables, so each layer has one map over all of them"
              : ": its tokens are time steps of the whole sample, so each layer has one map per "
                "sample") +
@@ -148,7 +147,19 @@ Status resolve_sample_attention(const AttentionRequest& options, const SeriesGeo
   out->attention.variables.clear();
   for (int64_t b = 0; b < g.samples; ++b)
     out->attention.variables.push_back(static_cast<int32_t>(b));
-  if (!model.map_sides.empty()) return Status();  // the tokens are time steps, in order
+  out->covariate_token_names.clear();
+  if (model.covariate_maps) {
+    for (int64_t n = 0; n < model.covariate_variables; ++n) {
+      out->covariate_token_names.push_back(variable_names.empty() ? std::to_string(n)
+                                                                  : variable_names[n]);
+    }
+    for (model::TimeFeature feature : model.calendar) {
+      out->covariate_token_names.push_back(model::time_feature_name(feature));
+    }
+  }
+  // The tokens are time steps or patches, in order (a TimeXer's: its patches, then its
+  // global token).
+  if (!model.map_sides.empty()) return Status();
   for (int64_t n = 0; n < g.variables; ++n) {
     out->attention_token_names.push_back(variable_names.empty() ? std::to_string(n)
                                                                 : variable_names[n]);

@@ -194,6 +194,13 @@ Status decode_model_infer_request(const inference::ModelInferRequest& request,
   for (OipOutput output : reply->outputs) {
     if (output == OipOutput::kAttention) options.attention.enabled = true;
   }
+  if (options.attention.enabled && model.covariate_maps) {
+    return invalid_argument(
+        std::string("outputs (\"") + kOipAttentionOutput + "\"): this " + model.family +
+        "'s maps are of two kinds (its patches' self-attention [H, L, L] and its global "
+        "tokens' attention over the covariates [H, 1, V]), which one [B, V, L, H, P, P] tensor "
+        "cannot hold; ask tsserve.v1 Forecast or the HTTP API's /v1 forecast for them");
+  }
   if (options.attention.enabled && !model.map_sides_equal()) {
     return invalid_argument(
         std::string("outputs (\"") + kOipAttentionOutput + "\"): this " + model.family +

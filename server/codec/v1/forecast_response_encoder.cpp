@@ -48,10 +48,15 @@ Status encode_forecast_response(const ForecastInput& input, const ModelShape& mo
       prepare_tensor(forecast_shape(input, model), input.raw_output, out->mutable_forecast()));
   std::vector<float>().swap(result.forecast);
   fill_common_fields(model, std::move(result), input.raw_output, input.request_id, out);
-  // An iTransformer's maps index named tokens (variables, then calendar features); an
-  // encoder-decoder's index time steps.
+  // An iTransformer's maps index named tokens (variables, then calendar features), and so
+  // do a TimeXer's covariate maps (its covariate tokens); an encoder-decoder's index time
+  // steps.
   for (v1::AttentionMap& map : *out->mutable_attention()) {
-    for (const std::string& name : input.attention_token_names) map.add_token_names(name);
+    const bool covariates = map.stack() == attention_stack_name(AttentionStack::kCovariates);
+    for (const std::string& name :
+         covariates ? input.covariate_token_names : input.attention_token_names) {
+      map.add_token_names(name);
+    }
     const MapSteps steps = map_steps(model, attention_stack_named(map.stack()), map.layer());
     map.mutable_row_steps()->Assign(steps.rows.begin(), steps.rows.end());
     map.mutable_column_steps()->Assign(steps.columns.begin(), steps.columns.end());

@@ -54,7 +54,9 @@ void write_attention(JsonWriter& json, const std::vector<std::string>& names,
     json.key("stack").string(map.stack());
     json.key("layer").integer(map.layer());
     json.key("variable");
-    const bool per_sample = map.token_names_size() > 0 || map.row_steps_size() > 0;
+    // A TimeXer's covariate map is its endogenous variable's, whose name it gets.
+    const bool per_sample =
+        (map.token_names_size() > 0 && map.stack() != "covariates") || map.row_steps_size() > 0;
     if (!per_sample && static_cast<std::size_t>(map.variable()) < names.size()) {
       json.string(names[static_cast<std::size_t>(map.variable())]);
     } else {

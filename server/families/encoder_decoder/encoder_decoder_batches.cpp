@@ -9,22 +9,11 @@
 #include <vector>
 
 #include "server/batching/request_task.h"
+#include "server/families/sample_slots.h"
 #include "server/runtime/batch_completion.h"
 
 namespace tsserve::server {
 namespace {
-
-// One sample of one task: where its input sits and where its forecast goes.
-struct EncDecSlot {
-  ForecastTask* task;
-  int64_t sample;  // 0 .. task->input.samples-1
-};
-
-bool wants_maps(const ForecastInput& input, int64_t sample) {
-  const auto& samples = input.attention.variables;  // sample indices: maps are per sample
-  return input.attention.enabled &&
-         std::binary_search(samples.begin(), samples.end(), static_cast<int32_t>(sample));
-}
 
 void run_encoder_decoder_batch(Batch& batch, const model::EncoderDecoderForecaster& forecaster,
                                BatchObserver* observer) {
@@ -32,7 +21,7 @@ void run_encoder_decoder_batch(Batch& batch, const model::EncoderDecoderForecast
   const int64_t T = config.seq_len;
   const int64_t F = config.pred_len;
   const int64_t N = config.enc_in;  // the codecs' N rule: every sample carries enc_in
-  std::vector<EncDecSlot> slots;
+  std::vector<SampleSlot> slots;
   for (auto& base : batch.tasks) {
     auto& task = static_cast<ForecastTask&>(*base);
     task.output.forecast.assign(static_cast<size_t>(task.input.forecast_rows() * F), 0.0f);
@@ -54,7 +43,7 @@ void run_encoder_decoder_batch(Batch& batch, const model::EncoderDecoderForecast
                 static_cast<size_t>(N * T) * sizeof(float));
     std::memcpy(marks[i].data_ptr<float>(), input.calendar.data() + b * steps * C,
                 static_cast<size_t>(steps * C) * sizeof(float));
-    need_attention = need_attention || wants_maps(input, b);
+    need_attention = need_attention || wants_sample_maps(input, b);
   }
 
   const auto start = std::chrono::steady_clock::now();
@@ -67,7 +56,7 @@ void run_encoder_decoder_batch(Batch& batch, const model::EncoderDecoderForecast
     const auto& [task, b] = slots[static_cast<size_t>(i)];
     const float* src = forecast[i].data_ptr<float>();
     std::copy(src, src + K * F, task->output.forecast.begin() + b * K * F);
-    if (!wants_maps(task->input, b)) continue;
+    if (!wants_sample_maps(task->input, b)) continue;
     const AttentionSelection& want = task->input.attention;
     for (int32_t layer : want.layers) {
       task->output.attention.push_back(

@@ -9,23 +9,12 @@
 #include <vector>
 
 #include "server/batching/request_task.h"
+#include "server/families/sample_slots.h"
 #include "server/runtime/batch_completion.h"
 #include "tsserve/model/itransformer_family.h"
 
 namespace tsserve::server {
 namespace {
-
-// One sample of one task: where its input sits and where its forecast goes.
-struct SampleSlot {
-  ForecastTask* task;
-  int64_t sample;  // 0 .. task->input.samples-1
-};
-
-bool wants_maps_of(const ForecastInput& input, int64_t sample) {
-  const auto& samples = input.attention.variables;  // sample indices for an iTransformer
-  return input.attention.enabled &&
-         std::binary_search(samples.begin(), samples.end(), static_cast<int32_t>(sample));
-}
 
 // Runs the samples of one N as one forward and writes each one's forecast and maps back.
 void run_group(int64_t variables, const std::vector<SampleSlot>& group,
@@ -48,7 +37,7 @@ void run_group(int64_t variables, const std::vector<SampleSlot>& group,
       std::memcpy(calendar[i].data_ptr<float>(), input.calendar.data() + b * C * T,
                   static_cast<size_t>(C * T) * sizeof(float));
     }
-    if (wants_maps_of(input, b)) {
+    if (wants_sample_maps(input, b)) {
       requests[static_cast<size_t>(i)] = {input.attention.layers, input.attention.average_heads};
       need_attention = true;
     }
@@ -65,7 +54,7 @@ void run_group(int64_t variables, const std::vector<SampleSlot>& group,
     const auto& [task, b] = group[static_cast<size_t>(i)];
     const float* src = forecast[i].data_ptr<float>();
     std::copy(src, src + variables * F, task->output.forecast.begin() + b * variables * F);
-    if (!wants_maps_of(task->input, b)) continue;
+    if (!wants_sample_maps(task->input, b)) continue;
     const AttentionSelection& want = task->input.attention;
     const at::Tensor& maps = result.maps.at(static_cast<size_t>(i));  // [layers, (H,) N', N']
     for (size_t j = 0; j < want.layers.size(); ++j) {

@@ -26,9 +26,9 @@ void describe_timexer(const model::ModelConfig& config, ModelShape* shape) {
   shape->patch_count = model::timexer_patch_count(config);
   if (!model::timexer_forecasts_every_variable(config)) shape->forecast_variables = 1;
   shape->encode_refusal = model::kTimeXerEncodeRefusal;
-  shape->attention_refusal =
-      "a TimeXer's attention maps (its patches' self-attention, and its global tokens' "
-      "cross-attention over the covariates) are not served yet; ask for the forecast alone";
+  shape->covariate_maps = true;
+  shape->covariate_variables = model::timexer_covariate_count(config, config.enc_in) -
+                               static_cast<int64_t>(shape->calendar.size());
 }
 
 LoadedFamily load_timexer(const std::string& checkpoint, const model::ModelConfig& config,

@@ -41,6 +41,8 @@ function tokenLabel(i) {
     const map = currentMaps()[0];
     return map.token_names ? map.token_names[i] : "token " + i;
   }
+  // A TimeXer's last token is its global token, after the patches.
+  if (i >= state.forecast.info.patch_count) return "global token";
   const span = patchSpan(state.forecast.info, i);
   return "patch " + i + " (steps " + span.from + "-" + span.to + (span.padded ? ", padded" : "") + ")";
 }
@@ -48,8 +50,13 @@ function tokenLabel(i) {
 function currentMaps() {
   const layer = Number(byId("attention-layer").value);
   const variable = byId("attention-variable").value;
+  // A TimeXer's "covariates" maps (its global token over the covariates) are not drawn
+  // here: the heatmap is the self-attention over its tokens.
   return state.forecast.response.attention.filter(
-    (map) => map.layer === layer && (!mapsPerVariable() || map.variable === variable),
+    (map) =>
+      map.layer === layer &&
+      map.stack !== "covariates" &&
+      (!mapsPerVariable() || map.variable === variable),
   );
 }
 

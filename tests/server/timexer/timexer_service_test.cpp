@@ -1,16 +1,23 @@
 // TimeXer served: a TSLib-style checkpoint ("MS", the target last, calendar tokens) from
 // make_timexer_fixtures.py on loopback. The tsserve.v1 forecast is the reference's
 // (TSLib's module) target within the parity bar, in either layout and over the Open
-// Inference Protocol; GetModelInfo names the family and its "MS"; attention maps and
-// Encode are refused with the reason.
+// Inference Protocol; GetModelInfo names the family and its "MS"; the attention maps
+// (the target's patches' self-attention, its global token's attention over the named
+// covariates) are the in-process fused forward's over tsserve.v1 and JSON, refused over
+// the Open Inference Protocol with the reason, as Encode is.
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+#include <string>
 #include <vector>
 
 #include "../oip_test_support.h"
+#include "raw_http_client.h"
 #include "reference_fixture.h"
 #include "server_harness.h"
+#include "tsserve/model/fused_timexer.h"
+#include "tsserve/model/timexer_checkpoint.h"
 
 namespace tsserve::server::testing {
 namespace {
@@ -119,14 +126,87 @@ TEST_F(TimeXerService, TheOpenInferenceProtocolAnswersEachSampleAsAlone) {
   }
 }
 
-TEST_F(TimeXerService, AttentionMapsAndEncodeAreRefusedWithTheReason) {
+// The served maps are the in-process fused forward's, bitwise: per layer, the target's
+// patches' self-attention and its global token's attention over the covariates, named.
+TEST_F(TimeXerService, MapsAreTheTargetsSelfAndCovariateAttentionWithNames) {
   v1::ForecastRequest request = timexer_request(fixture_);
+  for (const char* name : {"HUFL", "HULL", "MUFL", "OT"}) request.add_variable_names(name);
   request.mutable_attention()->set_enabled(true);
-  v1::ForecastResponse response;
+  const v1::ForecastResponse response = forecast_expecting_ok(harness_, request);
+
+  model::TimeXer module = model::load_timexer(fixture_dir() + "/checkpoints/timexer.pt");
+  const model::FusedTimeXer fused(*module);
+  const at::Tensor stamps = fixture_.input("timestamps")[0].contiguous();
+  const int64_t* first = stamps.data_ptr<int64_t>();
+  const at::Tensor calendar = module->calendar_rows({first, first + stamps.numel()}).unsqueeze(0);
+  const int32_t layers = static_cast<int32_t>(module->config().e_layers);
+  std::vector<int32_t> every;
+  for (int32_t l = 0; l < layers; ++l) every.push_back(l);
+  const model::TimeXerForecastWithMaps expected = fused.forecast_samples_with_maps(
+      fixture_.input("x").transpose(1, 2).contiguous(), calendar, {{every, false}});
+
+  ASSERT_EQ(response.attention_size(), 2 * layers);
+  const std::vector<std::string> covariates = {"HUFL",      "HULL",       "MUFL",     "HourOfDay",
+                                               "DayOfWeek", "DayOfMonth", "DayOfYear"};
+  for (const v1::AttentionMap& map : response.attention()) {
+    EXPECT_EQ(map.variable(), 3);  // OT, the target
+    const at::Tensor weights = values_of(map.weights());
+    if (map.stack() == "encoder") {
+      EXPECT_TRUE(map.token_names().empty());
+      EXPECT_TRUE(at::equal(weights, expected.self_maps[0][map.layer()][0])) << map.layer();
+    } else {
+      ASSERT_EQ(map.stack(), "covariates");
+      EXPECT_EQ(std::vector<std::string>(map.token_names().begin(), map.token_names().end()),
+                covariates);
+      EXPECT_TRUE(at::equal(weights, expected.cross_maps[0][map.layer()].narrow(1, 0, 1)))
+          << map.layer();
+      EXPECT_NEAR(weights.sum().item<double>(), module->config().n_heads, 1e-5);
+    }
+  }
+}
+
+TEST_F(TimeXerService, JsonMapsNameTheTargetAndItsCovariates) {
+  const at::Tensor x = fixture_.input("x")[0].t().contiguous();  // [N, T]
+  nlohmann::ordered_json series = nlohmann::ordered_json::object();
+  const std::vector<std::string> names = {"HUFL", "HULL", "MUFL", "OT"};
+  for (int64_t n = 0; n < x.size(0); ++n) {
+    const float* row = x[n].data_ptr<float>();
+    series[names[static_cast<size_t>(n)]] = std::vector<double>(row, row + x.size(1));
+  }
+  std::vector<int64_t> stamps;
+  const at::Tensor times = fixture_.input("timestamps")[0].contiguous();
+  for (int64_t t = 0; t < times.numel(); ++t) stamps.push_back(times[t].item<int64_t>());
+  const nlohmann::ordered_json body = {{"series", series},
+                                       {"timestamps", stamps},
+                                       {"attention", {{"layers", {1}}, {"average_heads", true}}}};
+  const tsserve::testing::HttpReply reply = tsserve::testing::http_call(
+      harness_.server().http_port(), "POST", "/v1/models/timexer-fixture/forecast", body.dump(),
+      {{"Content-Type", "application/json"}});
+  ASSERT_EQ(reply.status, 200) << reply.body;
+  const nlohmann::json answer = nlohmann::json::parse(reply.body);
+  ASSERT_EQ(answer["attention"].size(), 2u) << reply.body;
+  const nlohmann::json& covariates = answer["attention"][1];
+  EXPECT_EQ(covariates["stack"], "covariates");
+  EXPECT_EQ(covariates["variable"], "OT");
+  EXPECT_EQ(covariates["layer"], 1);
+  EXPECT_EQ(covariates["token_names"][0], "HUFL");
+  EXPECT_EQ(covariates["weights"].size(), 1u);     // one query: the global token
+  EXPECT_EQ(covariates["weights"][0].size(), 7u);  // three covariates, four calendar features
+  EXPECT_EQ(answer["attention"][0]["variable"], "OT");
+}
+
+TEST_F(TimeXerService, OipMapsAndEncodeAreRefusedWithTheReason) {
+  const at::Tensor x = fixture_.input("x").contiguous();
+  inference::ModelInferRequest request =
+      infer_request(1, x.size(1), x.size(2),
+                    std::vector<float>(x.data_ptr<float>(), x.data_ptr<float>() + x.numel()));
+  request.set_model_name("timexer-fixture");
+  request.add_outputs()->set_name("attention");
+  inference::ModelInferResponse response;
   grpc::ClientContext context;
-  const grpc::Status status = harness_.stub().Forecast(&context, request, &response);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
-  EXPECT_NE(status.error_message().find("attention: a TimeXer's attention maps"), std::string::npos)
+  const grpc::Status status = harness_.oip().ModelInfer(&context, request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(status.error_message().find("ask tsserve.v1 Forecast"), std::string::npos)
       << status.error_message();
 
   v1::EncodeRequest encode;

@@ -5,6 +5,7 @@
 // (state_dict_loading.h) nor the tools name a family.
 
 #include <ATen/core/Tensor.h>
+#include <ATen/ops/stack.h>
 
 #include <functional>
 #include <string>
@@ -57,6 +58,20 @@ Model build_from_state(const StateDict& state, const ModelConfig& config,
   check_weights_are_finite(state, checkpoint_path);
   model->eval();
   return model;
+}
+
+// The calendar rows [B, C, seq_len] of each window's input steps (its first seq_len
+// timestamps), by `rows_of` (a model's calendar_rows: timestamps -> [C, seq_len]), for the
+// families whose tokens include calendar features; undefined when the model has none.
+template <typename RowsOf>
+at::Tensor window_calendar_rows(const std::vector<std::vector<int64_t>>& stamps, int64_t seq_len,
+                                bool has_calendar, RowsOf rows_of) {
+  if (!has_calendar) return {};
+  std::vector<at::Tensor> rows;
+  for (const std::vector<int64_t>& window : stamps) {
+    rows.push_back(rows_of(std::vector<int64_t>(window.begin(), window.begin() + seq_len)));
+  }
+  return at::stack(rows);
 }
 
 // Registers `loading` when constructed: one static instance in the family's folder.

@@ -2,7 +2,7 @@
 // Runs a loaded Informer or Transformer (EncoderDecoder) on its device, with the other
 // forecasters' contract: CPU tensors in and out, inference mode, concurrent calls from
 // several batcher workers, LibTorch's exceptions let through. LibTorch serves it (the
-// fused CPU kernels cover PatchTST and the iTransformer); kernels() says so.
+// fused CPU kernels do not cover the encoder-decoders yet); kernels() says so.
 //
 // Its unit is a sample (the N variables of one window, read together); forecast() takes
 // samples of equal N with their time marks.
