@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "attention_labels.h"
+#include "tsserve/plot/bar_plot.h"
 #include "tsserve/plot/forecast_plot.h"
 #include "tsserve/plot/heatmap_plot.h"
 
@@ -50,10 +51,69 @@ void draw_forecast_plot(const std::string& path, const csv::CsvWindow& window,
   plot::write_forecast_png(path, panels, options);
 }
 
+std::string covariates_picture_path(const std::string& path) {
+  const std::string suffix = ".png";
+  const bool png = path.size() >= suffix.size() &&
+                   path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return (png ? path.substr(0, path.size() - suffix.size()) : path) + "-covariates.png";
+}
+
+namespace {
+
+// A TimeXer's "covariates" maps as bars, a panel per layer and endogenous variable: how
+// much its global token attended to each covariate (the mean of the heads returned),
+// most first.
+void draw_covariate_bars(const std::string& path, const std::vector<AttentionPanelData>& maps,
+                         const ForecastResult& result) {
+  std::map<std::pair<int, int>, std::vector<const AttentionPanelData*>> by_layer;
+  for (const AttentionPanelData& map : maps) by_layer[{map.layer, map.variable}].push_back(&map);
+  std::vector<plot::BarPanel> panels;
+  for (const auto& [key, heads] : by_layer) {
+    const AttentionPanelData& first = *heads.front();
+    std::vector<std::pair<float, std::string>> ranked;
+    for (int k = 0; k < first.keys; ++k) {
+      double sum = 0;
+      for (const AttentionPanelData* head : heads) sum += head->weights[static_cast<size_t>(k)];
+      const std::string name = k < static_cast<int>(first.token_names.size())
+                                   ? first.token_names[static_cast<size_t>(k)]
+                                   : std::to_string(k);
+      ranked.emplace_back(static_cast<float>(sum / static_cast<double>(heads.size())), name);
+    }
+    std::stable_sort(ranked.begin(), ranked.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    const auto named = std::find(result.variable_columns.begin(), result.variable_columns.end(),
+                                 static_cast<size_t>(key.second));
+    const std::string variable =
+        named != result.variable_columns.end()
+            ? result.variables[static_cast<size_t>(named - result.variable_columns.begin())]
+            : std::to_string(key.second);
+    plot::BarPanel panel{"layer " + std::to_string(key.first) + ", " + variable, {}, {}};
+    for (const auto& [weight, name] : ranked) {
+      panel.labels.push_back(name);
+      panel.values.push_back(weight);
+    }
+    panels.push_back(std::move(panel));
+  }
+  plot::BarOptions options;
+  options.title = result.model_name +
+                  ": what the target listened to (attention over the "
+                  "covariates, mean of heads)";
+  plot::write_bar_png(path, panels, options);
+}
+
+}  // namespace
+
 void draw_attention_heatmaps(const std::string& path, const ForecastResult& result,
                              const v1::ModelInfo& info, const csv::CsvWindow& window) {
   if (result.attention.empty()) {
     throw std::invalid_argument("attention: the server returned no attention maps");
+  }
+  std::vector<AttentionPanelData> covariates;
+  for (const AttentionPanelData& map : result.attention) {
+    if (map.stack == "covariates") covariates.push_back(map);
+  }
+  if (!covariates.empty()) {
+    draw_covariate_bars(covariates_picture_path(path), covariates, result);
   }
   // Grid rows are layers; columns are variables (heads averaged) or heads.
   std::vector<plot::HeatmapPanel> panels;
@@ -66,7 +126,10 @@ void draw_attention_heatmaps(const std::string& path, const ForecastResult& resu
   };
   // The server orders maps by variable, then stack and layer; a grid row per layer wants
   // the layer first.
-  std::vector<AttentionPanelData> maps = result.attention;
+  std::vector<AttentionPanelData> maps;
+  for (const AttentionPanelData& map : result.attention) {
+    if (map.stack != "covariates") maps.push_back(map);
+  }
   const std::vector<std::string> patches = patch_labels(info, window.row_labels);
   const bool per_sample = info.maps_per_sample();
   std::stable_sort(maps.begin(), maps.end(), [&](const auto& a, const auto& b) {

@@ -68,6 +68,10 @@ struct ForecastInput {
   // The N variables' names as the request gave them (empty when it gave none), so that
   // the answer's messages name a variable as the request did.
   std::vector<std::string> variable_names;
+  // When the decode put the variables in the model's order (a target and its covariates by
+  // name, codec/common/target_columns.h): the request's index of each variable, which the
+  // answer's variable indices are given in; empty when the order is the request's.
+  std::vector<int32_t> request_variables;
   AttentionSelection attention;
   bool raw_output = false;  // output_encoding: raw_values instead of values
   // Prediction intervals asked for: indices into ModelShape::calibration.levels, in the

@@ -8,10 +8,12 @@
 // Invariants: a refusal of the JSON is INVALID_ARGUMENT with a message; an accepted body
 // is a [N, T] series of finite float32 values under N unique names, attention variables
 // that index them and timestamps in one form; the decoder then refuses by field, in the
-// JSON API's names (request_checks.h), or accepts. An accepted report holds T * N values
-// for T timestamps and N unique names. The same body as a live series' observation
-// (parse_observe_json_request): accepted, it holds T * N values under N unique names, and
-// the observation's rules refuse by field, in the JSON API's names, or accept.
+// JSON API's names (request_checks.h), or accepts, for the bundled model and for the same
+// shape forecasting a target from its covariates ("target", target_columns.h). An
+// accepted report holds T * N values for T timestamps and N unique names. The same body
+// as a live series' observation (parse_observe_json_request): accepted, it holds T * N
+// values under N unique names, and the observation's rules refuse by field, in the JSON
+// API's names, or accept.
 
 #include <cmath>
 #include <cstdint>
@@ -49,14 +51,19 @@ void check_forecast(std::string body) {
   for (int index : request.attention.variables) {
     FUZZ_CHECK(index >= 0 && index < columns, "attention variable outside the columns");
   }
-  const server::ModelShape model = fuzz::bundled_model_shape(true);
-  server::ForecastInput input;
-  const server::Status decoded =
-      server::decode_forecast_json_request(request, model, server::RequestLimits{}, &input);
-  if (!decoded.ok()) {
+  // The bundled model, and the same shape forecasting its scaler's last column from the
+  // others (features "MS": the target's columns arranged by name, target_columns.h).
+  server::ModelShape target_model = fuzz::bundled_model_shape(true);
+  target_model.features = "MS";
+  target_model.forecast_variables = 1;
+  for (const server::ModelShape& model : {fuzz::bundled_model_shape(true), target_model}) {
+    server::ForecastInput input;
+    const server::Status decoded =
+        server::decode_forecast_json_request(request, model, server::RequestLimits{}, &input);
+    if (decoded.ok()) continue;
     check_refusal(decoded,
                   {"request_id", "series_key", "series", "timestamps", "intervals", "scaler",
-                   "attention.layers", "attention.variables", "attention.decoder"},
+                   "attention.layers", "attention.variables", "attention.decoder", "target"},
                   // What the model cannot do: a scaler it lacks, intervals without calibration.
                   (request.scaler == server::ScalerMode::kRequired && !model.has_scaler()) ||
                       !request.intervals.empty());

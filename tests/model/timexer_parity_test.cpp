@@ -167,7 +167,11 @@ TEST_P(TimeXerParity, FusedSampleAloneEqualsSampleInBatchesBitwise) {
 }
 
 // Maps of every layer (per head, and averaged) in the forecast's pass: the forecast bitwise
-// the same as without maps, the maps within 1e-6 of LibTorch's.
+// the same as without maps, the maps within 1e-6 of LibTorch's. Without use_norm the raw
+// inputs (about 10 here) reach the softmax unscaled: tx_m_plain_raw_ragged's first-layer
+// scores run to 34.7, where float32's spacing is 3.8e-6, so one rounding apart moves a
+// weight near 0.5 by about 1e-6 (measured 1.07e-6 under OpenBLAS's Sandybridge kernels,
+// which have no FMA); those cases get 4e-6, a few such roundings.
 TEST_P(TimeXerParity, FusedMapsMatchLibTorchAndLeaveTheForecastUnchanged) {
   const ReferenceFixture fixture = load_reference_fixture(GetParam());
   TimeXer model = timexer_module(fixture);
@@ -175,6 +179,7 @@ TEST_P(TimeXerParity, FusedMapsMatchLibTorchAndLeaveTheForecastUnchanged) {
   const at::Tensor series = series_of(fixture);
   const at::Tensor calendar = timexer_calendar(model, fixture);
   const int64_t S = series.size(0);
+  const double bar = model->config().use_norm ? 1e-6 : 4e-6;
   std::vector<int32_t> layers;
   for (int32_t l = model->config().e_layers - 1; l >= 0; --l) layers.push_back(l);
   layers.push_back(0);  // a layer named twice gets its map twice
@@ -197,9 +202,9 @@ TEST_P(TimeXerParity, FusedMapsMatchLibTorchAndLeaveTheForecastUnchanged) {
           self = self.mean(1);
           cross = cross.mean(0);
         }
-        EXPECT_TRUE(all_close(out.self_maps[s][static_cast<int64_t>(j)], self, {1e-6, 0}))
+        EXPECT_TRUE(all_close(out.self_maps[s][static_cast<int64_t>(j)], self, {bar, 0}))
             << "sample " << s << " layer " << layer << " average " << average;
-        EXPECT_TRUE(all_close(out.cross_maps[s][static_cast<int64_t>(j)], cross, {1e-6, 0}))
+        EXPECT_TRUE(all_close(out.cross_maps[s][static_cast<int64_t>(j)], cross, {bar, 0}))
             << "sample " << s << " layer " << layer << " average " << average;
       }
     }

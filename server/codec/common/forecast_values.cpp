@@ -50,7 +50,10 @@ std::vector<int32_t> forecast_variable_indices(const ForecastInput& input) {
   std::vector<int32_t> indices;
   if (input.forecast_per_sample() == input.variables_per_sample()) return indices;
   for (int64_t row = 0; row < input.forecast_per_sample(); ++row) {
-    indices.push_back(static_cast<int32_t>(input.series_row_of(row)));
+    const int64_t series_row = input.series_row_of(row);
+    indices.push_back(static_cast<size_t>(series_row) < input.request_variables.size()
+                          ? input.request_variables[static_cast<size_t>(series_row)]
+                          : static_cast<int32_t>(series_row));
   }
   return indices;
 }

@@ -52,6 +52,11 @@ Status encode_forecast_response(const ForecastInput& input, const ModelShape& mo
   // do a TimeXer's covariate maps (its covariate tokens); an encoder-decoder's index time
   // steps.
   for (v1::AttentionMap& map : *out->mutable_attention()) {
+    // A TimeXer's maps are its variables' (a series index), given in the request's order.
+    const auto variable = static_cast<size_t>(map.variable());
+    if (model.covariate_maps && variable < input.request_variables.size()) {
+      map.set_variable(input.request_variables[variable]);
+    }
     const bool covariates = map.stack() == attention_stack_name(AttentionStack::kCovariates);
     for (const std::string& name :
          covariates ? input.covariate_token_names : input.attention_token_names) {

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "server/codec/common/target_columns.h"
 #include "server/codec/json/json_numbers.h"
 #include "server/codec/json/json_reading.h"
 #include "server/codec/json/reused_json_parser.h"
@@ -29,8 +30,8 @@ const ForecastFieldNames& json_fields() {
 }
 
 constexpr char kFields[] =
-    "a forecast request has series, timestamps, intervals, attention, scaler, series_key and "
-    "request_id";
+    "a forecast request has series, timestamps, intervals, attention, target, scaler, "
+    "series_key and request_id";
 
 // One column's numbers, appended to `values`; `length` is how many. `body`: the text the
 // document reads, for the one-pass scan of the numbers.
@@ -193,7 +194,7 @@ Status parse_forecast_json_request(std::string& body, ForecastJsonRequest* reque
   TSSERVE_RETURN_IF_ERROR(
       open_json_object(body, parser.get(), &document, &root, "a JSON object (a forecast request)"));
   bool series = false, timestamps = false, intervals = false, attention = false, scaler = false,
-       key = false, id = false;
+       key = false, id = false, target = false;
   std::vector<std::string> attention_variables;
   TSSERVE_RETURN_IF_ERROR(
       for_each_json_field(root, "", [&](std::string_view name, json_od::value& value) -> Status {
@@ -218,6 +219,11 @@ Status parse_forecast_json_request(std::string& body, ForecastJsonRequest* reque
           TSSERVE_RETURN_IF_ERROR(first_time(&scaler, "", name));
           return read_json_scaler_mode(value, "scaler", &request->scaler);
         }
+        if (name == "target") {
+          TSSERVE_RETURN_IF_ERROR(first_time(&target, "", name));
+          request->target.emplace();
+          return read_json_string(value, "target", &*request->target);
+        }
         if (name == "series_key") {
           TSSERVE_RETURN_IF_ERROR(first_time(&key, "", name));
           return read_json_string(value, "series_key", &request->series_key);
@@ -225,6 +231,15 @@ Status parse_forecast_json_request(std::string& body, ForecastJsonRequest* reque
         if (name == "request_id") {
           TSSERVE_RETURN_IF_ERROR(first_time(&id, "", name));
           return read_json_string(value, "request_id", &request->request_id);
+        }
+        if (name == "future_covariates") {
+          // Refused by name rather than as an unknown field: callers of Chronos-2 or
+          // TimeGPT send them, and silence would read as "used".
+          return invalid_argument(
+              "future_covariates: no served family reads covariates' future values: TimeXer "
+              "reads its covariates' history (columns of series), the iTransformer and TimeXer "
+              "the calendar of the input steps and Informer and Transformer also that of the "
+              "forecast's steps, from timestamps; send the history alone");
         }
         return invalid_argument(std::string(name) + ": unknown field; " + kFields);
       }));
@@ -237,7 +252,16 @@ Status parse_forecast_json_request(std::string& body, ForecastJsonRequest* reque
 
 Status decode_forecast_json_request(const ForecastJsonRequest& request, const ModelShape& model,
                                     const RequestLimits& limits, ForecastInput* out) {
-  return decode_plain_forecast_request(request, json_fields(), model, limits, out);
+  if (model.forecast_variables <= 0 && !request.target) {
+    return decode_plain_forecast_request(request, json_fields(), model, limits, out);
+  }
+  PlainForecastRequest arranged = request;  // the columns in the model's order
+  std::vector<int32_t> request_index;
+  TSSERVE_RETURN_IF_ERROR(arrange_target_columns(request.target, model, &arranged, &request_index));
+  TSSERVE_RETURN_IF_ERROR(
+      decode_plain_forecast_request(arranged, json_fields(), model, limits, out));
+  out->request_variables = std::move(request_index);  // the answer names the request's columns
+  return Status();
 }
 
 }  // namespace tsserve::server

@@ -8,6 +8,7 @@
 //    "timestamps": [1467331200, ...] | ["2016-07-01 00:00:00", ...],     optional
 //    "intervals": [0.8, 0.95],                        optional: prediction interval levels
 //    "attention": {"layers": [0], "average_heads": true, "variables": ["OT"]},  optional
+//    "target": "OT",                                  optional: features "MS" models
 //    "scaler": "auto" | "required" | "none",          optional, "auto" by default
 //    "series_key": "...", "request_id": "..."}        optional
 //
@@ -15,8 +16,11 @@
 // read straight to float32 (json_numbers.h). Refused by the parse (INVALID_ARGUMENT naming
 // the field): malformed JSON, a field twice, an unknown field, a wrong type, a number that
 // is not finite in float32, columns of different lengths, timestamps mixing numbers and
-// text, attention on a name that is not a column.
+// text, attention on a name that is not a column. The decode then puts a target-forecasting
+// model's columns in its training order (codec/common/target_columns.h), refusing a
+// missing, extra or misnamed covariate or target by name.
 
+#include <optional>
 #include <string>
 
 #include "server/codec/common/forecast_request_view.h"
@@ -31,6 +35,9 @@ namespace tsserve::server {
 struct ForecastJsonRequest : PlainForecastRequest {
   // The timestamps came as ISO 8601 text: the answer's come back as text too.
   bool text_timestamps = false;
+  // "target": the column to forecast, for a model that forecasts a target from covariates
+  // (target_columns.h); absent: the model's own (its scaler's last column), or the last.
+  std::optional<std::string> target;
 };
 
 // Reads `body` (its capacity grows by simdjson's padding) into `request`.

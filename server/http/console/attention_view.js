@@ -3,7 +3,9 @@
 // calendar features), on one colour scale per view with the value under the pointer.
 // Linked to the input: a chosen cell highlights, on the series the model read, the input
 // steps its query and key patches cover (PatchTST) or the variables its tokens are
-// (iTransformer). Downloads: the map as CSV, every map as JSON, the views as PNG.
+// (iTransformer). A TimeXer's covariates maps rank what the target listened to, each
+// covariate linked to its series. Downloads: the map as CSV, every map as JSON, the views
+// as PNG.
 
 import { byId, download, el, hideTooltip, setStatus, showTooltip } from "./dom.js";
 import { cellAt, drawHeatmap, drawScale } from "./heatmap.js";
@@ -78,6 +80,43 @@ function valueText(q, k) {
   return tokenLabel(q) + " -> " + tokenLabel(k) + ": " + view.matrix[q][k] + of;
 }
 
+// A TimeXer's map of the chosen layer from its global token over the covariate tokens, as
+// [{name, weight}] most attended first (the chosen head, or the mean of heads); [] for
+// another model.
+export function rankedCovariates() {
+  const layer = Number(byId("attention-layer").value);
+  const map = state.forecast.response.attention.find((m) => m.stack === "covariates" && m.layer === layer);
+  if (!map) return [];
+  const head = byId("attention-head").value;
+  const heads = map.heads_averaged ? [map.weights] : head === "mean" ? map.weights : [map.weights[Number(head)]];
+  const names = map.token_names || [];
+  const weights = names.map((_, k) => heads.reduce((sum, h) => sum + h[0][k], 0) / heads.length);
+  return names.map((name, k) => ({ name, weight: weights[k] })).sort((a, b) => b.weight - a.weight);
+}
+
+function drawCovariates() {
+  const ranked = rankedCovariates();
+  byId("attention-covariates").hidden = ranked.length === 0;
+  const top = ranked.length ? ranked[0].weight : 1;
+  byId("attention-covariate-list").replaceChildren(
+    ...ranked.map(({ name, weight }) => {
+      const bar = el("span", { class: "bar" });
+      // Through the CSSOM: the page's CSP allows no inline style attribute.
+      bar.style.width = Math.round((100 * weight) / top) + "px";
+      const text = " " + name + " " + weight.toFixed(3);
+      const item = el("li", { "data-covariate": name, "data-weight": String(weight) }, bar, text);
+      if (state.forecast.columns.includes(name)) {
+        item.classList.add("linked");
+        item.addEventListener("click", () => {
+          view.covariate = name;
+          drawLinkedInput();
+        });
+      }
+      return item;
+    }),
+  );
+}
+
 function redraw() {
   if (!state.forecast || !state.forecast.response.attention || !state.forecast.response.attention.length) return;
   const matrix = currentMatrix();
@@ -95,6 +134,7 @@ function redraw() {
   const canvas = byId("attention-map");
   drawHeatmap(canvas, matrix, min, max, view.selected);
   drawScale(byId("attention-scale"), min, max);
+  drawCovariates();
   drawLinkedInput();
 }
 
@@ -109,6 +149,8 @@ function drawLinkedInput() {
   const selected = view.selected;
   let variable = byId("attention-variable").value;
   if (!mapsPerVariable()) variable = (selected && variableOfToken(selected.q)) || forecast.columns[0];
+  // A covariate chosen in the ranking: its series (a TimeXer's map is its target's).
+  if (view.covariate) variable = view.covariate;
   const column = forecast.window.columns.find((c) => c.name === variable);
   const used = forecast.response.input_points_used;
   const history = { times: forecast.window.times.slice(-used), values: column.values.slice(-used) };
@@ -188,6 +230,7 @@ export function initAttention() {
   for (const id of ["attention-layer", "attention-head", "attention-variable"]) {
     byId(id).addEventListener("change", () => {
       view.selected = null;
+      view.covariate = null;
       clearReadout();
       redraw();
     });
@@ -208,6 +251,7 @@ export function initAttention() {
     const cell = cellAt(canvas, event);
     if (!cell) return;
     view.selected = cell;
+    view.covariate = null;
     redraw();
   });
   byId("attention-csv").addEventListener("click", () => download(fileStem() + ".csv", "text/csv", mapCsv()));

@@ -127,6 +127,12 @@ async function runForecast() {
   const used = response.input_points_used;
   for (const column of columns) {
     const history = { times: window_.times.slice(-used), values: column.values.slice(-used) };
+    // A model forecasting a target from covariates answers the target alone: the
+    // covariates are drawn as history.
+    if (!(column.name in response.forecast)) {
+      charts.append(el("div", { class: "chart-box" }, seriesChart({ name: column.name, history }).node));
+      continue;
+    }
     const forecast = { times: response.timestamps || [], values: response.forecast[column.name] };
     const bands = Object.entries(response.intervals || {}).map(([level, band]) => ({
       level: Number(level),

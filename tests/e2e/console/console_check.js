@@ -9,7 +9,8 @@
 //     to the same request, sent here with fetch;
 //   - the attention view's hovered value is the API's map at that cell, and a chosen cell
 //     highlights the input steps its query and key patches cover; an iTransformer's tokens
-//     are named and a chosen token shows its variable;
+//     are named and a chosen token shows its variable; a TimeXer's covariates are ranked
+//     by what its target listened to (the API's map), a chosen one showing its series;
 //   - the accuracy view shows what GET /v1/accuracy counts after actuals are reported;
 //   - a column named <img src=x onerror=alert(1)> is drawn as text;
 //   - at 1280x800 and at a 390-px phone width nothing overflows sideways; screenshots of
@@ -38,7 +39,7 @@ function step(text) {
 }
 
 // The repository: patchtst-etth1 versions 1 and 2 (both served), itransformer-etth1
-// version 1, and an entry refused for its name.
+// version 1, timexer-etth1 version 1, and an entry refused for its name.
 function makeRepository() {
   const repo = path.join(work, "repository");
   fs.rmSync(repo, { recursive: true, force: true });
@@ -55,6 +56,7 @@ function makeRepository() {
   add("patchtst-etth1", 2, "patchtst_etth1");
   fs.writeFileSync(path.join(repo, "patchtst-etth1", "model.json"), JSON.stringify({ version_policy: "all" }));
   add("itransformer-etth1", 1, "itransformer_etth1");
+  add("timexer-etth1", 1, "timexer_etth1");
   fs.mkdirSync(path.join(repo, XSS, "1"), { recursive: true });
   return repo;
 }
@@ -229,7 +231,7 @@ async function main() {
     await page.click("#token-save");
 
     step("the models view lists the versions and the refusals, markup as text");
-    await page.waitForFunction(() => document.querySelectorAll("#models-list tr[data-version]").length >= 3);
+    await page.waitForFunction(() => document.querySelectorAll("#models-list tr[data-version]").length >= 4);
     const listed = await page.evaluate(() =>
       [...document.querySelectorAll("#models-list tr[data-version]")].map((row) => [
         row.dataset.model,
@@ -239,7 +241,7 @@ async function main() {
     );
     assert.deepEqual(
       listed.map((r) => r.join(" ")).sort(),
-      ["itransformer-etth1 1 ready", "patchtst-etth1 1 ready", "patchtst-etth1 2 ready"],
+      ["itransformer-etth1 1 ready", "patchtst-etth1 1 ready", "patchtst-etth1 2 ready", "timexer-etth1 1 ready"],
     );
     // The shapes cell names the patching where the version's info reports patches (its
     // patch_count), whatever the family.
@@ -403,6 +405,37 @@ async function main() {
     assert.equal(await page.$eval("#attention-tokens li.token-query", (li) => li.textContent), "OT");
     assert.equal(await page.$eval("#attention-series svg.chart", (svg) => svg.dataset.variable), "OT");
     assert.ok(itrInfo.family === "iTransformer");
+
+    step("a TimeXer's covariates are ranked by what its target listened to, linked to their series");
+    await uploadAndForecast(page, upload, "timexer-etth1", []);
+    await showView(page, "attention");
+    const txExpected = await apiCall(base, "/v1/models/timexer-etth1/forecast", {
+      series: win.series,
+      timestamps: win.times,
+      attention: { average_heads: false },
+    });
+    await page.select("#attention-layer", "1");
+    await page.waitForFunction(() => !document.getElementById("attention-covariates").hidden);
+    const ranked = await page.$$eval("#attention-covariate-list li", (items) =>
+      items.map((li) => [li.dataset.covariate, Number(li.dataset.weight)]),
+    );
+    const txMap = txExpected.attention.find((m) => m.stack === "covariates" && m.layer === 1);
+    assert.equal(txMap.variable, "OT", "the target's map");
+    const expectedRanking = txMap.token_names
+      .map((name, k) => [name, txMap.weights.reduce((sum, head) => sum + head[0][k], 0) / txMap.weights.length])
+      .sort((a, b) => b[1] - a[1]);
+    assert.deepEqual(
+      ranked.map((r) => r[0]),
+      expectedRanking.map((r) => r[0]),
+      "the covariates, most attended first",
+    );
+    ranked.forEach(([name, weight], i) =>
+      assert.ok(Math.abs(weight - expectedRanking[i][1]) < 1e-7, name + ": the mean of heads"),
+    );
+    const firstColumn = ranked.find(([name]) => win.series[name] !== undefined)[0];
+    await page.click('#attention-covariate-list li[data-covariate="' + firstColumn + '"]');
+    assert.equal(await page.$eval("#attention-series svg.chart", (svg) => svg.dataset.variable), firstColumn);
+    await screenshot(page, "attention-covariates");
 
     step("the accuracy view shows what the server counted from reported actuals");
     const lines = csvText.trim().split(/\r?\n/);

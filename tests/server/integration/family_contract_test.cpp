@@ -5,7 +5,8 @@
 // variable count the model does not take is refused naming enc_in; a model that reads
 // time inputs refuses a request without timestamps, naming them; attention maps come one
 // per unit (variable or sample) and layer, square, of the side the family's view of the
-// model promises. A family registered without a checkpoint here fails the first test.
+// model promises (and a TimeXer's covariates maps [1, V] beside them). A family registered without
+// a checkpoint here fails the first test.
 
 #include <gtest/gtest.h>
 
@@ -38,7 +39,8 @@ std::string family_checkpoint(const std::string& family) {
       {"PatchTST", source + "patchtst_etth1.pt"},
       {"iTransformer", source + "itransformer_etth1.pt"},
       {"Informer", fixtures + "inf_distil_timef_t_all_active.pt"},
-      {"Transformer", fixtures + "tr_fixed_m.pt"}};
+      {"Transformer", fixtures + "tr_fixed_m.pt"},
+      {"TimeXer", source + "timexer_etth1.pt"}};
   const auto it = checkpoints.find(family);
   return it == checkpoints.end() ? "" : it->second;
 }
@@ -120,7 +122,9 @@ AloneAndBatched alone_and_batched(const ServerConfig& base, const ModelShape& sh
   {
     ServerHarness harness(base);
     const v1::ForecastResponse alone = forecast_expecting_ok(harness, probe);
-    EXPECT_EQ(alone.forecast().values_size(), variables * shape.pred_len);
+    // Every variable's forecast, or the target's alone ("MS").
+    EXPECT_EQ(alone.forecast().values_size(),
+              shape.forecast_rows_per_sample(variables) * shape.pred_len);
     answers.alone = floats(alone.forecast());
     const std::optional<double> rows = metric_total(harness.scrape(), "tsserve_inference_rows_total");
     EXPECT_TRUE(rows.has_value() && *rows >= 1) << "no tsserve_inference_rows_total";
@@ -226,9 +230,22 @@ TEST_P(FamilyContract, AttentionMapsComePerUnitAndLayerOfThePromisedSide) {
   request.mutable_attention()->set_enabled(true);
   request.mutable_attention()->set_average_heads(true);
   const v1::ForecastResponse response = forecast_expecting_ok(harness, request);
-  const int64_t units = shape.maps_per_sample() ? 1 : variables;
-  ASSERT_EQ(response.attention_size(), units * shape.e_layers);
+  // A model with covariate maps has them per forecast variable (its endogenous ones), one
+  // beside each of their encoder maps.
+  const int64_t units = shape.covariate_maps      ? shape.forecast_rows_per_sample(variables)
+                        : shape.maps_per_sample() ? 1
+                                                  : variables;
+  const int64_t stacks = shape.covariate_maps ? 2 : 1;
+  ASSERT_EQ(response.attention_size(), stacks * units * shape.e_layers);
   for (const v1::AttentionMap& map : response.attention()) {
+    if (map.stack() == "covariates") {
+      ASSERT_TRUE(shape.covariate_maps);
+      ASSERT_EQ(map.weights().shape_size(), 2);
+      EXPECT_EQ(map.weights().shape(0), 1) << "layer " << map.layer();  // the global token
+      EXPECT_EQ(map.weights().shape(1), shape.covariate_tokens()) << "layer " << map.layer();
+      EXPECT_EQ(map.token_names_size(), shape.covariate_tokens());
+      continue;
+    }
     const int64_t side = shape.attention_tokens(variables, map.layer());
     ASSERT_EQ(map.weights().shape_size(), 2);
     EXPECT_EQ(map.weights().shape(0), side) << "layer " << map.layer();
@@ -242,6 +259,10 @@ TEST_P(FamilyContract, AttentionMapsComePerUnitAndLayerOfThePromisedSide) {
   }
   if (GetParam() == "PatchTST") {
     EXPECT_EQ(shape.attention_tokens(variables, 0), 42);  // (336 - 16) / 8 + 2 patches
+  }
+  if (GetParam() == "TimeXer") {
+    EXPECT_EQ(shape.attention_tokens(variables, 0), 7);  // 96 / 16 patches + the global token
+    EXPECT_EQ(shape.covariate_tokens(), 10);             // six load columns, four calendar features
   }
 }
 
@@ -350,12 +371,13 @@ TEST_P(FamilyContract, TheOpenInferenceProtocolAnswersAsTsserveV1Does) {
   grpc::ClientContext context;
   const grpc::Status status = harness.oip().ModelInfer(&context, request, &response);
   ASSERT_TRUE(status.ok()) << status.error_message();
-  const std::vector<float> oip = output_floats(response, 0);  // [1, F, N]
+  const std::vector<float> oip = output_floats(response, 0);  // [1, F, K]
   const int64_t F = shape.pred_len;
-  ASSERT_EQ(static_cast<int64_t>(oip.size()), F * variables);
-  for (int64_t v = 0; v < variables; ++v) {
+  const int64_t K = shape.forecast_rows_per_sample(variables);  // N, or 1 for "MS"
+  ASSERT_EQ(static_cast<int64_t>(oip.size()), F * K);
+  for (int64_t v = 0; v < K; ++v) {
     for (int64_t f = 0; f < F; ++f) {
-      ASSERT_EQ(oip[static_cast<size_t>(f * variables + v)],
+      ASSERT_EQ(oip[static_cast<size_t>(f * K + v)],
                 v1_answer.forecast().values(static_cast<int>(v * F + f)))
           << "variable " << v << ", step " << f;
     }

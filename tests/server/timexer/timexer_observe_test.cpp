@@ -12,10 +12,12 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "raw_http_client.h"
 #include "server_harness.h"
 
 namespace tsserve::server::testing {
@@ -153,6 +155,53 @@ TEST(TimeXerObserve, TestSplitForecastsEqualFullWindowCallsBitwiseAndFlagTheTarg
   // The 99 % band (calibrated on the validation split) holds the target nearly always: at
   // most 5 % of the test split is flagged.
   EXPECT_LT(flagged, observed / 20);
+}
+
+// The JSON API names the target and its covariates: the columns in any order forecast
+// exactly what the training order does (the server puts them in the scaler's order), and a
+// target or covariate out of place is refused naming the field.
+TEST(TimeXerTarget, JsonColumnsInAnyOrderForecastTheTrainedTargetBitwise) {
+  if (!std::filesystem::exists(kEtth1Dataset)) GTEST_SKIP() << kEtth1Dataset << " is missing";
+  ServerHarness harness(bundled_timexer_config());
+  const Etth1Rows rows = read_etth1_rows(11520 - kTimeXerSeqLen, kTimeXerSeqLen);
+  const auto body = [&](const std::vector<int64_t>& order, const std::string& target) {
+    nlohmann::ordered_json series = nlohmann::ordered_json::object();
+    for (int64_t n : order) {
+      std::vector<double> column;
+      for (int64_t t = 0; t < kTimeXerSeqLen; ++t) column.push_back(rows.at(t, n));
+      series[kEtth1Columns[n]] = column;
+    }
+    nlohmann::ordered_json request = {{"series", series}, {"timestamps", rows.times}};
+    if (!target.empty()) request["target"] = target;
+    return request.dump();
+  };
+  const auto forecast = [&](const std::string& text) {
+    return tsserve::testing::http_call(harness.server().http_port(), "POST",
+                                       "/v1/models/timexer-etth1/forecast", text,
+                                       {{"Content-Type", "application/json"}});
+  };
+  const tsserve::testing::HttpReply trained = forecast(body({0, 1, 2, 3, 4, 5, 6}, ""));
+  ASSERT_EQ(trained.status, 200) << trained.body;
+  const nlohmann::json expected = nlohmann::json::parse(trained.body)["forecast"];
+  ASSERT_EQ(expected.size(), 1u);  // OT alone
+  ASSERT_TRUE(expected.contains("OT"));
+  for (const std::string& target : {std::string(), std::string("OT")}) {
+    const tsserve::testing::HttpReply shuffled = forecast(body({6, 3, 0, 5, 1, 4, 2}, target));
+    ASSERT_EQ(shuffled.status, 200) << shuffled.body;
+    EXPECT_EQ(nlohmann::json::parse(shuffled.body)["forecast"], expected) << "target " << target;
+  }
+  const tsserve::testing::HttpReply other = forecast(body({0, 1, 2, 3, 4, 5, 6}, "HUFL"));
+  EXPECT_EQ(other.status, 400);
+  EXPECT_EQ(nlohmann::json::parse(other.body)["error"].get<std::string>().rfind(
+                "target: \"HUFL\"; this TimeXer (features MS) was trained to forecast \"OT\"", 0),
+            0u)
+      << other.body;
+  const tsserve::testing::HttpReply missing = forecast(body({0, 1, 2, 4, 5, 6}, ""));
+  EXPECT_EQ(missing.status, 400);
+  EXPECT_EQ(nlohmann::json::parse(missing.body)["error"].get<std::string>().rfind(
+                "series: the covariate \"MULL\" is missing", 0),
+            0u)
+      << missing.body;
 }
 
 }  // namespace
