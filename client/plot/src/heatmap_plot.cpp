@@ -210,13 +210,7 @@ void write_heatmap_png(const std::string& path, const std::vector<HeatmapPanel>&
   const Range scale = colour_scale(panels);
   PngCanvas canvas(layout.image.width, layout.image.height);
   cairo_t* cr = canvas.cr();
-  if (!options.title.empty()) {
-    const FittedLabel title =
-        fit_label(cr, options.title, {style::kFigureTitleSize, true, style::kText},
-                  layout.image.width - 2.0 * kOuterMargin);
-    draw_label(cr, title.text, kOuterMargin + 8, layout.header_height / 2.0 + 2, title.font,
-               HAlign::kLeft, VAlign::kMiddle);
-  }
+  draw_figure_title(cr, options.title, layout.image.width, layout.header_height, kOuterMargin);
   for (size_t i = 0; i < panels.size(); ++i) {
     const HeatmapLayout::Origin origin = layout.heatmap_origins[i];
     draw_panel_title(cr, panels[i], origin, layout);

@@ -99,4 +99,13 @@ FittedLabel fit_label(cairo_t* cr, const std::string& text, Font font, double ma
   return {cut + "\u2026", font};
 }
 
+void draw_figure_title(cairo_t* cr, const std::string& title, double image_width,
+                       double header_height, double margin) {
+  if (title.empty()) return;
+  const FittedLabel fitted =
+      fit_label(cr, title, {style::kFigureTitleSize, true, style::kText}, image_width - 2 * margin);
+  draw_label(cr, fitted.text, margin + 8, header_height / 2.0 + 2, fitted.font, HAlign::kLeft,
+             VAlign::kMiddle);
+}
+
 }  // namespace tsserve::plot

@@ -38,4 +38,9 @@ struct FittedLabel {
 };
 FittedLabel fit_label(cairo_t* cr, const std::string& text, Font font, double max_width);
 
+// A figure's title across the top of an image `image_width` wide, centred in a header
+// `header_height` tall, `margin` from the left (fitted to the width); nothing when empty.
+void draw_figure_title(cairo_t* cr, const std::string& title, double image_width,
+                       double header_height, double margin);
+
 }  // namespace tsserve::plot

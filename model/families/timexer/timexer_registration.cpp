@@ -101,15 +101,7 @@ void check_timexer_shapes(const ShapeCheck& check, const ModelConfig& c) {
 
 // Each window a sample of its variables, with the calendar rows of its input steps.
 WindowForecast open_timexer_windows(const std::string& checkpoint, const ModelConfig& config) {
-  TimeXer model = load_timexer(checkpoint, config);
-  const int64_t T = config.seq_len;
-  return [model, T](const at::Tensor& series,
-                    const std::vector<std::vector<int64_t>>& stamps) mutable {
-    const at::Tensor calendar = window_calendar_rows(
-        stamps, T, model->calendar_token_count() > 0,
-        [&](const std::vector<int64_t>& window) { return model->calendar_rows(window); });
-    return model->forecast_samples(series, calendar).forecast.transpose(1, 2);
-  };
+  return sample_window_forecast(load_timexer(checkpoint, config), config.seq_len);
 }
 
 ModelFamilyRules timexer_rules() {

@@ -74,6 +74,20 @@ at::Tensor window_calendar_rows(const std::vector<std::vector<int64_t>>& stamps,
   return at::stack(rows);
 }
 
+// The window forecast of a family whose unit is a sample read with the calendar rows of its
+// input steps (the iTransformer, TimeXer): Model is its TORCH_MODULE holder, with
+// calendar_token_count(), calendar_rows(timestamps) and forecast_samples(series, calendar).
+template <typename Model>
+WindowForecast sample_window_forecast(Model model, int64_t seq_len) {
+  return [model, seq_len](const at::Tensor& series,
+                          const std::vector<std::vector<int64_t>>& stamps) mutable {
+    const at::Tensor calendar = window_calendar_rows(
+        stamps, seq_len, model->calendar_token_count() > 0,
+        [&](const std::vector<int64_t>& window) { return model->calendar_rows(window); });
+    return model->forecast_samples(series, calendar).forecast.transpose(1, 2);
+  };
+}
+
 // Registers `loading` when constructed: one static instance in the family's folder.
 struct FamilyLoadingRegistrar {
   explicit FamilyLoadingRegistrar(FamilyLoading loading) {
