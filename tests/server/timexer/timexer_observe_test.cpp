@@ -202,6 +202,21 @@ TEST(TimeXerTarget, JsonColumnsInAnyOrderForecastTheTrainedTargetBitwise) {
                 "series: the covariate \"MULL\" is missing", 0),
             0u)
       << missing.body;
+  // A covariate twice, and a covariate shorter than the target: refused as they are read.
+  std::string twice = body({0, 1, 2, 3, 4, 5, 6}, "");
+  twice.replace(twice.find("\"HULL\""), 6, "\"HUFL\"");
+  const tsserve::testing::HttpReply repeated = forecast(twice);
+  EXPECT_EQ(repeated.status, 400);
+  EXPECT_NE(repeated.body.find("HUFL"), std::string::npos) << repeated.body;
+  nlohmann::ordered_json short_covariate =
+      nlohmann::ordered_json::parse(body({0, 1, 2, 3, 4, 5, 6}, ""));
+  short_covariate["series"]["LUFL"].erase(0);
+  const tsserve::testing::HttpReply shorter = forecast(short_covariate.dump());
+  EXPECT_EQ(shorter.status, 400);
+  EXPECT_EQ(nlohmann::json::parse(shorter.body)["error"].get<std::string>().rfind(
+                "series.LUFL: 95 points where series.HUFL has 96", 0),
+            0u)
+      << shorter.body;
 }
 
 }  // namespace
