@@ -4,11 +4,11 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <map>
 #include <vector>
 
 #include "server/batching/request_task.h"
+#include "server/families/sample_batch.h"
 #include "server/families/sample_slots.h"
 #include "server/runtime/batch_completion.h"
 #include "tsserve/model/itransformer_family.h"
@@ -24,30 +24,13 @@ void run_group(int64_t variables, const std::vector<SampleSlot>& group,
   const int64_t F = config.pred_len;
   const auto count = static_cast<int64_t>(group.size());
   const int64_t C = static_cast<int64_t>(model::calendar_features(config).size());
-  at::Tensor series = at::empty({count, variables, T}, at::kFloat);
-  at::Tensor calendar = C > 0 ? at::empty({count, C, T}, at::kFloat) : at::Tensor();
-  std::vector<model::RowMapRequest> requests(static_cast<size_t>(count));
-  bool need_attention = false;
-  for (int64_t i = 0; i < count; ++i) {
-    const auto& [task, b] = group[static_cast<size_t>(i)];
-    const ForecastInput& input = task->input;
-    std::memcpy(series[i].data_ptr<float>(), input.rows.data() + b * variables * T,
-                static_cast<size_t>(variables * T) * sizeof(float));
-    if (C > 0) {
-      std::memcpy(calendar[i].data_ptr<float>(), input.calendar.data() + b * C * T,
-                  static_cast<size_t>(C * T) * sizeof(float));
-    }
-    if (wants_sample_maps(input, b)) {
-      requests[static_cast<size_t>(i)] = {input.attention.layers, input.attention.average_heads};
-      need_attention = true;
-    }
-  }
+  const SampleBatch in = gather_sample_batch(group, variables, T, C);
 
   model::ForecastWithRowMaps result;
-  if (need_attention) {
-    result = forecaster.forecast_with_maps(series, calendar, requests);
+  if (in.need_attention) {
+    result = forecaster.forecast_with_maps(in.series, in.calendar, in.requests);
   } else {
-    result.forecast = forecaster.forecast(series, calendar);
+    result.forecast = forecaster.forecast(in.series, in.calendar);
   }
   const at::Tensor forecast = result.forecast.contiguous();
   for (int64_t i = 0; i < count; ++i) {

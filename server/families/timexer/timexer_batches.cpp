@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <vector>
 
 #include "server/batching/request_task.h"
+#include "server/families/sample_batch.h"
 #include "server/families/sample_slots.h"
 #include "server/runtime/batch_completion.h"
 #include "tsserve/model/timexer_family.h"
@@ -56,31 +56,14 @@ void run_timexer_batch(Batch& batch, const model::TimeXerForecaster& forecaster,
     for (int64_t b = 0; b < task.input.samples; ++b) slots.push_back({&task, b});
   }
   const auto count = static_cast<int64_t>(slots.size());
-  at::Tensor series = at::empty({count, N, T}, at::kFloat);
-  at::Tensor calendar = C > 0 ? at::empty({count, C, T}, at::kFloat) : at::Tensor();
-  std::vector<model::TimeXerMapRequest> requests(static_cast<size_t>(count));
-  bool need_attention = false;
-  for (int64_t i = 0; i < count; ++i) {
-    const auto& [task, b] = slots[static_cast<size_t>(i)];
-    const ForecastInput& input = task->input;
-    std::memcpy(series[i].data_ptr<float>(), input.rows.data() + b * N * T,
-                static_cast<size_t>(N * T) * sizeof(float));
-    if (C > 0) {
-      std::memcpy(calendar[i].data_ptr<float>(), input.calendar.data() + b * C * T,
-                  static_cast<size_t>(C * T) * sizeof(float));
-    }
-    if (wants_sample_maps(input, b)) {
-      requests[static_cast<size_t>(i)] = {input.attention.layers, input.attention.average_heads};
-      need_attention = true;
-    }
-  }
+  const SampleBatch in = gather_sample_batch(slots, N, T, C);
 
   const auto start = std::chrono::steady_clock::now();
   model::TimeXerForecastWithMaps result;
-  if (need_attention) {
-    result = forecaster.forecast_with_maps(series, calendar, requests);
+  if (in.need_attention) {
+    result = forecaster.forecast_with_maps(in.series, in.calendar, in.requests);
   } else {
-    result.forecast = forecaster.forecast(series, calendar);
+    result.forecast = forecaster.forecast(in.series, in.calendar);
   }
   const double compute = seconds_between(start, std::chrono::steady_clock::now());
   const at::Tensor forecast = result.forecast.contiguous();  // [S, K, F]
